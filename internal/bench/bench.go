@@ -1,0 +1,287 @@
+// Package bench runs one workload on a list of engines in turn and records the results: for each
+// engine it prepares a private data directory, opens the engine, runs every step through the
+// runner with a system sampler on the same tick, checks the workload's invariants, closes the
+// engine and removes its data. It never prints: progress goes to the callbacks in Config.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/sysstat"
+	"github.com/rumbench/rumbench/internal/workload"
+)
+
+// Version and GitSHA identify the build; the Makefile sets them with -ldflags -X.
+var (
+	Version = "dev"
+	GitSHA  = ""
+)
+
+// Config is one run.
+type Config struct {
+	Workload workload.Workload
+	// Engines are the engine names to run, in order.
+	Engines []string
+	// EngineOptions holds each engine's --engine-opt key=value options.
+	EngineOptions map[string]map[string]string
+	// CacheBytes and Sync are the options every engine takes.
+	CacheBytes int64
+	Sync       bool
+	// DataDir holds one subdirectory per engine. A non-empty one is refused unless Fresh, which
+	// empties it. KeepData keeps each engine's data after its steps.
+	DataDir  string
+	Fresh    bool
+	KeepData bool
+	// Warmup is excluded from the measurement of each query step.
+	Warmup time.Duration
+	// Out is the results directory; the run writes Out/<RunID>.
+	Out   string
+	RunID string
+	Label string
+	// Command is the command line, for the manifest.
+	Command []string
+	// Settings is the effective configuration shown in the manifest (flags, profile).
+	Settings map[string]any
+
+	// OnTick receives each interval record, OnStep each step result, OnEvent a line about what
+	// the run is doing. Any may be nil.
+	OnTick  func(iv *results.Interval)
+	OnStep  func(s results.Step)
+	OnEvent func(format string, args ...any)
+}
+
+// UsageError is an error in the user's input: the CLI exits with code 2 for it.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// Outcome is what a run produced.
+type Outcome struct {
+	Dir      string
+	Steps    []results.Step
+	Manifest *results.Manifest
+	// Interrupted is true when the run was cancelled (Ctrl-C).
+	Interrupted bool
+}
+
+// Run runs the workload on every engine. On an engine error it stops, writes what was measured
+// and returns the error with the outcome; on cancellation it does the same and returns a nil
+// error with Interrupted set.
+func Run(ctx context.Context, cfg Config) (*Outcome, error) {
+	specs := make([]engine.Spec, len(cfg.Engines))
+	for i, name := range cfg.Engines {
+		s, ok := engine.Lookup(name)
+		if !ok {
+			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", name, joinNames(engine.Names()))}
+		}
+		specs[i] = s
+		if err := engine.CheckExtra(name, cfg.EngineOptions[name], s.Options); err != nil {
+			return nil, UsageError{err}
+		}
+		if err := prepareDir(engineDir(cfg, name), cfg.Fresh); err != nil {
+			return nil, err
+		}
+	}
+	w, err := results.Create(cfg.Out, cfg.RunID)
+	if err != nil {
+		return nil, err
+	}
+	m := &results.Manifest{
+		SchemaVersion: results.SchemaVersion, RunID: cfg.RunID, Label: cfg.Label,
+		Version: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Command: cfg.Command,
+		Config: cfg.Settings, Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(),
+		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: "running",
+		Notes: []string{"storage and host CPU counters are system-wide: other activity on the device or host is counted too"},
+	}
+	if m.Host.DeviceError != "" {
+		m.Notes = append(m.Notes, "storage figures absent: "+m.Host.DeviceError)
+	}
+	out := &Outcome{Dir: w.Dir(), Manifest: m}
+	if err := w.Manifest(m); err != nil {
+		w.Close()
+		return out, err
+	}
+	var runErr error
+	for _, spec := range specs {
+		if runErr = runEngine(ctx, cfg, spec, w, m); runErr != nil || ctx.Err() != nil {
+			break
+		}
+	}
+	m.End = time.Now().UTC()
+	switch {
+	case runErr != nil:
+		m.Status, m.Error = results.StatusFailed, runErr.Error()
+	case ctx.Err() != nil:
+		m.Status, out.Interrupted = results.StatusInterrupted, true
+	default:
+		m.Status = results.StatusOK
+	}
+	out.Steps = w.Steps()
+	if err := w.Manifest(m); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	return out, runErr
+}
+
+func engineDir(cfg Config, name string) string { return filepath.Join(cfg.DataDir, name) }
+
+// runEngine runs every step on one engine and always closes it; its data is removed unless
+// KeepData.
+func runEngine(ctx context.Context, cfg Config, spec engine.Spec, w *results.Writer, m *results.Manifest) (err error) {
+	dir := engineDir(cfg, spec.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	event(cfg, "%s: opening in %s", spec.Name, dir)
+	eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: cfg.EngineOptions[spec.Name]})
+	if err != nil {
+		return fmt.Errorf("%s: %w", spec.Name, err)
+	}
+	tgt := results.Target{Label: spec.Name, Engine: eng.Info(), DataDir: dir}
+	m.Targets = append(m.Targets, tgt)
+	ti := len(m.Targets) - 1
+	defer func() {
+		if cerr := eng.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("%s: close: %w", spec.Name, cerr)
+		}
+		if !cfg.KeepData {
+			os.RemoveAll(dir)
+		}
+	}()
+	if err := w.Manifest(m); err != nil {
+		return err
+	}
+	run, err := cfg.Workload.Open(ctx, eng)
+	if err != nil {
+		return fmt.Errorf("%s: %w", spec.Name, err)
+	}
+	defer run.Close()
+	sampler, serr := sysstat.NewSampler(dir)
+	if serr != nil {
+		return fmt.Errorf("%s: sampler: %w", spec.Name, serr)
+	}
+	defer sampler.Close()
+	target := runner.Target{Label: spec.Name, Engine: eng, Sampler: sampler, Rows: run.Rows, OnTick: func(iv *results.Interval) {
+		if err := w.Interval(iv); err != nil {
+			event(cfg, "%s: writing intervals: %v", spec.Name, err)
+		}
+		if cfg.OnTick != nil {
+			cfg.OnTick(iv)
+		}
+	}}
+	for _, name := range cfg.Workload.Steps() {
+		if err := runStep(ctx, cfg, spec.Name, run, target, name, w); err != nil || ctx.Err() != nil {
+			return err
+		}
+	}
+	check, err := run.Check(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: invariant check failed: %w", spec.Name, err)
+	}
+	m.Targets[ti].Check = check
+	event(cfg, "%s: invariants %s", spec.Name, check)
+	return w.Manifest(m)
+}
+
+// runStep prepares, runs and records one step.
+func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, target runner.Target, name string, w *results.Writer) error {
+	t0 := time.Now()
+	what, err := run.Prepare(ctx, name)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("%s: %s: %w", eng, name, err)
+	}
+	cleanupSecs := time.Since(t0).Seconds()
+	if what != "" {
+		event(cfg, "%s: cleanup before %s: %s (%.1fs)", eng, name, what, cleanupSecs)
+	}
+	st, err := run.Step(ctx, name)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", eng, name, err)
+	}
+	if name[0] == 'q' {
+		st.Warmup = cfg.Warmup
+	}
+	res, runErr := runner.Run(ctx, target, st)
+	if what != "" {
+		res.Cleanup, res.CleanupSecs = what, cleanupSecs
+	}
+	if err := w.Step(res); err != nil && runErr == nil {
+		runErr = err
+	}
+	if cfg.OnStep != nil {
+		cfg.OnStep(res)
+	}
+	if runErr != nil {
+		return fmt.Errorf("%s: %s: %w", eng, name, runErr)
+	}
+	return nil
+}
+
+// prepareDir refuses a non-empty directory unless fresh, which empties it.
+func prepareDir(dir string, fresh bool) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
+		return nil
+	}
+	if err != nil {
+		return UsageError{fmt.Errorf("data dir %s: %w", dir, err)}
+	}
+	if !fresh {
+		return UsageError{fmt.Errorf("data dir %s is not empty (use --fresh to empty it, or another --data-dir)", dir)}
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func event(cfg Config, format string, args ...any) {
+	if cfg.OnEvent != nil {
+		cfg.OnEvent(format, args...)
+	}
+}
+
+func joinNames(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}
+
+// gitSHA returns the VCS revision the binary was built from, or "unknown".
+func gitSHA() string {
+	if GitSHA != "" {
+		return GitSHA
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}

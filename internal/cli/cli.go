@@ -1,0 +1,126 @@
+// Package cli is rumbench's command line: cobra commands over an injected Env, so whole commands
+// run in-process in tests. It is the only package that knows about flags.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rumbench/rumbench/internal/bench"
+	_ "github.com/rumbench/rumbench/internal/engine/all" // every engine
+	_ "github.com/rumbench/rumbench/internal/workload/all"
+)
+
+// Exit codes.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1   // the run failed (engine error, full disk, failed invariant)
+	ExitUsage       = 2   // bad input: unknown name, malformed flag value, refused data dir
+	ExitInterrupted = 130 // cancelled by a signal; results so far are written
+)
+
+// Env is everything a command takes from the process.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Args           []string // without the program name
+	Getenv         func(string) string
+	Now            func() time.Time
+	// Context returns the run's context, cancelled by SIGINT/SIGTERM in the real binary.
+	Context func() (context.Context, context.CancelFunc)
+	// StderrTTY says whether stderr is a terminal (live progress line instead of interval lines).
+	StderrTTY bool
+}
+
+// OSEnv returns the Env of the running process.
+func OSEnv() Env {
+	return Env{
+		Stdout: os.Stdout, Stderr: os.Stderr, Args: os.Args[1:], Getenv: os.Getenv, Now: time.Now,
+		Context: func() (context.Context, context.CancelFunc) {
+			return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		},
+		StderrTTY: isTerminal(os.Stderr),
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// usageError marks errors in the user's input (exit code 2).
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// errInterrupted reports a run stopped by a signal after its results were written.
+var errInterrupted = errors.New("interrupted")
+
+// Main runs the command line and returns the exit code.
+func Main(env Env) int {
+	root := newRoot(&env)
+	root.SetArgs(env.Args)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintln(env.Stderr, "rumbench: interrupted; results measured so far are written")
+		return ExitInterrupted
+	}
+	fmt.Fprintln(env.Stderr, "rumbench: "+firstLine(err.Error()))
+	var ue usageError
+	var be bench.UsageError
+	if errors.As(err, &ue) || errors.As(err, &be) || isCobraUsage(err) {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// isCobraUsage recognizes cobra's own argument errors (unknown command or flag).
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires ", "flag needs an argument"} {
+		if strings.HasPrefix(msg, p) || strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rumbench",
+		Short: "rumbench measures what a database engine costs per operation",
+		Long: `rumbench runs the workloads database performance engineers publish (the insert benchmark first)
+against embedded engines and reports throughput, response time and the read, write and space
+costs behind them, normalized per operation from OS counters.
+
+Run "rumbench run" with no flags for a quick LSM-vs-B-tree comparison.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%v (see rumbench %s --help)", err, c.Name())}
+	})
+	root.AddCommand(newRunCmd(env), newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env))
+	root.CompletionOptions.DisableDefaultCmd = true
+	return root
+}

@@ -1,0 +1,319 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rumbench/rumbench/internal/bench"
+	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/report"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/insert"
+)
+
+// profile is a named scale of the insert benchmark (per client).
+type profile struct {
+	rows, writes          int64
+	querySecs, cleanupSec float64
+}
+
+// profiles: quick finishes the 3 default engines in about 2 minutes on 2 cores; standard is the
+// reference's per-client sizes (load 10M, l.i1 16M + l.i2 4M, 1800 s query steps, the
+// reference's settling wait after the cleanup).
+var profiles = map[string]profile{
+	"quick":    {rows: 200_000, writes: 50_000, querySecs: 5, cleanupSec: 0},
+	"small":    {rows: 2_000_000, writes: 1_000_000, querySecs: 60, cleanupSec: 10},
+	"standard": {rows: 10_000_000, writes: 20_000_000, querySecs: 1800, cleanupSec: -1},
+}
+
+var profileNames = []string{"quick", "small", "standard"}
+
+// runFlags are the run command's flags.
+type runFlags struct {
+	workload, engines, steps, profile string
+	rows, writes                      int64
+	querySecs, warmupSecs, cleanupSec float64
+	clients, rowsPerCommit            int
+	deletePerInsert                   bool
+	engineOpts                        []string
+	cacheMB                           int64
+	sync, fresh, keepData, quiet      bool
+	out, dataDir, label, cpuProfile   string
+	seed                              uint64
+}
+
+func newRunCmd(env *Env) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a workload on one or more engines and print the comparison tables",
+		Long: `Run a workload on each engine in turn and print one table per step with a row per engine.
+Results go to <out>/<run-id>/ (run.json, steps.json, intervals.jsonl).
+
+With no flags: the quick profile of the insert benchmark (all steps) on pebble, sqlite and bbolt.
+Sizes (--rows, --writes) are per client; each client has its own table.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, env, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.workload, "workload", "insert", "workload to run ("+strings.Join(workload.Names(), ", ")+")")
+	fl.StringVar(&f.engines, "engine", "pebble,sqlite,bbolt", "comma-separated engines to run in turn (see rumbench engines)")
+	fl.StringVar(&f.steps, "steps", "", "comma-separated steps to run (default all: "+strings.Join(insert.StepNames, ",")+")")
+	fl.StringVar(&f.profile, "profile", "quick", "scale profile: "+strings.Join(profileNames, ", "))
+	fl.Int64Var(&f.rows, "rows", 0, "rows each client loads in l.i0 (default from --profile)")
+	fl.Int64Var(&f.writes, "writes", 0, "rows each client inserts in l.i1 (4/5) and l.i2 (1/5) (default from --profile)")
+	fl.Float64Var(&f.querySecs, "query-secs", 0, "seconds per query step (default from --profile)")
+	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the query steps, -1 for the reference's 60 s + 1 s per million rows (default from --profile)")
+	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each query step excluded from its figures")
+	fl.IntVar(&f.clients, "clients", 1, "clients, each with its own table, writer and query thread")
+	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per insert transaction for every step (default per step: l.i0 100, l.i1 50, l.i2 5, queries 50)")
+	fl.BoolVar(&f.deletePerInsert, "delete-per-insert", false, "delete as many of the oldest rows as each batch inserts (constant table size)")
+	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
+	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB, the same for every engine")
+	fl.BoolVar(&f.sync, "sync", true, "sync on commit (--sync=false to turn off)")
+	fl.BoolVar(&f.fresh, "fresh", false, "empty a non-empty engine data directory instead of refusing it")
+	fl.BoolVar(&f.keepData, "keep-data", false, "keep each engine's data directory after its steps")
+	fl.StringVar(&f.out, "out", "results", "results directory")
+	fl.StringVar(&f.dataDir, "data-dir", "rumbench-data", "data directory; each engine gets a subdirectory")
+	fl.StringVar(&f.label, "label", "", "label added to the run id (default the workload name)")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fl.Uint64Var(&f.seed, "seed", 3221223452, "random seed for data and query keys")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
+	return cmd
+}
+
+// buildConfig turns the flags into the workload and bench configurations, or a usage error.
+func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error) {
+	if _, ok := workload.Lookup(f.workload); !ok {
+		return bench.Config{}, usagef("unknown workload %q (valid: %s)", f.workload, strings.Join(workload.Names(), ", "))
+	}
+	p, ok := profiles[f.profile]
+	if !ok {
+		return bench.Config{}, usagef("unknown profile %q (valid: %s)", f.profile, strings.Join(profileNames, ", "))
+	}
+	changed := cmd.Flags().Changed
+	ic := insert.Config{Clients: f.clients, Rows: p.rows, Writes: p.writes, QuerySecs: p.querySecs,
+		CleanupWaitSecs: p.cleanupSec, RowsPerCommit: f.rowsPerCommit, DeletePerInsert: f.deletePerInsert, Seed: f.seed}
+	if changed("rows") {
+		ic.Rows = f.rows
+	}
+	if changed("writes") {
+		ic.Writes = f.writes
+	}
+	if changed("query-secs") {
+		ic.QuerySecs = f.querySecs
+	}
+	if changed("cleanup-wait-secs") {
+		ic.CleanupWaitSecs = f.cleanupSec
+	}
+	if f.steps != "" {
+		var err error
+		if ic.Steps, err = splitList("--steps", f.steps); err != nil {
+			return bench.Config{}, err
+		}
+	}
+	wl, err := insert.New(ic)
+	if err != nil {
+		return bench.Config{}, usageError{err}
+	}
+	engines, err := splitList("--engine", f.engines)
+	if err != nil {
+		return bench.Config{}, err
+	}
+	for _, e := range engines {
+		if _, ok := engine.Lookup(e); !ok {
+			return bench.Config{}, usagef("unknown engine %q (valid: %s)", e, strings.Join(engine.Names(), ", "))
+		}
+	}
+	opts, err := parseEngineOpts(f.engineOpts, engines)
+	if err != nil {
+		return bench.Config{}, err
+	}
+	if f.cacheMB < 1 {
+		return bench.Config{}, usagef("--cache-mb %d: must be at least 1", f.cacheMB)
+	}
+	if f.warmupSecs < 0 {
+		return bench.Config{}, usagef("--warmup-secs %g: must be >= 0", f.warmupSecs)
+	}
+	label := f.label
+	if label == "" {
+		label = f.workload
+	}
+	if strings.ContainsAny(label, "/\\ ") {
+		return bench.Config{}, usagef("--label %q: must not contain spaces or slashes", label)
+	}
+	return bench.Config{
+		Workload: wl, Engines: engines, EngineOptions: opts, CacheBytes: f.cacheMB << 20, Sync: f.sync,
+		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
+		RunID:   env.Now().UTC().Format("20060102T150405Z") + "-" + label,
+		Warmup:  time.Duration(f.warmupSecs * float64(time.Second)),
+		Command: append([]string{"rumbench"}, env.Args...),
+		Settings: map[string]any{
+			"profile": f.profile, "engines": engines, "cache_mb": f.cacheMB, "sync": f.sync,
+			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
+		},
+	}, nil
+}
+
+// splitList splits a comma-separated flag value, refusing empty items and duplicates.
+func splitList(flag, v string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return nil, usagef("%s %q: empty item in the comma-separated list", flag, v)
+		}
+		for _, o := range out {
+			if o == s {
+				return nil, usagef("%s %q: %s is listed twice", flag, v, s)
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// parseEngineOpts parses --engine-opt values: key=value applies to every engine,
+// engine.key=value to one.
+func parseEngineOpts(vals []string, engines []string) (map[string]map[string]string, error) {
+	opts := map[string]map[string]string{}
+	for _, e := range engines {
+		opts[e] = map[string]string{}
+	}
+	for _, v := range vals {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return nil, usagef("--engine-opt %q: want key=value or engine.key=value", v)
+		}
+		if eng, key, scoped := strings.Cut(k, "."); scoped {
+			if _, sel := opts[eng]; !sel {
+				return nil, usagef("--engine-opt %q: engine %s is not in --engine (%s)", v, eng, strings.Join(engines, ","))
+			}
+			opts[eng][key] = val
+			continue
+		}
+		for _, e := range engines {
+			opts[e][k] = val
+		}
+	}
+	for _, e := range engines {
+		s, _ := engine.Lookup(e)
+		if err := engine.CheckExtra(e, opts[e], s.Options); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	return opts, nil
+}
+
+func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
+	cfg, err := buildConfig(cmd, env, f)
+	if err != nil {
+		return err
+	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return usagef("--cpuprofile: %v", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	prog := &progress{w: env.Stderr, tty: env.StderrTTY, quiet: f.quiet}
+	cfg.OnTick, cfg.OnStep, cfg.OnEvent = prog.tick, prog.step, prog.event
+	if !f.quiet {
+		fmt.Fprintf(env.Stderr, "rumbench: %s on %s, profile %s: %s\n", cfg.Workload.Name(), strings.Join(cfg.Engines, ","),
+			f.profile, describe(cfg.Workload.Config()))
+	}
+	ctx, cancel := env.Context()
+	defer cancel()
+	out, runErr := bench.Run(ctx, cfg)
+	if out == nil {
+		return runErr
+	}
+	if len(out.Steps) > 0 {
+		fmt.Fprintln(env.Stdout)
+		if err := report.Text(env.Stdout, out.Steps); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stdout)
+	}
+	for _, t := range out.Manifest.Targets {
+		if t.Check != "" {
+			fmt.Fprintf(env.Stdout, "invariants %s: %s\n", t.Label, t.Check)
+		}
+	}
+	fmt.Fprintf(env.Stdout, "results: %s\n", out.Dir)
+	if runErr != nil {
+		return runErr
+	}
+	if out.Interrupted {
+		return errInterrupted
+	}
+	return nil
+}
+
+// describe renders the effective workload configuration in one line, keys sorted.
+func describe(cfg map[string]any) string {
+	keys := []string{"clients", "rows", "writes", "query_secs", "rows_per_commit", "delete_per_insert", "steps", "seed"}
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if v, ok := cfg[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// progress shows the run's progress on stderr: a live line on a terminal, one line per interval
+// otherwise, nothing with --quiet.
+type progress struct {
+	w          interface{ Write([]byte) (int, error) }
+	tty, quiet bool
+	open       bool // a live line is on screen
+}
+
+func (p *progress) tick(iv *results.Interval) {
+	if p.quiet {
+		return
+	}
+	line := fmt.Sprintf("%-8s %-7s %6.0fs  ips %8.0f  dps %8.0f  qps %8.0f  max_ms i %7.1f q %7.1f  wMB/s %6.1f  cpu %3.0f%%  db_MB %7.1f",
+		iv.Target, iv.Step, iv.T, iv.IPS, iv.DPS, iv.QPS, iv.MaxInsertUs/1e3, iv.MaxQueryUs/1e3, iv.WriteMBPerSec, iv.HostCPUPct, float64(iv.DBBytes)/(1<<20))
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K"+line)
+		p.open = true
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *progress) step(s results.Step) {
+	if p.quiet {
+		return
+	}
+	p.endLine()
+	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, rate %.0f/s\n", s.Target, s.Step, s.Status, s.Secs, s.Rate)
+}
+
+func (p *progress) event(format string, args ...any) {
+	if p.quiet {
+		return
+	}
+	p.endLine()
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+func (p *progress) endLine() {
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}

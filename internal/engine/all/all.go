@@ -1,0 +1,9 @@
+// Package all links every engine into the binary. Import it for its side effects.
+package all
+
+import (
+	_ "github.com/rumbench/rumbench/internal/engine/bbolt"  // bbolt
+	_ "github.com/rumbench/rumbench/internal/engine/null"   // null
+	_ "github.com/rumbench/rumbench/internal/engine/pebble" // pebble
+	_ "github.com/rumbench/rumbench/internal/engine/sqlite" // sqlite
+)

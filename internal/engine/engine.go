@@ -1,0 +1,131 @@
+// Package engine is the registry of engines and the options they share.
+//
+// Each engine package registers a Factory in its init function; a binary selects engines by
+// blank-importing their packages (see engine/all).
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// Options are the settings every engine takes. Each engine applies the ones that make sense for
+// it and records in table.Info.Options what it did with them.
+type Options struct {
+	// Dir is the engine's data directory. It exists and is empty when Open is called.
+	Dir string
+	// CacheBytes is the engine's cache size in bytes (block cache, page cache, buffer pool).
+	CacheBytes int64
+	// Sync makes every commit durable (fsync/fdatasync) before it returns.
+	Sync bool
+	// Extra holds engine-specific key=value options. An engine rejects keys it does not know.
+	Extra map[string]string
+}
+
+// Factory opens an engine with the given options.
+type Factory func(ctx context.Context, o Options) (table.Engine, error)
+
+// Spec describes a registered engine.
+type Spec struct {
+	// Name is what users type after --engine.
+	Name string
+	// Description is one line for `rumbench engines`.
+	Description string
+	// Options lists the engine-specific option keys with a short help each (key → help).
+	Options map[string]string
+	// Open opens the engine.
+	Open Factory
+}
+
+var (
+	mu    sync.Mutex
+	specs = map[string]Spec{}
+)
+
+// Register adds an engine. It panics when the name is taken: registration happens in init.
+func Register(s Spec) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := specs[s.Name]; dup {
+		panic("engine: duplicate registration of " + s.Name)
+	}
+	specs[s.Name] = s
+}
+
+// Lookup returns the engine registered under name.
+func Lookup(name string) (Spec, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	s, ok := specs[name]
+	return s, ok
+}
+
+// Names returns the registered engine names, sorted.
+func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	names := make([]string, 0, len(specs))
+	for n := range specs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// CheckExtra returns an error naming the first key of extra that is not in known, and the valid
+// keys.
+func CheckExtra(engine string, extra map[string]string, known map[string]string) error {
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, ok := known[k]; !ok {
+			valid := make([]string, 0, len(known))
+			for v := range known {
+				valid = append(valid, v)
+			}
+			sort.Strings(valid)
+			if len(valid) == 0 {
+				return fmt.Errorf("engine %s takes no --engine-opt options (got %q)", engine, k)
+			}
+			return fmt.Errorf("engine %s has no option %q (valid: %s)", engine, k, strings.Join(valid, ", "))
+		}
+	}
+	return nil
+}
+
+// IntOption returns the integer value of extra[key], or def when the key is absent.
+func IntOption(engine string, extra map[string]string, key string, def int64) (int64, error) {
+	s, ok := extra[key]
+	if !ok {
+		return def, nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("engine %s option %s=%q: not an integer", engine, key, s)
+	}
+	return v, nil
+}
+
+// ChoiceOption returns extra[key] when it is one of choices, def when the key is absent, and an
+// error naming the choices otherwise.
+func ChoiceOption(engine string, extra map[string]string, key, def string, choices ...string) (string, error) {
+	s, ok := extra[key]
+	if !ok {
+		return def, nil
+	}
+	for _, c := range choices {
+		if s == c {
+			return s, nil
+		}
+	}
+	return "", fmt.Errorf("engine %s option %s=%q is not valid (valid: %s)", engine, key, s, strings.Join(choices, ", "))
+}

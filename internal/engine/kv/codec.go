@@ -1,0 +1,89 @@
+package kv
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// codec builds keys and row values in buffers it reuses; a returned slice is valid until the next
+// call that returns the same kind of slice.
+//
+// Row value: the non-key columns in order; Int64 and Timestamp as zig-zag varints, Bytes as a
+// uvarint of length+1 (0 = NULL) followed by the bytes.
+type codec struct {
+	pk, idx, val []byte
+}
+
+func (c *codec) pkKey(id uint32, pk int64) []byte {
+	c.pk = table.AppendInt(binary.BigEndian.AppendUint32(c.pk[:0], id), pk)
+	return c.pk
+}
+
+func (c *codec) indexKey(t *table.Table, id uint32, index int, row []table.Value) []byte {
+	k := binary.BigEndian.AppendUint32(c.idx[:0], id)
+	for _, col := range t.Indexes[index].Columns {
+		k = table.AppendValue(k, t.Columns[col].Type, row[col])
+	}
+	c.idx = table.AppendInt(k, row[0].I)
+	return c.idx
+}
+
+func (c *codec) encodeRow(t *table.Table, row []table.Value) []byte {
+	v := c.val[:0]
+	for i := 1; i < len(t.Columns); i++ {
+		if t.Columns[i].Type == table.Bytes {
+			if row[i].B == nil {
+				v = binary.AppendUvarint(v, 0)
+				continue
+			}
+			v = binary.AppendUvarint(v, uint64(len(row[i].B))+1)
+			v = append(v, row[i].B...)
+			continue
+		}
+		v = binary.AppendVarint(v, row[i].I)
+	}
+	c.val = v
+	return v
+}
+
+var errCorrupt = errors.New("kv: corrupt row value")
+
+// decodeRow decodes a row from its key (without the 4-byte id) and value into row. Bytes cells
+// alias value.
+func (c *codec) decodeRow(t *table.Table, key, value []byte, row []table.Value) error {
+	pk, _, err := table.DecodeInt(key)
+	if err != nil {
+		return err
+	}
+	row[0].I = pk
+	return c.decodeValue(t, value, row)
+}
+
+// decodeValue decodes the non-key columns of row from value. Bytes cells alias value.
+func (c *codec) decodeValue(t *table.Table, value []byte, row []table.Value) error {
+	for i := 1; i < len(t.Columns); i++ {
+		if t.Columns[i].Type == table.Bytes {
+			n, w := binary.Uvarint(value)
+			if w <= 0 || uint64(len(value)-w) < n-min(n, 1) {
+				return errCorrupt
+			}
+			value = value[w:]
+			if n == 0 {
+				row[i] = table.Value{}
+				continue
+			}
+			row[i] = table.Value{B: value[: n-1 : n-1]}
+			value = value[n-1:]
+			continue
+		}
+		v, w := binary.Varint(value)
+		if w <= 0 {
+			return errCorrupt
+		}
+		row[i] = table.Value{I: v}
+		value = value[w:]
+	}
+	return nil
+}

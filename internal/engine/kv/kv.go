@@ -1,0 +1,376 @@
+package kv
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// createIndexBatch is the number of rows whose index entries CreateIndexes commits at once.
+const createIndexBatch = 1000
+
+// Engine is the table model over a Store.
+type Engine struct {
+	store Store
+	info  table.Info
+
+	mu     sync.Mutex // serializes catalog changes
+	ids    map[uint32]string
+	tables atomic.Pointer[map[string]*tableState] // copy on write
+}
+
+// tableState is what the adapter knows of one table. It is immutable once published.
+type tableState struct {
+	id       uint32
+	indexIDs []uint32
+	indexed  bool // secondary indexes exist and are maintained
+	// bounds[0] is the row key range; bounds[i+1] the range of index i: [lower, upper).
+	bounds []keyRange
+}
+
+type keyRange struct{ lower, upper []byte }
+
+func rangeOf(id uint32) keyRange {
+	lower := binary.BigEndian.AppendUint32(nil, id)
+	return keyRange{lower, table.PrefixEnd(nil, lower)}
+}
+
+var _ table.Engine = (*Engine)(nil)
+
+// New returns the table model over store. info describes the engine for the manifest; its Family
+// is set to "kv".
+func New(store Store, info table.Info) *Engine {
+	info.Family = "kv"
+	info.Stores = true
+	e := &Engine{store: store, info: info, ids: map[uint32]string{}}
+	empty := map[string]*tableState{}
+	e.tables.Store(&empty)
+	return e
+}
+
+// Info implements table.Engine.
+func (e *Engine) Info() table.Info { return e.info }
+
+func (e *Engine) assignID(name string) (uint32, error) {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	id := h.Sum32()
+	if other, taken := e.ids[id]; taken {
+		return 0, fmt.Errorf("kv: key id of %q collides with %q; rename one", name, other)
+	}
+	e.ids[id] = name
+	return id, nil
+}
+
+func (e *Engine) publish(name string, ts *tableState) {
+	old := *e.tables.Load()
+	next := make(map[string]*tableState, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[name] = ts
+	e.tables.Store(&next)
+}
+
+func (e *Engine) state(t *table.Table) (*tableState, error) {
+	ts := (*e.tables.Load())[t.Name]
+	if ts == nil {
+		return nil, fmt.Errorf("kv: table %s does not exist", t.Name)
+	}
+	return ts, nil
+}
+
+// CreateTable implements table.Engine.
+func (e *Engine) CreateTable(ctx context.Context, t *table.Table, withIndexes bool) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if (*e.tables.Load())[t.Name] != nil {
+		return fmt.Errorf("kv: table %s exists", t.Name)
+	}
+	ts := &tableState{indexed: withIndexes}
+	var err error
+	if ts.id, err = e.assignID(t.Name); err != nil {
+		return err
+	}
+	ts.bounds = append(ts.bounds, rangeOf(ts.id))
+	for _, ix := range t.Indexes {
+		id, err := e.assignID(t.Name + "/" + ix.Name)
+		if err != nil {
+			return err
+		}
+		ts.indexIDs = append(ts.indexIDs, id)
+		ts.bounds = append(ts.bounds, rangeOf(id))
+	}
+	e.publish(t.Name, ts)
+	return nil
+}
+
+// CreateIndexes implements table.Engine: it scans the rows and writes their index entries in
+// batches of createIndexBatch rows. No iterator is open while a batch commits (bbolt would
+// deadlock remapping its file under an open read transaction).
+func (e *Engine) CreateIndexes(ctx context.Context, t *table.Table) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ts, err := e.state(t)
+	if err != nil {
+		return err
+	}
+	if ts.indexed {
+		return nil
+	}
+	b := e.store.NewBatch()
+	defer b.Close()
+	var c codec
+	row := make([]table.Value, len(t.Columns))
+	from := append([]byte(nil), ts.bounds[0].lower...)
+	for from != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if from, err = e.indexChunk(t, ts, b, &c, row, from); err != nil {
+			return err
+		}
+		if err := b.Commit(); err != nil {
+			return err
+		}
+	}
+	next := *ts
+	next.indexed = true
+	e.publish(t.Name, &next)
+	return nil
+}
+
+// indexChunk adds to b the index entries of up to createIndexBatch rows from key from on, and
+// returns the key to continue from (nil at the end).
+func (e *Engine) indexChunk(t *table.Table, ts *tableState, b Batch, c *codec, row []table.Value, from []byte) ([]byte, error) {
+	it, err := e.store.NewIter(from, ts.bounds[0].upper)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	ok := it.SeekGE(from)
+	for ; ok && n < createIndexBatch; ok = it.Next() {
+		if err := c.decodeRow(t, it.Key()[4:], it.Value(), row); err != nil {
+			it.Close()
+			return nil, err
+		}
+		for i := range t.Indexes {
+			if err := b.Set(c.indexKey(t, ts.indexIDs[i], i, row), nil); err != nil {
+				it.Close()
+				return nil, err
+			}
+		}
+		n++
+	}
+	var next []byte
+	if ok {
+		next = append(next, it.Key()...)
+	}
+	return next, it.Close()
+}
+
+// NewSession implements table.Engine.
+func (e *Engine) NewSession(ctx context.Context) (table.Session, error) {
+	return &session{e: e, batch: e.store.NewBatch()}, nil
+}
+
+// Cleanup implements table.Engine.
+func (e *Engine) Cleanup(ctx context.Context) (string, error) { return e.store.Maintain(ctx) }
+
+// Size implements table.Engine.
+func (e *Engine) Size(ctx context.Context) (int64, bool, error) {
+	n, ok := e.store.Size()
+	return n, ok, nil
+}
+
+// Close implements table.Engine.
+func (e *Engine) Close() error { return e.store.Close() }
+
+// session is a table.Session over the store. Its buffers are reused from call to call.
+type session struct {
+	e     *Engine
+	batch Batch
+	c     codec
+	row   []table.Value
+	key   []byte
+	val   []byte
+}
+
+func (s *session) rowBuf(n int) []table.Value {
+	if cap(s.row) < n {
+		s.row = make([]table.Value, n)
+	}
+	return s.row[:n]
+}
+
+// Insert implements table.Session.
+func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) error {
+	ts, err := s.e.state(t)
+	if err != nil {
+		return err
+	}
+	for r := 0; r < rows.N; r++ {
+		row := rows.Row(r)
+		if err := s.batch.Set(s.c.pkKey(ts.id, row[0].I), s.c.encodeRow(t, row)); err != nil {
+			return err
+		}
+		if !ts.indexed {
+			continue
+		}
+		for i := range t.Indexes {
+			if err := s.batch.Set(s.c.indexKey(t, ts.indexIDs[i], i, row), nil); err != nil {
+				return err
+			}
+		}
+	}
+	return s.batch.Commit()
+}
+
+// DeleteOldest implements table.Session. It reads each row to find its index entries.
+func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64, n int) (int, error) {
+	ts, err := s.e.state(t)
+	if err != nil {
+		return 0, err
+	}
+	it, err := s.e.store.NewIter(ts.bounds[0].lower, ts.bounds[0].upper)
+	if err != nil {
+		return 0, err
+	}
+	row := s.rowBuf(len(t.Columns))
+	deleted := 0
+	for ok := it.SeekGE(s.c.pkKey(ts.id, fromPK)); ok && deleted < n; ok = it.Next() {
+		if err := s.c.decodeRow(t, it.Key()[4:], it.Value(), row); err != nil {
+			it.Close()
+			return 0, err
+		}
+		if err := s.batch.Delete(it.Key()); err != nil {
+			it.Close()
+			return 0, err
+		}
+		if ts.indexed {
+			for i := range t.Indexes {
+				if err := s.batch.Delete(s.c.indexKey(t, ts.indexIDs[i], i, row)); err != nil {
+					it.Close()
+					return 0, err
+				}
+			}
+		}
+		deleted++
+	}
+	if err := it.Close(); err != nil {
+		return 0, err
+	}
+	return deleted, s.batch.Commit()
+}
+
+// Get implements table.Session.
+func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []int, out *table.Rows) error {
+	ts, err := s.e.state(t)
+	if err != nil {
+		return err
+	}
+	row := s.rowBuf(len(t.Columns))
+	for _, pk := range pks {
+		var found bool
+		s.val, found, err = s.e.store.Get(s.c.pkKey(ts.id, pk), s.val[:0])
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		row[0].I = pk
+		if err := s.c.decodeValue(t, s.val, row); err != nil {
+			return err
+		}
+		dst := out.Append()
+		for i, c := range cols {
+			dst[i].I = row[c].I
+			if row[c].B != nil {
+				dst[i].B = out.CopyBytes(row[c].B)
+			}
+		}
+	}
+	return nil
+}
+
+// Scan implements table.Session.
+func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []table.Value, inclusive bool, limit int, out *table.Rows) error {
+	ts, err := s.e.state(t)
+	if err != nil {
+		return err
+	}
+	if !ts.indexed {
+		return fmt.Errorf("kv: table %s has no secondary indexes yet", t.Name)
+	}
+	ix := t.Indexes[index]
+	rg := ts.bounds[index+1]
+	it, err := s.e.store.NewIter(rg.lower, rg.upper)
+	if err != nil {
+		return err
+	}
+	s.key = append(s.key[:0], rg.lower...)
+	for i, v := range start {
+		s.key = table.AppendValue(s.key, t.Columns[ix.Columns[i]].Type, v)
+	}
+	if !inclusive {
+		s.val = table.PrefixEnd(s.val[:0], s.key)
+		s.key = append(s.key[:0], s.val...)
+		if len(s.val) == 0 {
+			s.key = nil
+		}
+	}
+	n := 0
+	for ok := s.key != nil && it.SeekGE(s.key); ok && n < limit; ok = it.Next() {
+		dst := out.Append()
+		rest := it.Key()[4:]
+		for i, c := range ix.Columns {
+			if t.Columns[c].Type == table.Bytes {
+				it.Close()
+				return errors.New("kv: bytes index columns are not supported")
+			}
+			if dst[i].I, rest, err = table.DecodeInt(rest); err != nil {
+				it.Close()
+				return err
+			}
+		}
+		n++
+	}
+	return it.Close()
+}
+
+// Count implements table.Session.
+func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, error) {
+	ts, err := s.e.state(t)
+	if err != nil {
+		return 0, err
+	}
+	rg := ts.bounds[0]
+	if index >= 0 {
+		if !ts.indexed {
+			return 0, nil
+		}
+		rg = ts.bounds[index+1]
+	}
+	it, err := s.e.store.NewIter(rg.lower, rg.upper)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for ok := it.SeekGE(rg.lower); ok; ok = it.Next() {
+		n++
+	}
+	return n, it.Close()
+}
+
+// Close implements table.Session.
+func (s *session) Close() error { return s.batch.Close() }

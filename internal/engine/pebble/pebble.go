@@ -1,0 +1,195 @@
+// Package pebble registers the "pebble" engine: CockroachDB's LSM key-value store (pebble/v2), a
+// RocksDB-like write-optimized engine, under the KV family adapter.
+package pebble
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strconv"
+
+	pdb "github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/engine/kv"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+var options = map[string]string{
+	"memtable_mb":             "memtable size in MiB (default 64)",
+	"l0_compaction_threshold": "L0 file count that triggers a compaction (default 4)",
+	"compaction_concurrency":  "maximum concurrent compactions (default 1)",
+	"compression":             "sstable compression: snappy, zstd, none (default snappy)",
+}
+
+func init() {
+	engine.Register(engine.Spec{
+		Name:        "pebble",
+		Description: "LSM tree (CockroachDB Pebble v2, RocksDB-like), KV layout as MyRocks",
+		Options:     options,
+		Open:        open,
+	})
+}
+
+type store struct {
+	db        *pdb.DB
+	cache     interface{ Unref() }
+	writeOpts *pdb.WriteOptions
+}
+
+func open(ctx context.Context, o engine.Options) (table.Engine, error) {
+	if err := engine.CheckExtra("pebble", o.Extra, options); err != nil {
+		return nil, err
+	}
+	memtable, err := engine.IntOption("pebble", o.Extra, "memtable_mb", 64)
+	if err != nil {
+		return nil, err
+	}
+	l0, err := engine.IntOption("pebble", o.Extra, "l0_compaction_threshold", 4)
+	if err != nil {
+		return nil, err
+	}
+	conc, err := engine.IntOption("pebble", o.Extra, "compaction_concurrency", 1)
+	if err != nil {
+		return nil, err
+	}
+	comp, err := engine.ChoiceOption("pebble", o.Extra, "compression", "snappy", "snappy", "zstd", "none")
+	if err != nil {
+		return nil, err
+	}
+	if memtable < 1 || l0 < 1 || conc < 1 {
+		return nil, fmt.Errorf("engine pebble: memtable_mb, l0_compaction_threshold and compaction_concurrency must be at least 1")
+	}
+	cache := pdb.NewCache(o.CacheBytes)
+	opts := &pdb.Options{
+		Cache:                 cache,
+		MemTableSize:          uint64(memtable) << 20,
+		L0CompactionThreshold: int(l0),
+		Logger:                quiet{},
+		CompactionConcurrencyRange: func() (int, int) {
+			return 1, int(conc)
+		},
+	}
+	profile := map[string]*sstable.CompressionProfile{
+		"snappy": sstable.SnappyCompression, "zstd": sstable.ZstdCompression, "none": sstable.NoCompression,
+	}[comp]
+	for i := range opts.Levels {
+		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return profile }
+	}
+	db, err := pdb.Open(o.Dir, opts)
+	if err != nil {
+		cache.Unref()
+		return nil, fmt.Errorf("pebble: open %s: %w", o.Dir, err)
+	}
+	wo := pdb.NoSync
+	if o.Sync {
+		wo = pdb.Sync
+	}
+	s := &store{db: db, cache: cache, writeOpts: wo}
+	info := table.Info{
+		Name:    "pebble",
+		Version: moduleVersion("github.com/cockroachdb/pebble/v2"),
+		Options: map[string]string{
+			"cache_mb":                strconv.FormatInt(o.CacheBytes>>20, 10),
+			"sync":                    strconv.FormatBool(o.Sync),
+			"memtable_mb":             strconv.FormatInt(memtable, 10),
+			"l0_compaction_threshold": strconv.FormatInt(l0, 10),
+			"compaction_concurrency":  strconv.FormatInt(conc, 10),
+			"compression":             comp,
+			"format_major_version":    strconv.FormatUint(uint64(db.FormatMajorVersion()), 10),
+		},
+	}
+	return kv.New(s, info), nil
+}
+
+// moduleVersion returns the version of a module linked into this binary, or "unknown".
+func moduleVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == path {
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+type quiet struct{}
+
+func (quiet) Infof(string, ...interface{})  {}
+func (quiet) Errorf(string, ...interface{}) {}
+func (quiet) Fatalf(format string, args ...interface{}) {
+	panic(fmt.Sprintf("pebble: "+format, args...))
+}
+
+func (s *store) NewBatch() kv.Batch { return &batch{b: s.db.NewBatch(), opts: s.writeOpts} }
+
+func (s *store) Get(key, dst []byte) ([]byte, bool, error) {
+	v, closer, err := s.db.Get(key)
+	if err == pdb.ErrNotFound {
+		return dst, false, nil
+	}
+	if err != nil {
+		return dst, false, err
+	}
+	dst = append(dst, v...)
+	return dst, true, closer.Close()
+}
+
+func (s *store) NewIter(lower, upper []byte) (kv.Iter, error) {
+	it, err := s.db.NewIter(&pdb.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, err
+	}
+	return iter{it}, nil
+}
+
+// Maintain flushes the memtable and compacts the whole key space, like the reference's MyRocks
+// cleanup (memtable flush, then compaction).
+func (s *store) Maintain(ctx context.Context) (string, error) {
+	if err := s.db.Flush(); err != nil {
+		return "", err
+	}
+	if err := s.db.Compact(ctx, []byte{0}, []byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF}, true); err != nil {
+		return "", err
+	}
+	return "memtable flush, full manual compaction", nil
+}
+
+// Size is the disk space pebble accounts for (sstables, WAL, manifest).
+func (s *store) Size() (int64, bool) { return int64(s.db.Metrics().DiskSpaceUsage()), true }
+
+func (s *store) Close() error {
+	err := s.db.Close()
+	s.cache.Unref()
+	return err
+}
+
+type batch struct {
+	b    *pdb.Batch
+	opts *pdb.WriteOptions
+}
+
+func (b *batch) Set(k, v []byte) error { return b.b.Set(k, v, nil) }
+func (b *batch) Delete(k []byte) error { return b.b.Delete(k, nil) }
+func (b *batch) Commit() error {
+	if b.b.Empty() {
+		return nil
+	}
+	err := b.b.Commit(b.opts)
+	b.b.Reset()
+	return err
+}
+func (b *batch) Close() error { return b.b.Close() }
+
+type iter struct{ it *pdb.Iterator }
+
+func (i iter) SeekGE(k []byte) bool { return i.it.SeekGE(k) }
+func (i iter) Next() bool           { return i.it.Next() }
+func (i iter) Key() []byte          { return i.it.Key() }
+func (i iter) Value() []byte        { return i.it.Value() }
+func (i iter) Close() error         { return i.it.Close() }
+
+var _ io.Closer = iter{}

@@ -1,0 +1,142 @@
+// Package sql implements the table model over database/sql with per-dialect SQL. SQLite uses it
+// now; PostgreSQL and MySQL join by implementing Dialect.
+//
+// Every statement is prepared once per session (connection) and run with bound parameters. An
+// insert of n rows is one multi-row INSERT statement run in autocommit mode, as the insert
+// benchmark's client does, so one call is one transaction.
+package sql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// Dialect is what differs between SQL engines.
+type Dialect interface {
+	// Name is the engine name ("sqlite", "postgres", "mysql").
+	Name() string
+	// ColumnType returns the SQL type of a column (the primary key is declared separately).
+	ColumnType(c table.Column) string
+	// PrimaryKey returns the declaration of the int64 primary key column named name.
+	PrimaryKey(name string) string
+	// TableSuffix is appended to CREATE TABLE (e.g. "ENGINE=InnoDB"); may be empty.
+	TableSuffix() string
+	// Placeholder returns the i-th (0-based) bind placeholder: "?" or "$1".
+	Placeholder(i int) string
+	// IndexHint returns the clause that forces index ix after the table name in a SELECT
+	// ("INDEXED BY x", "FORCE INDEX (x)"), or "" when the dialect has none.
+	IndexHint(t *table.Table, ix table.Index) string
+	// DeleteOldest returns a statement deleting the first $2 rows in primary-key order with key
+	// >= $1 (the parameters are fromPK, n in that order).
+	DeleteOldest(t *table.Table) string
+	// MaxParams is the most bind parameters one statement may have.
+	MaxParams() int
+	// Cleanup runs maintenance between the load and query phases and says what it did.
+	Cleanup(ctx context.Context, db *sql.DB, tables []string) (string, error)
+	// Size returns the database's own size figure in bytes, false if there is none.
+	Size(ctx context.Context, db *sql.DB) (int64, bool, error)
+}
+
+// IndexName is the SQL name of an index: <table>_<index>, as the insert benchmark names them.
+func IndexName(t *table.Table, ix table.Index) string { return t.Name + "_" + ix.Name }
+
+// createTableSQL returns CREATE TABLE for t.
+func createTableSQL(d Dialect, t *table.Table) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (%s", t.Name, d.PrimaryKey(t.Columns[0].Name))
+	for _, c := range t.Columns[1:] {
+		fmt.Fprintf(&b, ", %s %s", c.Name, d.ColumnType(c))
+		if c.NotNull {
+			b.WriteString(" NOT NULL")
+		}
+	}
+	b.WriteString(")")
+	if s := d.TableSuffix(); s != "" {
+		b.WriteString(" " + s)
+	}
+	return b.String()
+}
+
+// createIndexSQL returns CREATE INDEX for index ix of t.
+func createIndexSQL(t *table.Table, ix table.Index) string {
+	return fmt.Sprintf("CREATE INDEX %s ON %s (%s)", IndexName(t, ix), t.Name, columnList(t, ix.Columns))
+}
+
+func columnList(t *table.Table, cols []int) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = t.Columns[c].Name
+	}
+	return strings.Join(names, ",")
+}
+
+// insertSQL returns a multi-row INSERT of n rows with every column.
+func insertSQL(d Dialect, t *table.Table, n int) string {
+	var b strings.Builder
+	all := make([]int, len(t.Columns))
+	for i := range all {
+		all[i] = i
+	}
+	fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", t.Name, columnList(t, all))
+	p := 0
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("(")
+		for c := range t.Columns {
+			if c > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(d.Placeholder(p))
+			p++
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// getSQL returns a primary-key IN-list lookup of n keys returning cols.
+func getSQL(d Dialect, t *table.Table, n int, cols []int) string {
+	ph := make([]string, n)
+	for i := range ph {
+		ph[i] = d.Placeholder(i)
+	}
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s IN (%s)", columnList(t, cols), t.Name, t.Columns[0].Name, strings.Join(ph, ","))
+}
+
+// scanSQL returns the covering range scan of index ix from a prefix of nstart columns, as the
+// insert benchmark's range queries are written.
+func scanSQL(d Dialect, t *table.Table, ix table.Index, nstart int, inclusive bool, limit int) string {
+	op := ">="
+	if !inclusive {
+		op = ">"
+	}
+	lhs := columnList(t, ix.Columns[:nstart])
+	ph := make([]string, nstart)
+	for i := range ph {
+		ph[i] = d.Placeholder(i)
+	}
+	rhs := strings.Join(ph, ",")
+	if nstart > 1 {
+		lhs, rhs = "("+lhs+")", "("+rhs+")"
+	}
+	from := t.Name
+	if h := d.IndexHint(t, ix); h != "" {
+		from += " " + h
+	}
+	cols := columnList(t, ix.Columns)
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s %s %s ORDER BY %s LIMIT %d", cols, from, lhs, op, rhs, cols, limit)
+}
+
+// countSQL counts the rows of t, through index ix when it is not nil.
+func countSQL(d Dialect, t *table.Table, ix *table.Index) string {
+	if ix == nil {
+		return "SELECT COUNT(*) FROM " + t.Name
+	}
+	return fmt.Sprintf("SELECT COUNT(*) FROM %s %s", t.Name, d.IndexHint(t, *ix))
+}

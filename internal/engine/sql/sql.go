@@ -1,0 +1,280 @@
+package sql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// Engine is the table model over a database/sql pool and a Dialect.
+type Engine struct {
+	db   *sql.DB
+	d    Dialect
+	info table.Info
+
+	mu     sync.Mutex
+	tables []string
+}
+
+var _ table.Engine = (*Engine)(nil)
+
+// New returns the table model over db. info describes the engine; its Family is set to "sql".
+// The engine owns db and closes it.
+func New(db *sql.DB, d Dialect, info table.Info) *Engine {
+	info.Family = "sql"
+	info.Stores = true
+	return &Engine{db: db, d: d, info: info}
+}
+
+// Info implements table.Engine.
+func (e *Engine) Info() table.Info { return e.info }
+
+// DB returns the pool, for dialect-specific setup and tests.
+func (e *Engine) DB() *sql.DB { return e.db }
+
+// CreateTable implements table.Engine.
+func (e *Engine) CreateTable(ctx context.Context, t *table.Table, withIndexes bool) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if _, err := e.db.ExecContext(ctx, createTableSQL(e.d, t)); err != nil {
+		return fmt.Errorf("%s: create table %s: %w", e.d.Name(), t.Name, err)
+	}
+	e.mu.Lock()
+	e.tables = append(e.tables, t.Name)
+	e.mu.Unlock()
+	if withIndexes {
+		return e.CreateIndexes(ctx, t)
+	}
+	return nil
+}
+
+// CreateIndexes implements table.Engine with one CREATE INDEX per index.
+func (e *Engine) CreateIndexes(ctx context.Context, t *table.Table) error {
+	for _, ix := range t.Indexes {
+		if _, err := e.db.ExecContext(ctx, createIndexSQL(t, ix)); err != nil {
+			return fmt.Errorf("%s: create index %s: %w", e.d.Name(), IndexName(t, ix), err)
+		}
+	}
+	return nil
+}
+
+// NewSession implements table.Engine: the session holds one connection of the pool.
+func (e *Engine) NewSession(ctx context.Context) (table.Session, error) {
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: connect: %w", e.d.Name(), err)
+	}
+	return &session{e: e, conn: conn, stmts: map[stmtKey]*sql.Stmt{}}, nil
+}
+
+// Cleanup implements table.Engine.
+func (e *Engine) Cleanup(ctx context.Context) (string, error) {
+	e.mu.Lock()
+	tables := append([]string(nil), e.tables...)
+	e.mu.Unlock()
+	return e.d.Cleanup(ctx, e.db, tables)
+}
+
+// Size implements table.Engine.
+func (e *Engine) Size(ctx context.Context) (int64, bool, error) { return e.d.Size(ctx, e.db) }
+
+// Close implements table.Engine.
+func (e *Engine) Close() error { return e.db.Close() }
+
+type stmtKind uint8
+
+const (
+	kindInsert stmtKind = iota
+	kindDelete
+	kindGet
+	kindScan
+	kindCount
+)
+
+// stmtKey names a prepared statement: its kind, table, row or key count, and shape.
+type stmtKey struct {
+	kind  stmtKind
+	table string
+	n     int    // rows (insert), keys (get), limit (scan), index+1 (count)
+	shape uint64 // column bitmask (get); index, prefix length, inclusive (scan)
+}
+
+type session struct {
+	e     *Engine
+	conn  *sql.Conn
+	stmts map[stmtKey]*sql.Stmt
+	args  []any
+	dest  []any
+	raw   []sql.RawBytes
+	ints  []int64
+}
+
+func (s *session) stmt(ctx context.Context, k stmtKey, build func() string) (*sql.Stmt, error) {
+	if st := s.stmts[k]; st != nil {
+		return st, nil
+	}
+	q := build()
+	st, err := s.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), q, err)
+	}
+	s.stmts[k] = st
+	return st, nil
+}
+
+// Insert implements table.Session. Rows that do not fit one statement's parameter limit go in
+// several statements inside one explicit transaction.
+func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) error {
+	cols := len(t.Columns)
+	per := s.e.d.MaxParams() / cols
+	if rows.N <= per {
+		return s.insertChunk(ctx, t, rows, 0, rows.N)
+	}
+	if _, err := s.conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	for r := 0; r < rows.N; r += per {
+		if err := s.insertChunk(ctx, t, rows, r, min(per, rows.N-r)); err != nil {
+			s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			return err
+		}
+	}
+	_, err := s.conn.ExecContext(ctx, "COMMIT")
+	return err
+}
+
+func (s *session) insertChunk(ctx context.Context, t *table.Table, rows *table.Rows, from, n int) error {
+	st, err := s.stmt(ctx, stmtKey{kind: kindInsert, table: t.Name, n: n}, func() string { return insertSQL(s.e.d, t, n) })
+	if err != nil {
+		return err
+	}
+	s.args = s.args[:0]
+	for r := from; r < from+n; r++ {
+		for c, v := range rows.Row(r) {
+			if t.Columns[c].Type == table.Bytes {
+				s.args = append(s.args, v.B)
+			} else {
+				s.args = append(s.args, v.I)
+			}
+		}
+	}
+	if _, err := st.ExecContext(ctx, s.args...); err != nil {
+		return fmt.Errorf("%s: insert into %s: %w", s.e.d.Name(), t.Name, err)
+	}
+	return nil
+}
+
+// DeleteOldest implements table.Session.
+func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64, n int) (int, error) {
+	st, err := s.stmt(ctx, stmtKey{kind: kindDelete, table: t.Name}, func() string { return s.e.d.DeleteOldest(t) })
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(ctx, fromPK, int64(n))
+	if err != nil {
+		return 0, fmt.Errorf("%s: delete from %s: %w", s.e.d.Name(), t.Name, err)
+	}
+	got, err := res.RowsAffected()
+	return int(got), err
+}
+
+// Get implements table.Session.
+func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []int, out *table.Rows) error {
+	var mask uint64
+	for _, c := range cols {
+		mask |= 1 << uint(c)
+	}
+	st, err := s.stmt(ctx, stmtKey{kind: kindGet, table: t.Name, n: len(pks), shape: mask},
+		func() string { return getSQL(s.e.d, t, len(pks), cols) })
+	if err != nil {
+		return err
+	}
+	s.args = s.args[:0]
+	for _, pk := range pks {
+		s.args = append(s.args, pk)
+	}
+	return s.query(ctx, st, t, cols, out)
+}
+
+// Scan implements table.Session.
+func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []table.Value, inclusive bool, limit int, out *table.Rows) error {
+	ix := t.Indexes[index]
+	shape := uint64(index)<<16 | uint64(len(start))<<1
+	if inclusive {
+		shape |= 1
+	}
+	st, err := s.stmt(ctx, stmtKey{kind: kindScan, table: t.Name, n: limit, shape: shape},
+		func() string { return scanSQL(s.e.d, t, ix, len(start), inclusive, limit) })
+	if err != nil {
+		return err
+	}
+	s.args = s.args[:0]
+	for _, v := range start {
+		s.args = append(s.args, v.I)
+	}
+	return s.query(ctx, st, t, ix.Columns, out)
+}
+
+// query runs st with s.args and appends the result rows (columns cols of t) to out.
+func (s *session) query(ctx context.Context, st *sql.Stmt, t *table.Table, cols []int, out *table.Rows) error {
+	rs, err := st.QueryContext(ctx, s.args...)
+	if err != nil {
+		return fmt.Errorf("%s: query %s: %w", s.e.d.Name(), t.Name, err)
+	}
+	defer rs.Close()
+	if cap(s.ints) < len(cols) {
+		s.ints = make([]int64, len(cols))
+		s.raw = make([]sql.RawBytes, len(cols))
+	}
+	s.dest = s.dest[:0]
+	for i, c := range cols {
+		if t.Columns[c].Type == table.Bytes {
+			s.dest = append(s.dest, &s.raw[i])
+		} else {
+			s.dest = append(s.dest, &s.ints[i])
+		}
+	}
+	for rs.Next() {
+		if err := rs.Scan(s.dest...); err != nil {
+			return err
+		}
+		row := out.Append()
+		for i, c := range cols {
+			if t.Columns[c].Type == table.Bytes {
+				if s.raw[i] != nil {
+					row[i].B = out.CopyBytes(s.raw[i])
+				}
+			} else {
+				row[i].I = s.ints[i]
+			}
+		}
+	}
+	return rs.Err()
+}
+
+// Count implements table.Session.
+func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, error) {
+	var ix *table.Index
+	if index >= 0 {
+		ix = &t.Indexes[index]
+	}
+	st, err := s.stmt(ctx, stmtKey{kind: kindCount, table: t.Name, n: index + 1}, func() string { return countSQL(s.e.d, t, ix) })
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = st.QueryRowContext(ctx).Scan(&n)
+	return n, err
+}
+
+// Close implements table.Session.
+func (s *session) Close() error {
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	return s.conn.Close()
+}

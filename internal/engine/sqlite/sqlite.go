@@ -1,0 +1,154 @@
+// Package sqlite registers the "sqlite" engine: SQLite (mattn/go-sqlite3, cgo, the bundled
+// amalgamation) in WAL mode, an update-in-place B-tree, under the SQL family adapter.
+//
+// The primary key is an INTEGER PRIMARY KEY (the rowid: a clustered B-tree, as in InnoDB). Sync
+// on commit maps to synchronous=FULL (the WAL is synced at every commit); without it,
+// synchronous=NORMAL (synced at checkpoints only). The cache size applies to each connection.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	sqlfam "github.com/rumbench/rumbench/internal/engine/sql"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+var options = map[string]string{
+	"journal_mode": "wal or delete (default wal)",
+	"page_size":    "database page size in bytes, a power of two 512..65536 (default 4096)",
+	"synchronous":  "overrides the --sync mapping: off, normal, full or extra",
+}
+
+func init() {
+	engine.Register(engine.Spec{
+		Name:        "sqlite",
+		Description: "B-tree (SQLite via mattn/go-sqlite3, WAL mode), SQL family",
+		Options:     options,
+		Open:        open,
+	})
+}
+
+func open(ctx context.Context, o engine.Options) (table.Engine, error) {
+	if err := engine.CheckExtra("sqlite", o.Extra, options); err != nil {
+		return nil, err
+	}
+	journal, err := engine.ChoiceOption("sqlite", o.Extra, "journal_mode", "wal", "wal", "delete")
+	if err != nil {
+		return nil, err
+	}
+	page, err := engine.IntOption("sqlite", o.Extra, "page_size", 4096)
+	if err != nil {
+		return nil, err
+	}
+	if page < 512 || page > 65536 || page&(page-1) != 0 {
+		return nil, fmt.Errorf("engine sqlite option page_size=%d is not a power of two in 512..65536", page)
+	}
+	syncDef := "normal"
+	if o.Sync {
+		syncDef = "full"
+	}
+	syncMode, err := engine.ChoiceOption("sqlite", o.Extra, "synchronous", syncDef, "off", "normal", "full", "extra")
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(o.Dir, "sqlite.db")
+	q := url.Values{}
+	q.Set("_journal_mode", journal)
+	q.Set("_synchronous", syncMode)
+	q.Set("_busy_timeout", "60000")
+	q.Set("_txlock", "immediate")
+	q.Set("_cache_size", strconv.FormatInt(-(o.CacheBytes>>10), 10))
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	// page_size must be set before the first table exists; journal_mode=wal persists in the file.
+	if _, err := db.ExecContext(ctx, "PRAGMA page_size="+strconv.FormatInt(page, 10)); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if _, err := db.ExecContext(ctx, "VACUUM"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	version, _, _ := sqlite3.Version()
+	info := table.Info{
+		Name:    "sqlite",
+		Version: version,
+		Options: map[string]string{
+			"cache_mb":     strconv.FormatInt(o.CacheBytes>>20, 10) + " per connection",
+			"sync":         strconv.FormatBool(o.Sync),
+			"journal_mode": journal,
+			"synchronous":  syncMode,
+			"page_size":    strconv.FormatInt(page, 10),
+		},
+	}
+	return sqlfam.New(db, dialect{}, info), nil
+}
+
+// dialect is SQLite's SQL.
+type dialect struct{}
+
+func (dialect) Name() string { return "sqlite" }
+
+func (dialect) ColumnType(c table.Column) string {
+	switch c.Type {
+	case table.Bytes:
+		if c.MaxLen > 0 {
+			return fmt.Sprintf("VARCHAR(%d)", c.MaxLen)
+		}
+		return "BLOB"
+	}
+	// Timestamps are unix seconds: INTEGER (a DATETIME declaration would make the driver parse
+	// them as time values).
+	return "INTEGER"
+}
+
+func (dialect) PrimaryKey(name string) string { return name + " INTEGER PRIMARY KEY" }
+func (dialect) TableSuffix() string           { return "" }
+func (dialect) Placeholder(int) string        { return "?" }
+func (dialect) MaxParams() int                { return 32766 }
+
+func (dialect) IndexHint(t *table.Table, ix table.Index) string {
+	return "INDEXED BY " + sqlfam.IndexName(t, ix)
+}
+
+// DeleteOldest uses the PostgreSQL form of the reference's delete (an IN subquery with ORDER BY
+// and LIMIT), which SQLite supports without SQLITE_ENABLE_UPDATE_DELETE_LIMIT.
+func (dialect) DeleteOldest(t *table.Table) string {
+	pk := t.Columns[0].Name
+	return fmt.Sprintf("DELETE FROM %s WHERE %s IN (SELECT %s FROM %s WHERE %s >= ? ORDER BY %s LIMIT ?)",
+		t.Name, pk, pk, t.Name, pk, pk)
+}
+
+// Cleanup runs ANALYZE and a truncating WAL checkpoint, SQLite's counterpart of the reference's
+// ANALYZE TABLE plus a flush of dirty pages.
+func (dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (string, error) {
+	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
+		return "", err
+	}
+	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return "", err
+	}
+	return "ANALYZE, wal_checkpoint(TRUNCATE)", nil
+}
+
+// Size is page_count × page_size: the main database file, without the WAL.
+func (dialect) Size(ctx context.Context, db *sql.DB) (int64, bool, error) {
+	var pages, size int64
+	if err := db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		return 0, false, err
+	}
+	if err := db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&size); err != nil {
+		return 0, false, err
+	}
+	return pages * size, true, nil
+}

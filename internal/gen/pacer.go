@@ -1,0 +1,40 @@
+package gen
+
+import (
+	"context"
+	"time"
+)
+
+// Pacer spaces operations at a target rate by their intended start times: operation k is
+// intended to start at start + k/rate. When the worker falls behind it runs at once and the
+// intended time stays on schedule, so latency measured from the intended start includes the
+// queueing a slow engine causes (no coordinated omission). Not safe for concurrent use.
+type Pacer struct {
+	start    time.Time
+	interval time.Duration
+	k        int64
+}
+
+// NewPacer returns a pacer for rate operations per second starting at start; rate must be > 0.
+func NewPacer(start time.Time, rate float64) *Pacer {
+	return &Pacer{start: start, interval: time.Duration(float64(time.Second) / rate)}
+}
+
+// Next returns the intended start time of the next operation, sleeping until then if it is in the
+// future. It returns ctx's error if ctx ends first.
+func (p *Pacer) Next(ctx context.Context) (time.Time, error) {
+	at := p.start.Add(time.Duration(p.k) * p.interval)
+	p.k++
+	d := time.Until(at)
+	if d <= 0 {
+		return at, nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return at, nil
+	case <-ctx.Done():
+		return at, ctx.Err()
+	}
+}

@@ -1,0 +1,143 @@
+package results
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/sysstat"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// Manifest is run.json: what ran, where, with which settings, and how it ended.
+type Manifest struct {
+	SchemaVersion int      `json:"schema_version"`
+	RunID         string   `json:"run_id"`
+	Label         string   `json:"label"`
+	Version       string   `json:"rumbench_version"`
+	GitSHA        string   `json:"git_sha"`
+	GoVersion     string   `json:"go_version"`
+	Command       []string `json:"command"`
+	// Config is the effective run configuration, every default resolved.
+	Config         map[string]any `json:"config"`
+	Workload       string         `json:"workload"`
+	WorkloadConfig map[string]any `json:"workload_config"`
+	Targets        []Target       `json:"targets"`
+	Host           sysstat.Host   `json:"host"`
+	Start          time.Time      `json:"start"`
+	End            time.Time      `json:"end"`
+	// Status is "running" while the run goes on, then "ok", "interrupted" or "failed".
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Notes are caveats a reader of the results needs (system-wide counters, absent devices).
+	Notes []string `json:"notes"`
+}
+
+// Target is one engine (or engine × configuration) of a run.
+type Target struct {
+	Label   string     `json:"label"`
+	Engine  table.Info `json:"engine"`
+	DataDir string     `json:"data_dir"`
+	// Check is the outcome of the workload's invariant check after the last step.
+	Check string `json:"check,omitempty"`
+}
+
+// Writer writes a run directory: run.json and steps.json are rewritten whole (atomically) each
+// time they change, intervals.jsonl is appended and flushed every tick, so a run that stops at
+// any point leaves valid files with everything measured so far.
+type Writer struct {
+	dir       string
+	intervals *os.File
+	buf       *bufio.Writer
+	enc       *json.Encoder
+	steps     []Step
+}
+
+// Create makes the run directory out/runID and opens intervals.jsonl.
+func Create(out, runID string) (*Writer, error) {
+	dir := filepath.Join(out, runID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	f, err := os.Create(filepath.Join(dir, "intervals.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	buf := bufio.NewWriterSize(f, 64<<10)
+	return &Writer{dir: dir, intervals: f, buf: buf, enc: json.NewEncoder(buf)}, nil
+}
+
+// Dir returns the run directory.
+func (w *Writer) Dir() string { return w.dir }
+
+// Interval appends one interval record and flushes it to the file.
+func (w *Writer) Interval(iv *Interval) error {
+	if err := w.enc.Encode(iv); err != nil {
+		return err
+	}
+	return w.buf.Flush()
+}
+
+// Step records a step result and rewrites steps.json.
+func (w *Writer) Step(s Step) error {
+	w.steps = append(w.steps, s)
+	return writeJSON(filepath.Join(w.dir, "steps.json"), w.steps)
+}
+
+// Steps returns the step results recorded so far.
+func (w *Writer) Steps() []Step { return w.steps }
+
+// Manifest rewrites run.json.
+func (w *Writer) Manifest(m *Manifest) error {
+	return writeJSON(filepath.Join(w.dir, "run.json"), m)
+}
+
+// Close flushes and closes intervals.jsonl and makes sure steps.json exists.
+func (w *Writer) Close() error {
+	if w.steps == nil {
+		if err := writeJSON(filepath.Join(w.dir, "steps.json"), []Step{}); err != nil {
+			return err
+		}
+	}
+	if err := w.buf.Flush(); err != nil {
+		w.intervals.Close()
+		return err
+	}
+	return w.intervals.Close()
+}
+
+// writeJSON writes v as indented JSON to path through a temporary file and a rename.
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadSteps reads a run directory's steps.json.
+func ReadSteps(dir string) ([]Step, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "steps.json"))
+	if err != nil {
+		return nil, err
+	}
+	var steps []Step
+	return steps, json.Unmarshal(data, &steps)
+}
+
+// ReadManifest reads a run directory's run.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	return &m, json.Unmarshal(data, &m)
+}

@@ -1,0 +1,270 @@
+package runner
+
+import (
+	"context"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/hist"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/sysstat"
+)
+
+const (
+	kib = 1024.0
+	mib = 1024.0 * 1024
+	gib = 1024.0 * 1024 * 1024
+)
+
+// collector turns the tick snapshots of one step into interval records and the step result.
+type collector struct {
+	tgt    Target
+	st     Step
+	meters []*Meter
+	start  time.Time
+
+	first, base, prev, cur *snapshot
+	based                  bool
+	tmp                    hist.Snapshot
+	maxNs                  [NumKinds]int64 // largest interval max since base
+	rates                  []float64       // per-interval rates since base
+}
+
+func newCollector(tgt Target, st Step) *collector {
+	return &collector{tgt: tgt, st: st, first: &snapshot{}, base: &snapshot{}, prev: &snapshot{}, cur: &snapshot{}}
+}
+
+// begin takes the step's first snapshot.
+func (c *collector) begin(now time.Time) {
+	c.start = now
+	c.first.take(nil, c.tgt.Sampler, now, &c.tmp)
+	takeRusage(c.first)
+	*c.prev = *c.first
+	*c.base = *c.first
+	c.based = c.st.Warmup <= 0
+}
+
+// takeRusage records this process's user+system CPU time from getrusage, kept beside the sample
+// because its resolution (µs) beats /proc's 10 ms ticks on short steps.
+func takeRusage(s *snapshot) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		s.cpuNs = ru.Utime.Nano() + ru.Stime.Nano()
+	}
+}
+
+// tick takes a snapshot, emits its interval record and, when final, returns the step result.
+func (c *collector) tick(now time.Time, final bool) results.Step {
+	c.cur.take(c.meters, c.tgt.Sampler, now, &c.tmp)
+	takeRusage(c.cur)
+	iv := c.interval(c.prev, c.cur)
+	if c.based {
+		for k := range c.maxNs {
+			c.maxNs[k] = max(c.maxNs[k], c.cur.hists[k].IntervalMax)
+		}
+		if iv.Secs >= 0.5*c.tickSecs() {
+			c.rates = append(c.rates, iv.Rate)
+		}
+	} else if now.Sub(c.start) >= c.st.Warmup {
+		*c.base = *c.cur
+		c.based = true
+	}
+	if c.tgt.OnTick != nil {
+		c.tgt.OnTick(&iv)
+	}
+	c.prev, c.cur = c.cur, c.prev
+	if !final {
+		return results.Step{}
+	}
+	return c.summarize(c.base, c.prev)
+}
+
+func (c *collector) tickSecs() float64 {
+	if c.tgt.Tick > 0 {
+		return c.tgt.Tick.Seconds()
+	}
+	return 1
+}
+
+// count returns the rate count of kind k: queries for query kinds, rows for the others.
+func (s *snapshot) count(k Kind) int64 {
+	if isQuery(k) {
+		return s.ops[k]
+	}
+	return s.units[k]
+}
+
+func (c *collector) rateCount(s *snapshot) int64 {
+	var n int64
+	for _, k := range c.st.RateKinds {
+		n += s.count(k)
+	}
+	return n
+}
+
+func per(x, n float64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return x / n
+}
+
+func (c *collector) interval(a, b *snapshot) results.Interval {
+	secs := b.t.Sub(a.t).Seconds()
+	iv := results.Interval{
+		Target:       c.tgt.Label,
+		Step:         c.st.Name,
+		T:            b.t.Sub(c.start).Seconds(),
+		Secs:         secs,
+		IPS:          per(float64(b.units[Insert]-a.units[Insert]), secs),
+		DPS:          per(float64(b.units[Delete]-a.units[Delete]), secs),
+		QPS:          per(float64(b.ops[RangeQuery]+b.ops[PointQuery]-a.ops[RangeQuery]-a.ops[PointQuery]), secs),
+		Rate:         per(float64(c.rateCount(b)-c.rateCount(a)), secs),
+		MaxInsertUs:  float64(b.hists[Insert].IntervalMax) / 1e3,
+		MaxDeleteUs:  float64(b.hists[Delete].IntervalMax) / 1e3,
+		MaxQueryUs:   float64(max(b.hists[RangeQuery].IntervalMax, b.hists[PointQuery].IntervalMax)) / 1e3,
+		RowsInserted: b.units[Insert],
+		RowsDeleted:  b.units[Delete],
+		Queries:      b.ops[RangeQuery] + b.ops[PointQuery],
+	}
+	iv.ClientCPUPct = per(float64(b.cpuNs-a.cpuNs)/1e9, secs) * 100
+	if !a.sysOK || !b.sysOK {
+		return iv
+	}
+	if a.sys.DiskOK && b.sys.DiskOK {
+		iv.ReadMBPerSec = per(float64(b.sys.Disk.ReadSectors-a.sys.Disk.ReadSectors)*sysstat.SectorSize/mib, secs)
+		iv.WriteMBPerSec = per(float64(b.sys.Disk.WriteSectors-a.sys.Disk.WriteSectors)*sysstat.SectorSize/mib, secs)
+		iv.DiscardMBPerSec = per(float64(b.sys.Disk.DiscardSectors-a.sys.Disk.DiscardSectors)*sysstat.SectorSize/mib, secs)
+	}
+	iv.HostCPUPct = per(float64(b.sys.CPU.BusyTicks()-a.sys.CPU.BusyTicks()), float64(totalTicks(b.sys.CPU)-totalTicks(a.sys.CPU))) * 100
+	iv.ClientRSSMB = float64(b.sys.SelfRSSBytes) / mib
+	iv.DBBytes = b.sys.DirAllocated
+	return iv
+}
+
+func totalTicks(c sysstat.CPUStat) uint64 {
+	return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+}
+
+// summarize computes the step's figures from the measured window [a, b].
+func (c *collector) summarize(a, b *snapshot) results.Step {
+	secs := b.t.Sub(a.t).Seconds()
+	r := results.Step{
+		Target: c.tgt.Label, Step: c.st.Name, Start: a.t.UTC(), End: b.t.UTC(), Secs: secs,
+		WarmupSec: a.t.Sub(c.start).Seconds(),
+	}
+	if c.tgt.Engine != nil {
+		r.Engine = c.tgt.Engine.Info().Name
+	}
+	for _, k := range c.st.RateKinds {
+		r.RateKinds = append(r.RateKinds, k.String())
+	}
+	r.Ops = c.rateCount(b) - c.rateCount(a)
+	ops := float64(r.Ops)
+	r.Rate = per(ops, secs)
+	r.RowsInserted = b.units[Insert] - a.units[Insert]
+	r.RowsDeleted = b.units[Delete] - a.units[Delete]
+	r.Queries = b.ops[RangeQuery] + b.ops[PointQuery] - a.ops[RangeQuery] - a.ops[PointQuery]
+	r.InsertStatements = b.ops[Insert] - a.ops[Insert]
+	r.DeleteStatements = b.ops[Delete] - a.ops[Delete]
+	r.IPS = per(float64(r.RowsInserted), secs)
+	r.DPS = per(float64(r.RowsDeleted), secs)
+	r.QPS = per(float64(r.Queries), secs)
+	ins := float64(r.RowsInserted)
+
+	if c.tgt.Rows != nil {
+		r.Rows = c.tgt.Rows()
+	}
+	if c.tgt.Engine != nil {
+		if n, ok, err := c.tgt.Engine.Size(context.Background()); err == nil && ok {
+			r.EngineDBBytes = n
+		}
+	}
+	r.ClientCPUUsPerOp = per(float64(b.cpuNs-a.cpuNs)/1e3, ops)
+	if a.sysOK && b.sysOK {
+		if b.sys.DirOK {
+			r.DBBytes, r.DBApparentBytes = b.sys.DirAllocated, b.sys.DirApparent
+			r.BytesPerRow = per(float64(r.DBBytes), float64(r.Rows))
+		}
+		if a.sys.DiskOK && b.sys.DiskOK {
+			d := diskDelta(a.sys.Disk, b.sys.Disk)
+			r.Device = c.tgt.Sampler.Device().Name
+			r.ReadMBPerSec = per(float64(d.ReadSectors)*sysstat.SectorSize/mib, secs)
+			r.WriteMBPerSec = per(float64(d.WriteSectors)*sysstat.SectorSize/mib, secs)
+			r.DiscardMBPerSec = per(float64(d.DiscardSectors)*sysstat.SectorSize/mib, secs)
+			r.GBRead = float64(d.ReadSectors) * sysstat.SectorSize / gib
+			r.GBWritten = float64(d.WriteSectors) * sysstat.SectorSize / gib
+			r.ReadsPerOp = per(float64(d.ReadIOs), ops)
+			r.ReadKBPerOp = per(float64(d.ReadSectors)*sysstat.SectorSize/kib, ops)
+			r.WritesPerInsert = per(float64(d.WriteIOs), ins)
+			r.WriteKBPerInsert = per(float64(d.WriteSectors)*sysstat.SectorSize/kib, ins)
+			r.DiscardKBPerOp = per(float64(d.DiscardSectors)*sysstat.SectorSize/kib, ops)
+			r.FlushesPerOp = per(float64(d.FlushIOs), ops)
+		}
+		busy := float64(b.sys.CPU.BusyTicks() - a.sys.CPU.BusyTicks())
+		r.HostCPUPct = per(busy, float64(totalTicks(b.sys.CPU)-totalTicks(a.sys.CPU))) * 100
+		r.HostCPUUsPerOp = per(busy/sysstat.UserHZ*1e6, ops)
+		r.CSPerOp = per(float64(b.sys.CPU.Ctxt-a.sys.CPU.Ctxt), ops)
+		r.ClientRSSMB = float64(b.sys.SelfRSSBytes) / mib
+		r.ClientMaxRSSMB = float64(b.sys.SelfHWMBytes) / mib
+	}
+	r.MaxInsertUs = float64(c.maxNs[Insert]) / 1e3
+	r.MaxDeleteUs = float64(c.maxNs[Delete]) / 1e3
+	r.MaxQueryUs = float64(max(c.maxNs[RangeQuery], c.maxNs[PointQuery])) / 1e3
+	r.RateP50, r.RateP99 = ratePercentile(c.rates, 0.50), ratePercentile(c.rates, 0.99)
+	if c.st.TargetInsertRate > 0 {
+		r.TargetIPS = c.st.TargetInsertRate
+		met := r.IPS >= 0.95*c.st.TargetInsertRate
+		r.TargetMet = &met
+	}
+	var d hist.Snapshot
+	for k := Kind(0); k < NumKinds; k++ {
+		d.Sub(&b.hists[k], &a.hists[k])
+		d.Max = c.maxNs[k]
+		if l, ok := latency(k.String(), &d); ok {
+			r.Latency = append(r.Latency, l)
+		}
+		d.Sub(&b.intended[k], &a.intended[k])
+		if l, ok := latency(k.String()+"_intended", &d); ok {
+			r.Latency = append(r.Latency, l)
+		}
+	}
+	return r
+}
+
+func diskDelta(a, b sysstat.DiskStats) sysstat.DiskStats {
+	return sysstat.DiskStats{
+		ReadIOs: b.ReadIOs - a.ReadIOs, ReadSectors: b.ReadSectors - a.ReadSectors,
+		WriteIOs: b.WriteIOs - a.WriteIOs, WriteSectors: b.WriteSectors - a.WriteSectors,
+		DiscardIOs: b.DiscardIOs - a.DiscardIOs, DiscardSectors: b.DiscardSectors - a.DiscardSectors,
+		FlushIOs: b.FlushIOs - a.FlushIOs,
+	}
+}
+
+func latency(kind string, d *hist.Snapshot) (results.Latency, bool) {
+	if d.Total <= 0 {
+		return results.Latency{}, false
+	}
+	us := func(ns int64) float64 { return float64(ns) / 1e3 }
+	return results.Latency{
+		Kind: kind, Count: d.Total, MeanUs: d.Mean() / 1e3,
+		P50Us: us(d.Quantile(0.50)), P90Us: us(d.Quantile(0.90)), P99Us: us(d.Quantile(0.99)),
+		P999Us: us(d.Quantile(0.999)), MaxUs: us(d.Max),
+		Buckets: d.Buckets(nil),
+	}, true
+}
+
+// ratePercentile returns the per-interval rate that a fraction p of the intervals met or
+// exceeded: the rates sorted in descending order, the value at rank round(p·n), as the insert
+// benchmark's reports compute it.
+func ratePercentile(rates []float64, p float64) float64 {
+	if len(rates) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), rates...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	i := int(p*float64(len(s)) + 0.5)
+	i = min(max(i, 1), len(s))
+	return s[i-1]
+}

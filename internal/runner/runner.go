@@ -1,0 +1,173 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/hist"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/sysstat"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// Target is what a step runs against and where its figures go.
+type Target struct {
+	// Label names the target in results (the engine name, or engine plus configuration).
+	Label  string
+	Engine table.Engine
+	// Sampler takes the system samples; nil disables system figures.
+	Sampler *sysstat.Sampler
+	// Rows returns the table rows the workload holds now (inserted − deleted).
+	Rows func() int64
+	// OnTick receives every interval record as soon as it is taken (results writer, progress
+	// display). It must not block for long.
+	OnTick func(iv *results.Interval)
+	// Tick is the sampling interval; 0 means 1 s.
+	Tick time.Duration
+}
+
+// ErrTimeLimit is the cause of a step stopped by its MaxDuration.
+var ErrTimeLimit = errors.New("step duration limit reached")
+
+// Run runs one step and returns its figures. The result is always filled with what was measured,
+// also when Run returns an error (an operation failed) or ctx was cancelled (status
+// "interrupted", nil error).
+func Run(ctx context.Context, tgt Target, st Step) (results.Step, error) {
+	tick := tgt.Tick
+	if tick <= 0 {
+		tick = time.Second
+	}
+	stepCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	bgCtx, stopBg := context.WithCancel(stepCtx)
+	defer stopBg()
+	if st.MaxDuration > 0 {
+		t := time.AfterFunc(st.MaxDuration, func() { stop(ErrTimeLimit) })
+		defer t.Stop()
+	}
+
+	c := newCollector(tgt, st)
+	start := time.Now()
+	c.begin(start)
+
+	meters := make([]*Meter, len(st.Workers))
+	var drivers, background sync.WaitGroup
+	var errOnce sync.Once
+	var opErr error
+	fail := func(err error) {
+		errOnce.Do(func() { opErr = err; stop(err) })
+	}
+	for i, w := range st.Workers {
+		meters[i] = newMeter(w.Rate > 0)
+		c.meters = append(c.meters, meters[i])
+		wctx, wg := stepCtx, &drivers
+		if w.Role == Background {
+			wctx, wg = bgCtx, &background
+		}
+		wg.Add(1)
+		go func(w Worker, m *Meter) {
+			defer wg.Done()
+			if err := work(wctx, w, m, start); err != nil {
+				fail(fmt.Errorf("%s: %w", w.Name, err))
+			}
+		}(w, meters[i])
+	}
+	driversDone := make(chan struct{})
+	go func() { drivers.Wait(); close(driversDone) }()
+
+	ticker := time.NewTicker(tick)
+	defer ticker.Stop()
+loop:
+	for {
+		select {
+		case <-ticker.C:
+			c.tick(time.Now(), false)
+		case <-driversDone:
+			break loop
+		}
+	}
+	stopBg()
+	background.Wait()
+	res := c.tick(time.Now(), true)
+
+	switch cause := context.Cause(stepCtx); {
+	case opErr != nil:
+		res.Status, res.Error = results.StatusFailed, opErr.Error()
+		return res, opErr
+	case errors.Is(cause, ErrTimeLimit):
+		res.Status = results.StatusTimeLimit
+	case ctx.Err() != nil:
+		res.Status = results.StatusInterrupted
+	default:
+		res.Status = results.StatusOK
+	}
+	return res, nil
+}
+
+// work is a worker's loop: pace, call Op, stop on done, error or cancellation. An error that
+// comes from the cancellation of ctx is a clean stop.
+func work(ctx context.Context, w Worker, m *Meter, start time.Time) error {
+	var pacer *gen.Pacer
+	if w.Rate > 0 {
+		pacer = gen.NewPacer(start, w.Rate)
+	}
+	for ctx.Err() == nil {
+		if pacer != nil {
+			at, err := pacer.Next(ctx)
+			if err != nil {
+				return nil
+			}
+			m.intendedStart = at
+		}
+		done, err := w.Op(ctx, m)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if done {
+			return nil
+		}
+	}
+	return nil
+}
+
+// snapshot is the merged state of all meters, and the system, at one instant.
+type snapshot struct {
+	t        time.Time
+	ops      [NumKinds]int64
+	units    [NumKinds]int64
+	hists    [NumKinds]hist.Snapshot
+	intended [NumKinds]hist.Snapshot
+	sys      sysstat.Sample
+	sysOK    bool
+	cpuNs    int64 // this process's user+system CPU time (getrusage), ns
+}
+
+func (s *snapshot) take(meters []*Meter, sampler *sysstat.Sampler, t time.Time, tmp *hist.Snapshot) {
+	s.t = t
+	for k := Kind(0); k < NumKinds; k++ {
+		s.ops[k], s.units[k] = 0, 0
+		s.hists[k].Reset()
+		s.intended[k].Reset()
+		for _, m := range meters {
+			s.ops[k] += m.ops[k].Load()
+			s.units[k] += m.units[k].Load()
+			m.hists[k].Snapshot(tmp)
+			s.hists[k].Add(tmp)
+			if m.intended[k] != nil {
+				m.intended[k].Snapshot(tmp)
+				s.intended[k].Add(tmp)
+			}
+		}
+	}
+	s.sysOK = false
+	if sampler != nil {
+		s.sysOK = sampler.Sample(&s.sys) == nil
+	}
+}

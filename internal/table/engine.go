@@ -1,0 +1,63 @@
+package table
+
+import "context"
+
+// Engine is an open database that implements the table model. Its methods may be called from
+// several goroutines; each worker does its data operations through its own Session.
+type Engine interface {
+	// Info describes the engine as opened (name, version, effective options).
+	Info() Info
+	// CreateTable creates t with its primary key, and its secondary indexes when withIndexes is
+	// true. The table must not exist.
+	CreateTable(ctx context.Context, t *Table, withIndexes bool) error
+	// CreateIndexes builds every secondary index of t over the rows t holds now. Until it
+	// returns, inserts maintain only the primary key.
+	CreateIndexes(ctx context.Context, t *Table) error
+	// NewSession opens a session (a connection, for a server) for one worker.
+	NewSession(ctx context.Context) (Session, error)
+	// Cleanup runs the engine's maintenance between the load and the query phases (memtable
+	// flush and compaction, checkpoint, vacuum/analyze) and says what it did, in a few words.
+	Cleanup(ctx context.Context) (string, error)
+	// Size returns the engine's own figure for the logical database size in bytes, and false
+	// when the engine has none.
+	Size(ctx context.Context) (int64, bool, error)
+	// Close closes the database. It is called once, after every session is closed.
+	Close() error
+}
+
+// Info describes an open engine, for the manifest and the reports.
+type Info struct {
+	// Name is the registered engine name.
+	Name string `json:"name"`
+	// Family is "kv", "sql" or "none".
+	Family string `json:"family"`
+	// Version is the engine's library or server version.
+	Version string `json:"version"`
+	// Stores is false for engines that keep no data (the null engine): invariants do not apply.
+	Stores bool `json:"stores"`
+	// Options are the effective engine options, every default resolved.
+	Options map[string]string `json:"options"`
+}
+
+// Session does data operations for one worker. It is not safe for concurrent use. Each call that
+// writes is one transaction, committed (and synced when the engine syncs on commit) before it
+// returns.
+type Session interface {
+	// Insert inserts rows (each with every column of t, primary key first) in one transaction.
+	Insert(ctx context.Context, t *Table, rows *Rows) error
+	// DeleteOldest deletes, in one transaction, the first n rows in primary-key order whose key is
+	// at least fromPK, and returns how many it deleted.
+	DeleteOldest(ctx context.Context, t *Table, fromPK int64, n int) (int, error)
+	// Get looks up rows by primary key and appends the found ones to out, with the columns cols
+	// (positions in t.Columns) in that order. Missing keys are skipped.
+	Get(ctx context.Context, t *Table, pks []int64, cols []int, out *Rows) error
+	// Scan appends to out up to limit entries of secondary index t.Indexes[index] in index order,
+	// starting at the first entry whose leading columns are >= start (> start when inclusive is
+	// false). Each output row holds the index's columns (a covering scan). len(start) may be
+	// shorter than the index.
+	Scan(ctx context.Context, t *Table, index int, start []Value, inclusive bool, limit int, out *Rows) error
+	// Count returns the number of rows in t (index < 0) or of entries in secondary index index.
+	Count(ctx context.Context, t *Table, index int) (int64, error)
+	// Close ends the session.
+	Close() error
+}

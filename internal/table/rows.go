@@ -1,0 +1,69 @@
+package table
+
+// Value is one cell: I holds Int64 and Timestamp columns, B holds Bytes columns. A nil B in a
+// Bytes column is SQL NULL.
+type Value struct {
+	I int64
+	B []byte
+}
+
+// Rows is a reusable, row-major block of rows with a fixed number of columns. Cell (r, c) is
+// Vals[r*Cols+c]. Bytes cells point into Arena (or into memory owned by the caller) and are valid
+// until the next Reset. Rows is not safe for concurrent use.
+type Rows struct {
+	Cols  int
+	N     int
+	Vals  []Value
+	Arena []byte
+}
+
+// NewRows returns an empty block for rows of cols columns with room for capRows rows.
+func NewRows(cols, capRows int) *Rows {
+	return &Rows{Cols: cols, Vals: make([]Value, 0, cols*capRows)}
+}
+
+// Reset empties the block, keeping its memory. cols sets the column count for the rows to come.
+func (r *Rows) Reset(cols int) {
+	r.Cols = cols
+	r.N = 0
+	r.Vals = r.Vals[:0]
+	r.Arena = r.Arena[:0]
+}
+
+// Append adds one zeroed row and returns it as a slice of Cols values to fill in.
+func (r *Rows) Append() []Value {
+	n := len(r.Vals)
+	if cap(r.Vals)-n < r.Cols {
+		grown := make([]Value, n, 2*cap(r.Vals)+r.Cols)
+		copy(grown, r.Vals)
+		r.Vals = grown
+	}
+	r.Vals = r.Vals[:n+r.Cols]
+	row := r.Vals[n : n+r.Cols]
+	for i := range row {
+		row[i] = Value{}
+	}
+	r.N++
+	return row
+}
+
+// Row returns row i as a slice of Cols values.
+func (r *Rows) Row(i int) []Value { return r.Vals[i*r.Cols : (i+1)*r.Cols] }
+
+// CopyBytes copies b into the block's arena and returns the copy. Earlier copies stay valid: when
+// the arena must grow it is replaced, not moved.
+func (r *Rows) CopyBytes(b []byte) []byte {
+	if cap(r.Arena)-len(r.Arena) < len(b) {
+		size := 2 * cap(r.Arena)
+		if size < 4096 {
+			size = 4096
+		}
+		if size < len(b) {
+			size = len(b)
+		}
+		r.Arena = make([]byte, 0, size)
+	}
+	n := len(r.Arena)
+	r.Arena = append(r.Arena, b...)
+	return r.Arena[n:len(r.Arena):len(r.Arena)]
+}

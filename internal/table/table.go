@@ -1,0 +1,92 @@
+// Package table is the table model that every workload speaks and every engine implements.
+//
+// A workload describes tables (typed columns, an int64 primary key, secondary indexes) and issues
+// operations on them through a Session; an engine implements those operations over its own storage.
+// Nothing outside an engine package knows which engine runs.
+package table
+
+import "fmt"
+
+// Type is the type of a column.
+type Type uint8
+
+const (
+	// Int64 is a signed 64-bit integer column.
+	Int64 Type = iota
+	// Timestamp is a point in time stored as int64 seconds since the Unix epoch (UTC). SQL engines
+	// declare it with their datetime type where they have one.
+	Timestamp
+	// Bytes is a variable-length byte string column (varchar/blob).
+	Bytes
+)
+
+// String returns the type's name.
+func (t Type) String() string {
+	switch t {
+	case Int64:
+		return "int64"
+	case Timestamp:
+		return "timestamp"
+	case Bytes:
+		return "bytes"
+	}
+	return fmt.Sprintf("type(%d)", uint8(t))
+}
+
+// Column is one column of a table.
+type Column struct {
+	Name    string
+	Type    Type
+	NotNull bool
+	// MaxLen is the declared maximum length of a Bytes column (SQL varchar size); 0 means unbounded.
+	MaxLen int
+}
+
+// Index is a secondary index: an ordered list of column positions. Index entries are unique
+// because the primary key is appended to them.
+type Index struct {
+	Name    string
+	Columns []int
+}
+
+// Table describes one table. Column 0 is the primary key and must be Int64.
+type Table struct {
+	Name    string
+	Columns []Column
+	Indexes []Index
+}
+
+// Validate checks the table description: a name, an Int64 primary key in column 0, and index
+// columns that exist.
+func (t *Table) Validate() error {
+	if t.Name == "" {
+		return fmt.Errorf("table has no name")
+	}
+	if len(t.Columns) == 0 || t.Columns[0].Type != Int64 {
+		return fmt.Errorf("table %s: column 0 must be the int64 primary key", t.Name)
+	}
+	for _, ix := range t.Indexes {
+		if ix.Name == "" || len(ix.Columns) == 0 {
+			return fmt.Errorf("table %s: index needs a name and columns", t.Name)
+		}
+		for _, c := range ix.Columns {
+			if c <= 0 || c >= len(t.Columns) {
+				return fmt.Errorf("table %s: index %s names column %d, which is not a non-key column", t.Name, ix.Name, c)
+			}
+			if t.Columns[c].Type == Bytes {
+				return fmt.Errorf("table %s: index %s on bytes column %s is not supported", t.Name, ix.Name, t.Columns[c].Name)
+			}
+		}
+	}
+	return nil
+}
+
+// IndexByName returns the position of the named index in t.Indexes, or -1.
+func (t *Table) IndexByName(name string) int {
+	for i, ix := range t.Indexes {
+		if ix.Name == name {
+			return i
+		}
+	}
+	return -1
+}

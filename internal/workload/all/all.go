@@ -1,0 +1,6 @@
+// Package all links every workload into the binary. Import it for its side effects.
+package all
+
+import (
+	_ "github.com/rumbench/rumbench/internal/workload/insert" // insert benchmark
+)

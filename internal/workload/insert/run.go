@@ -1,0 +1,157 @@
+package insert
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+)
+
+// rowsPerQuery is the LIMIT of a range query and the number of keys of a point query.
+const rowsPerQuery = 10
+
+// lxRows is the number of rows l.x inserts before it creates the indexes.
+const lxRows = 100
+
+// client is the state of one client's table. nextID and minID are read by the query thread
+// while the writer and deleter change them.
+type client struct {
+	no      int
+	t       *table.Table
+	gen     *Generator
+	nextID  atomic.Int64 // next transactionid to insert; rows [minID, nextID) exist
+	minID   atomic.Int64 // oldest transactionid not deleted
+	indexed bool
+}
+
+// Run is the insert benchmark's state on one engine.
+type Run struct {
+	w        *Workload
+	eng      table.Engine
+	clients  []*client
+	payload  *gen.Payload
+	sessions []table.Session
+	cleanAt  time.Time // when the cleanup started
+}
+
+var _ workload.Run = (*Run)(nil)
+
+// Open implements workload.Workload: it creates one table per client, with the secondary
+// indexes unless l.x will create them.
+func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
+	r := &Run{w: w, eng: eng, payload: gen.NewPayload(w.cfg.Seed)}
+	withIndexes := !contains(w.steps, "l.x")
+	for i := 0; i < w.cfg.Clients; i++ {
+		c := &client{no: i, t: newTable(i), gen: NewGenerator(w.cfg.Seed, i, r.payload), indexed: withIndexes}
+		c.nextID.Store(1)
+		c.minID.Store(1)
+		if err := eng.CreateTable(ctx, c.t, withIndexes); err != nil {
+			return nil, err
+		}
+		r.clients = append(r.clients, c)
+	}
+	return r, nil
+}
+
+// Rows implements workload.Run.
+func (r *Run) Rows() int64 {
+	var n int64
+	for _, c := range r.clients {
+		n += c.nextID.Load() - c.minID.Load()
+	}
+	return n
+}
+
+// session opens a session that Close will close.
+func (r *Run) session(ctx context.Context) (table.Session, error) {
+	s, err := r.eng.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.sessions = append(r.sessions, s)
+	return s, nil
+}
+
+// Close implements workload.Run.
+func (r *Run) Close() error {
+	var first error
+	for _, s := range r.sessions {
+		if err := s.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	r.sessions = nil
+	return first
+}
+
+// Prepare implements workload.Run: before the first query step it runs the engine's cleanup and
+// waits out the configured settling time.
+func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
+	if name[0] != 'q' || !r.cleanAt.IsZero() {
+		return "", nil
+	}
+	r.cleanAt = time.Now()
+	what, err := r.eng.Cleanup(ctx)
+	if err != nil {
+		return "", fmt.Errorf("cleanup: %w", err)
+	}
+	if wait := time.Until(r.cleanAt.Add(r.w.cleanupWait())); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return what, ctx.Err()
+		}
+	}
+	return what, nil
+}
+
+// Step implements workload.Run.
+func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
+	st := runner.Step{Name: name, RateKinds: []runner.Kind{runner.Insert}}
+	for _, c := range r.clients {
+		var err error
+		switch name {
+		case "l.x":
+			st.RateKinds = []runner.Kind{runner.CreateIndex}
+			err = r.addIndexer(ctx, &st, c)
+		case "l.i0":
+			err = r.addWriter(ctx, &st, c, r.w.cfg.Rows, r.w.rowsPerCommit(name), 0, false)
+		case "l.i1":
+			err = r.addWriter(ctx, &st, c, r.w.cfg.Writes*4/5, r.w.rowsPerCommit(name), 0, r.w.cfg.DeletePerInsert)
+		case "l.i2":
+			err = r.addWriter(ctx, &st, c, r.w.cfg.Writes-r.w.cfg.Writes*4/5, r.w.rowsPerCommit(name), 0, r.w.cfg.DeletePerInsert)
+		default:
+			err = r.addQueryStep(ctx, &st, c, name)
+		}
+		if err != nil {
+			return st, err
+		}
+	}
+	if name[0] == 'q' {
+		st.RateKinds = []runner.Kind{runner.RangeQuery, runner.PointQuery}
+		st.TargetInsertRate = queryRate(name) * float64(len(r.clients))
+		st.MaxDuration = time.Duration(3 * r.w.cfg.QuerySecs * float64(time.Second))
+	}
+	return st, nil
+}
+
+func (r *Run) addQueryStep(ctx context.Context, st *runner.Step, c *client, name string) error {
+	rate := queryRate(name)
+	rpc := min(r.w.rowsPerCommit(name), int(rate)) // the reference lowers the batch to the rate
+	if err := r.addWriter(ctx, st, c, int64(r.w.cfg.QuerySecs*rate), rpc, rate/float64(rpc), r.w.cfg.DeletePerInsert); err != nil {
+		return err
+	}
+	s, err := r.session(ctx)
+	if err != nil {
+		return err
+	}
+	q := &querier{c: c, s: s, point: name[1] == 'p', rnd: gen.NewRand(gen.Mix(r.w.cfg.Seed ^ gen.Mix(uint64(c.no)<<8|uint64(stepIndex(name)))))}
+	q.out = table.NewRows(3, rowsPerQuery)
+	st.Workers = append(st.Workers, runner.Worker{Name: "query " + c.t.Name, Role: runner.Background, Op: q.op})
+	return nil
+}

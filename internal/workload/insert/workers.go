@@ -1,0 +1,182 @@
+package insert
+
+import (
+	"context"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// deleteLag is how many insert batches the deleter may fall behind before the writer waits: the
+// reference's statement queues hold 8.
+const deleteLag = 8
+
+// writer inserts rows batches of rpc rows until it has inserted total rows. With a deleter, it
+// hands every batch's row count to it.
+type writer struct {
+	r       *Run
+	c       *client
+	s       table.Session
+	rows    *table.Rows
+	total   int64
+	done    int64
+	rpc     int
+	deletes chan int // nil without deletes; closed when the writer is done
+}
+
+func (r *Run) addWriter(ctx context.Context, st *runner.Step, c *client, total int64, rpc int, batchRate float64, deletes bool) error {
+	s, err := r.session(ctx)
+	if err != nil {
+		return err
+	}
+	w := &writer{r: r, c: c, s: s, rows: table.NewRows(numCols, rpc), total: total, rpc: rpc}
+	st.Workers = append(st.Workers, runner.Worker{Name: "writer " + c.t.Name, Role: runner.Driver, Rate: batchRate, Op: w.op})
+	if !deletes {
+		return nil
+	}
+	ds, err := r.session(ctx)
+	if err != nil {
+		return err
+	}
+	w.deletes = make(chan int, deleteLag)
+	d := &deleter{c: c, s: ds, batches: w.deletes}
+	st.Workers = append(st.Workers, runner.Worker{Name: "deleter " + c.t.Name, Role: runner.Driver, Op: d.op})
+	return nil
+}
+
+func (w *writer) op(ctx context.Context, m *runner.Meter) (bool, error) {
+	n := int(min(int64(w.rpc), w.total-w.done))
+	if n <= 0 {
+		if w.deletes != nil {
+			close(w.deletes)
+		}
+		return true, nil
+	}
+	first := w.c.nextID.Load()
+	w.c.gen.Fill(w.rows, first, n, w.r.w.cfg.Now().Unix())
+	start := time.Now()
+	if err := w.s.Insert(ctx, w.c.t, w.rows); err != nil {
+		return false, err
+	}
+	m.Done(runner.Insert, start, n)
+	w.c.nextID.Store(first + int64(n))
+	w.done += int64(n)
+	if w.deletes != nil {
+		select {
+		case w.deletes <- n:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	return false, nil
+}
+
+// deleter deletes, for each batch the writer reports, as many of the oldest rows.
+type deleter struct {
+	c       *client
+	s       table.Session
+	batches chan int
+}
+
+func (d *deleter) op(ctx context.Context, m *runner.Meter) (bool, error) {
+	var n int
+	var ok bool
+	select {
+	case n, ok = <-d.batches:
+		if !ok {
+			return true, nil
+		}
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	from := d.c.minID.Load()
+	start := time.Now()
+	got, err := d.s.DeleteOldest(ctx, d.c.t, from, n)
+	if err != nil {
+		return false, err
+	}
+	m.Done(runner.Delete, start, got)
+	d.c.minID.Store(from + int64(got))
+	return false, nil
+}
+
+// addIndexer adds l.x's worker for c: insert 100 rows, then create the secondary indexes.
+func (r *Run) addIndexer(ctx context.Context, st *runner.Step, c *client) error {
+	s, err := r.session(ctx)
+	if err != nil {
+		return err
+	}
+	rows := table.NewRows(numCols, lxRows)
+	op := func(ctx context.Context, m *runner.Meter) (bool, error) {
+		first := c.nextID.Load()
+		c.gen.Fill(rows, first, lxRows, r.w.cfg.Now().Unix())
+		start := time.Now()
+		if err := s.Insert(ctx, c.t, rows); err != nil {
+			return false, err
+		}
+		m.Done(runner.Insert, start, lxRows)
+		c.nextID.Store(first + lxRows)
+		start = time.Now()
+		if err := r.eng.CreateIndexes(ctx, c.t); err != nil {
+			return false, err
+		}
+		c.indexed = true
+		m.Done(runner.CreateIndex, start, int(c.nextID.Load()-c.minID.Load()))
+		return true, nil
+	}
+	st.Workers = append(st.Workers, runner.Worker{Name: "indexer " + c.t.Name, Role: runner.Driver, Op: op})
+	return nil
+}
+
+// querier is a client's closed-loop query thread: range queries (one of the three indexes,
+// chosen uniformly, from a uniform start) or 10-key point queries over the live key range.
+type querier struct {
+	c     *client
+	s     table.Session
+	point bool
+	rnd   gen.Rand
+	out   *table.Rows
+	pks   [rowsPerQuery]int64
+	start [1]table.Value
+}
+
+// pointCols are the columns a point query returns.
+var pointCols = []int{colTransactionID, colProductID, colData}
+
+func (q *querier) op(ctx context.Context, m *runner.Meter) (bool, error) {
+	q.out.Reset(3)
+	if q.point {
+		lo, hi := q.c.minID.Load(), q.c.nextID.Load()
+		if hi <= lo {
+			hi = lo + 1
+		}
+		for i := range q.pks {
+			q.pks[i] = lo + q.rnd.Intn(hi-lo)
+		}
+		start := time.Now()
+		if err := q.s.Get(ctx, q.c.t, q.pks[:], pointCols, q.out); err != nil {
+			return false, err
+		}
+		m.Done(runner.PointQuery, start, q.out.N)
+		return false, nil
+	}
+	ix := int(q.rnd.Intn(3))
+	var inclusive = true
+	switch ix {
+	case ixMarket:
+		q.start[0].I = q.rnd.Intn(products)
+	case ixRegister:
+		q.start[0].I = q.rnd.Intn(cashRegisters)
+		inclusive = false // the reference's register query uses a strict >
+	case ixPDC:
+		q.start[0].I = q.rnd.Intn(maxPrice)
+	}
+	start := time.Now()
+	if err := q.s.Scan(ctx, q.c.t, ix, q.start[:], inclusive, rowsPerQuery, q.out); err != nil {
+		return false, err
+	}
+	m.Done(runner.RangeQuery, start, q.out.N)
+	return false, nil
+}

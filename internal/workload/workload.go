@@ -1,0 +1,87 @@
+// Package workload is the registry of workloads and the contract between a workload and the
+// orchestration that runs it.
+//
+// A workload declares its tables and steps, generates its data deterministically (batch i is a
+// pure function of the seed and i) and hands the runner per-worker operation closures. It owns no
+// loop and never prints.
+package workload
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// Workload is a configured workload, ready to run on any number of engines in turn.
+type Workload interface {
+	// Name is the registered name.
+	Name() string
+	// Steps returns the names of the steps that will run, in order.
+	Steps() []string
+	// Config returns the effective configuration, every default resolved, for the manifest.
+	Config() map[string]any
+	// Open creates the workload's tables on eng and returns the state of one run on it.
+	Open(ctx context.Context, eng table.Engine) (Run, error)
+}
+
+// Run is a workload's state on one engine.
+type Run interface {
+	// Prepare does the unmeasured work that precedes step name (e.g. the cleanup before the
+	// query steps) and says what it did ("" for nothing).
+	Prepare(ctx context.Context, name string) (string, error)
+	// Step returns the measured step name, ready for runner.Run.
+	Step(ctx context.Context, name string) (runner.Step, error)
+	// Rows returns the rows the tables hold now by the workload's own count.
+	Rows() int64
+	// Check verifies the workload's invariants against the engine (row counts, one index entry
+	// per row per secondary index, query result sizes) and summarizes what it checked.
+	Check(ctx context.Context) (string, error)
+	// Close releases the run's sessions. The engine stays open.
+	Close() error
+}
+
+// Spec describes a registered workload.
+type Spec struct {
+	Name        string
+	Description string
+	// Steps lists every step name the workload knows, in the order they run.
+	Steps []string
+}
+
+var (
+	mu    sync.Mutex
+	specs = map[string]Spec{}
+)
+
+// Register adds a workload spec. It panics when the name is taken.
+func Register(s Spec) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := specs[s.Name]; dup {
+		panic("workload: duplicate registration of " + s.Name)
+	}
+	specs[s.Name] = s
+}
+
+// Lookup returns the workload registered under name.
+func Lookup(name string) (Spec, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	s, ok := specs[name]
+	return s, ok
+}
+
+// Names returns the registered workload names, sorted.
+func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	names := make([]string, 0, len(specs))
+	for n := range specs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
