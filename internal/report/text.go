@@ -56,6 +56,12 @@ var (
 	colSecs  = column{"secs", func(s *results.Step) string { return num(s.Secs) }}
 	colRows  = column{"rows", func(s *results.Step) string { return strconv.FormatInt(s.Rows, 10) }}
 	colDBMB  = column{"db_MB", func(s *results.Step) string { return num(float64(s.DBBytes) / (1 << 20)) }}
+	colEngMB = column{"eng_MB", func(s *results.Step) string {
+		if s.EngineDBBytes == 0 {
+			return "-"
+		}
+		return num(float64(s.EngineDBBytes) / (1 << 20))
+	}}
 	colBPR   = column{"B/row", func(s *results.Step) string { return num(s.BytesPerRow) }}
 	colRMBs  = column{"rMB/s", storage(func(s *results.Step) float64 { return s.ReadMBPerSec })}
 	colWMBs  = column{"wMB/s", storage(func(s *results.Step) float64 { return s.WriteMBPerSec })}
@@ -90,9 +96,9 @@ var (
 // loadColumns are the columns of a load step (rate = inserts/s), queryColumns of a query step
 // (rate = queries/s; CPU, reads and context switches per query; writes per insert).
 var (
-	loadColumns  = []column{colTarget, colIPS, colSecs, colRows, colDBMB, colBPR, colRMBs, colWMBs, colGBw, colRKBo, colWKBi, colDKBo, colFlo, colCPU, colCCPU, colCS, colRSS, colMaxI, colP50, colP99}
-	indexColumns = []column{colTarget, colRate, colSecs, colRows, colDBMB, colBPR, colRMBs, colWMBs, colGBw, colWKBi, colCPU, colCCPU, colCS, colRSS}
-	queryColumns = []column{colTarget, colQPS, colIPS, colTgt, colTgtOK, colSecs, colRows, colDBMB, colRMBs, colWMBs, colRKBo, colWKBi, colCPU, colCCPU, colCS, colRSS, colMaxQ, colMaxI, colP50, colP99}
+	loadColumns  = []column{colTarget, colIPS, colSecs, colRows, colDBMB, colEngMB, colBPR, colRMBs, colWMBs, colGBw, colRKBo, colWKBi, colDKBo, colFlo, colCPU, colCCPU, colCS, colRSS, colMaxI, colP50, colP99}
+	indexColumns = []column{colTarget, colRate, colSecs, colRows, colDBMB, colEngMB, colBPR, colRMBs, colWMBs, colGBw, colWKBi, colCPU, colCCPU, colCS, colRSS}
+	queryColumns = []column{colTarget, colQPS, colIPS, colTgt, colTgtOK, colSecs, colRows, colDBMB, colEngMB, colRMBs, colWMBs, colRKBo, colWKBi, colCPU, colCCPU, colCS, colRSS, colMaxQ, colMaxI, colP50, colP99}
 )
 
 func columnsFor(s *results.Step) ([]column, string) {

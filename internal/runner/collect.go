@@ -171,7 +171,11 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	r.IPS = per(float64(r.RowsInserted), secs)
 	r.DPS = per(float64(r.RowsDeleted), secs)
 	r.QPS = per(float64(r.Queries), secs)
+	// Writes are charged per inserted row; for an index build (l.x), per indexed row.
 	ins := float64(r.RowsInserted)
+	if len(c.st.RateKinds) == 1 && c.st.RateKinds[0] == CreateIndex {
+		ins = ops
+	}
 
 	if c.tgt.Rows != nil {
 		r.Rows = c.tgt.Rows()

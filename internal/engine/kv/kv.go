@@ -374,3 +374,6 @@ func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, 
 
 // Close implements table.Session.
 func (s *session) Close() error { return s.batch.Close() }
+
+// Store returns the underlying store, for engine-specific tests and tools.
+func (e *Engine) Store() Store { return e.store }

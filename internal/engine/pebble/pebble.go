@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	pdb "github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/sstable"
 
 	"github.com/rumbench/rumbench/internal/engine"
@@ -22,6 +23,7 @@ var options = map[string]string{
 	"l0_compaction_threshold": "L0 file count that triggers a compaction (default 4)",
 	"compaction_concurrency":  "maximum concurrent compactions (default 1)",
 	"compression":             "sstable compression: snappy, zstd, none (default snappy)",
+	"bloom_bits":              "bloom filter bits per key, 0 for none (default 10, as MyRocks)",
 }
 
 func init() {
@@ -59,10 +61,17 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if memtable < 1 || l0 < 1 || conc < 1 {
-		return nil, fmt.Errorf("engine pebble: memtable_mb, l0_compaction_threshold and compaction_concurrency must be at least 1")
+	bloomBits, err := engine.IntOption("pebble", o.Extra, "bloom_bits", 10)
+	if err != nil {
+		return nil, err
 	}
-	cache := pdb.NewCache(o.CacheBytes)
+	if memtable < 1 || l0 < 1 || conc < 1 || bloomBits < 0 {
+		return nil, fmt.Errorf("engine pebble: memtable_mb, l0_compaction_threshold and compaction_concurrency must be at least 1, bloom_bits at least 0")
+	}
+	// Pebble reserves memtable memory from its block cache: size the cache so that CacheBytes
+	// stay for blocks with a mutable and an immutable memtable reserved.
+	capacity := o.CacheBytes + 2*memtable<<20
+	cache := pdb.NewCache(capacity)
 	opts := &pdb.Options{
 		Cache:                 cache,
 		MemTableSize:          uint64(memtable) << 20,
@@ -77,6 +86,9 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	}[comp]
 	for i := range opts.Levels {
 		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return profile }
+		if bloomBits > 0 {
+			opts.Levels[i].FilterPolicy = bloom.FilterPolicy(bloomBits)
+		}
 	}
 	db, err := pdb.Open(o.Dir, opts)
 	if err != nil {
@@ -93,11 +105,13 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		Version: moduleVersion("github.com/cockroachdb/pebble/v2"),
 		Options: map[string]string{
 			"cache_mb":                strconv.FormatInt(o.CacheBytes>>20, 10),
+			"cache_capacity_mb":       strconv.FormatInt(capacity>>20, 10) + " (cache_mb + 2 memtables, which pebble reserves from it)",
 			"sync":                    strconv.FormatBool(o.Sync),
 			"memtable_mb":             strconv.FormatInt(memtable, 10),
 			"l0_compaction_threshold": strconv.FormatInt(l0, 10),
 			"compaction_concurrency":  strconv.FormatInt(conc, 10),
 			"compression":             comp,
+			"bloom_bits":              strconv.FormatInt(bloomBits, 10),
 			"format_major_version":    strconv.FormatUint(uint64(db.FormatMajorVersion()), 10),
 		},
 	}
