@@ -79,17 +79,12 @@ type Outcome struct {
 // and returns the error with the outcome; on cancellation it does the same and returns a nil
 // error with Interrupted set.
 func Run(ctx context.Context, cfg Config) (*Outcome, error) {
-	specs := make([]engine.Spec, len(cfg.Engines))
-	for i, name := range cfg.Engines {
-		s, ok := engine.Lookup(name)
-		if !ok {
-			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", name, joinNames(engine.Names()))}
-		}
-		specs[i] = s
-		if err := engine.CheckExtra(name, cfg.EngineOptions[name], s.Options); err != nil {
-			return nil, UsageError{err}
-		}
-		if err := prepareDir(engineDir(cfg, name), cfg.Fresh); err != nil {
+	specs, err := validate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range specs {
+		if err := prepareDir(engineDir(cfg, s.Name), cfg.Fresh); err != nil {
 			return nil, err
 		}
 	}
@@ -135,6 +130,31 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		runErr = err
 	}
 	return out, runErr
+}
+
+// Validate checks what Run would refuse before it starts (engine names and options, non-empty
+// data directories), so a caller can report bad input before announcing the run.
+func Validate(cfg Config) error {
+	_, err := validate(cfg)
+	return err
+}
+
+func validate(cfg Config) ([]engine.Spec, error) {
+	specs := make([]engine.Spec, len(cfg.Engines))
+	for i, name := range cfg.Engines {
+		s, ok := engine.Lookup(name)
+		if !ok {
+			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", name, joinNames(engine.Names()))}
+		}
+		specs[i] = s
+		if err := s.CheckOptions(cfg.EngineOptions[name]); err != nil {
+			return nil, UsageError{err}
+		}
+		if err := checkDir(engineDir(cfg, name), cfg.Fresh); err != nil {
+			return nil, err
+		}
+	}
+	return specs, nil
 }
 
 func engineDir(cfg Config, name string) string { return filepath.Join(cfg.DataDir, name) }
@@ -234,17 +254,23 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, targ
 	return nil
 }
 
-// prepareDir refuses a non-empty directory unless fresh, which empties it.
-func prepareDir(dir string, fresh bool) error {
+// checkDir refuses a non-empty directory unless fresh.
+func checkDir(dir string, fresh bool) error {
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) || (err == nil && fresh) {
 		return nil
 	}
 	if err != nil {
 		return UsageError{fmt.Errorf("data dir %s: %w", dir, err)}
 	}
-	if !fresh {
-		return UsageError{fmt.Errorf("data dir %s is not empty (use --fresh to empty it, or another --data-dir)", dir)}
+	return UsageError{fmt.Errorf("data dir %s is not empty (use --fresh to empty it, or another --data-dir)", dir)}
+}
+
+// prepareDir empties dir when fresh; checkDir has refused a non-empty one otherwise.
+func prepareDir(dir string, fresh bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil || !fresh {
+		return nil
 	}
 	for _, e := range entries {
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {

@@ -202,12 +202,6 @@ func parseEngineOpts(vals []string, engines []string) (map[string]map[string]str
 			opts[e][k] = val
 		}
 	}
-	for _, e := range engines {
-		s, _ := engine.Lookup(e)
-		if err := engine.CheckExtra(e, opts[e], s.Options); err != nil {
-			return nil, usageError{err}
-		}
-	}
 	return opts, nil
 }
 
@@ -226,6 +220,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if err := bench.Validate(cfg); err != nil {
+		return err
 	}
 	prog := &progress{w: env.Stderr, tty: env.StderrTTY, quiet: f.quiet}
 	cfg.OnTick, cfg.OnStep, cfg.OnEvent = prog.tick, prog.step, prog.event

@@ -41,6 +41,20 @@ type Spec struct {
 	Options map[string]string
 	// Open opens the engine.
 	Open Factory
+	// Check validates engine-specific options without opening anything (nil: only the keys of
+	// Options are checked).
+	Check func(extra map[string]string) error
+}
+
+// CheckOptions validates extra for this engine: known keys, then the engine's own Check.
+func (s Spec) CheckOptions(extra map[string]string) error {
+	if err := CheckExtra(s.Name, extra, s.Options); err != nil {
+		return err
+	}
+	if s.Check != nil {
+		return s.Check(extra)
+	}
+	return nil
 }
 
 var (

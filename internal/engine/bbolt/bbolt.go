@@ -32,6 +32,10 @@ func init() {
 		Description: "copy-on-write B+tree (etcd bbolt), KV layout as MyRocks",
 		Options:     options,
 		Open:        open,
+		Check: func(extra map[string]string) error {
+			_, err := parse(extra)
+			return err
+		},
 	})
 }
 
@@ -42,29 +46,42 @@ type store struct {
 	fillPercent float64
 }
 
+// config holds the parsed engine-specific options.
+type config struct {
+	fl, nfs    string
+	fill, mmap int64
+}
+
+func parse(extra map[string]string) (config, error) {
+	var c config
+	var err error
+	if c.fl, err = engine.ChoiceOption("bbolt", extra, "freelist", "hashmap", "hashmap", "array"); err != nil {
+		return c, err
+	}
+	if c.nfs, err = engine.ChoiceOption("bbolt", extra, "no_freelist_sync", "false", "true", "false"); err != nil {
+		return c, err
+	}
+	if c.fill, err = engine.IntOption("bbolt", extra, "fill_percent", 50); err != nil {
+		return c, err
+	}
+	if c.mmap, err = engine.IntOption("bbolt", extra, "initial_mmap_size", 0); err != nil {
+		return c, err
+	}
+	if c.fill < 10 || c.fill > 100 || c.mmap < 0 {
+		return c, fmt.Errorf("engine bbolt: fill_percent must be 10..100 and initial_mmap_size >= 0")
+	}
+	return c, nil
+}
+
 func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if err := engine.CheckExtra("bbolt", o.Extra, options); err != nil {
 		return nil, err
 	}
-	fl, err := engine.ChoiceOption("bbolt", o.Extra, "freelist", "hashmap", "hashmap", "array")
+	c, err := parse(o.Extra)
 	if err != nil {
 		return nil, err
 	}
-	nfs, err := engine.ChoiceOption("bbolt", o.Extra, "no_freelist_sync", "false", "true", "false")
-	if err != nil {
-		return nil, err
-	}
-	fill, err := engine.IntOption("bbolt", o.Extra, "fill_percent", 50)
-	if err != nil {
-		return nil, err
-	}
-	mmap, err := engine.IntOption("bbolt", o.Extra, "initial_mmap_size", 0)
-	if err != nil {
-		return nil, err
-	}
-	if fill < 10 || fill > 100 || mmap < 0 {
-		return nil, fmt.Errorf("engine bbolt: fill_percent must be 10..100 and initial_mmap_size >= 0")
-	}
+	fl, nfs, fill, mmap := c.fl, c.nfs, c.fill, c.mmap
 	db, err := bolt.Open(filepath.Join(o.Dir, "bbolt.db"), 0o644, &bolt.Options{
 		NoSync:          !o.Sync,
 		FreelistType:    bolt.FreelistType(fl),

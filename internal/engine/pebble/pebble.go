@@ -32,6 +32,10 @@ func init() {
 		Description: "LSM tree (CockroachDB Pebble v2, RocksDB-like), KV layout as MyRocks",
 		Options:     options,
 		Open:        open,
+		Check: func(extra map[string]string) error {
+			_, err := parse(extra)
+			return err
+		},
 	})
 }
 
@@ -41,33 +45,45 @@ type store struct {
 	writeOpts *pdb.WriteOptions
 }
 
+// config holds the parsed engine-specific options.
+type config struct {
+	memtable, l0, conc, bloomBits int64
+	comp                          string
+}
+
+func parse(extra map[string]string) (config, error) {
+	var c config
+	var err error
+	if c.memtable, err = engine.IntOption("pebble", extra, "memtable_mb", 64); err != nil {
+		return c, err
+	}
+	if c.l0, err = engine.IntOption("pebble", extra, "l0_compaction_threshold", 4); err != nil {
+		return c, err
+	}
+	if c.conc, err = engine.IntOption("pebble", extra, "compaction_concurrency", 1); err != nil {
+		return c, err
+	}
+	if c.comp, err = engine.ChoiceOption("pebble", extra, "compression", "snappy", "snappy", "zstd", "none"); err != nil {
+		return c, err
+	}
+	if c.bloomBits, err = engine.IntOption("pebble", extra, "bloom_bits", 10); err != nil {
+		return c, err
+	}
+	if c.memtable < 1 || c.l0 < 1 || c.conc < 1 || c.bloomBits < 0 {
+		return c, fmt.Errorf("engine pebble: memtable_mb, l0_compaction_threshold and compaction_concurrency must be at least 1, bloom_bits at least 0")
+	}
+	return c, nil
+}
+
 func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if err := engine.CheckExtra("pebble", o.Extra, options); err != nil {
 		return nil, err
 	}
-	memtable, err := engine.IntOption("pebble", o.Extra, "memtable_mb", 64)
+	c, err := parse(o.Extra)
 	if err != nil {
 		return nil, err
 	}
-	l0, err := engine.IntOption("pebble", o.Extra, "l0_compaction_threshold", 4)
-	if err != nil {
-		return nil, err
-	}
-	conc, err := engine.IntOption("pebble", o.Extra, "compaction_concurrency", 1)
-	if err != nil {
-		return nil, err
-	}
-	comp, err := engine.ChoiceOption("pebble", o.Extra, "compression", "snappy", "snappy", "zstd", "none")
-	if err != nil {
-		return nil, err
-	}
-	bloomBits, err := engine.IntOption("pebble", o.Extra, "bloom_bits", 10)
-	if err != nil {
-		return nil, err
-	}
-	if memtable < 1 || l0 < 1 || conc < 1 || bloomBits < 0 {
-		return nil, fmt.Errorf("engine pebble: memtable_mb, l0_compaction_threshold and compaction_concurrency must be at least 1, bloom_bits at least 0")
-	}
+	memtable, l0, conc, comp, bloomBits := c.memtable, c.l0, c.conc, c.comp, c.bloomBits
 	// Pebble reserves memtable memory from its block cache: size the cache so that CacheBytes
 	// stay for blocks with a mutable and an immutable memtable reserved.
 	capacity := o.CacheBytes + 2*memtable<<20

@@ -33,32 +33,49 @@ func init() {
 		Description: "B-tree (SQLite via mattn/go-sqlite3, WAL mode), SQL family",
 		Options:     options,
 		Open:        open,
+		Check: func(extra map[string]string) error {
+			_, err := parse(extra, true)
+			return err
+		},
 	})
+}
+
+// config holds the parsed engine-specific options.
+type config struct {
+	journal, syncMode string
+	page              int64
+}
+
+// parse reads the options; sync is the --sync setting that synchronous defaults from.
+func parse(extra map[string]string, sync bool) (config, error) {
+	var c config
+	var err error
+	if c.journal, err = engine.ChoiceOption("sqlite", extra, "journal_mode", "wal", "wal", "delete"); err != nil {
+		return c, err
+	}
+	if c.page, err = engine.IntOption("sqlite", extra, "page_size", 4096); err != nil {
+		return c, err
+	}
+	if c.page < 512 || c.page > 65536 || c.page&(c.page-1) != 0 {
+		return c, fmt.Errorf("engine sqlite option page_size=%d is not a power of two in 512..65536", c.page)
+	}
+	syncDef := "normal"
+	if sync {
+		syncDef = "full"
+	}
+	c.syncMode, err = engine.ChoiceOption("sqlite", extra, "synchronous", syncDef, "off", "normal", "full", "extra")
+	return c, err
 }
 
 func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if err := engine.CheckExtra("sqlite", o.Extra, options); err != nil {
 		return nil, err
 	}
-	journal, err := engine.ChoiceOption("sqlite", o.Extra, "journal_mode", "wal", "wal", "delete")
+	c, err := parse(o.Extra, o.Sync)
 	if err != nil {
 		return nil, err
 	}
-	page, err := engine.IntOption("sqlite", o.Extra, "page_size", 4096)
-	if err != nil {
-		return nil, err
-	}
-	if page < 512 || page > 65536 || page&(page-1) != 0 {
-		return nil, fmt.Errorf("engine sqlite option page_size=%d is not a power of two in 512..65536", page)
-	}
-	syncDef := "normal"
-	if o.Sync {
-		syncDef = "full"
-	}
-	syncMode, err := engine.ChoiceOption("sqlite", o.Extra, "synchronous", syncDef, "off", "normal", "full", "extra")
-	if err != nil {
-		return nil, err
-	}
+	journal, page, syncMode := c.journal, c.page, c.syncMode
 	path := filepath.Join(o.Dir, "sqlite.db")
 	q := url.Values{}
 	q.Set("_journal_mode", journal)

@@ -1,0 +1,38 @@
+# rumbench: `make run` runs the main job (a quick insert benchmark on pebble, sqlite and bbolt);
+# `make test` runs every test. Both work on a fresh Debian machine with Go and gcc; whatever else
+# they need is installed here with apt-get when missing (as root).
+
+GO      ?= go
+ARGS    ?=
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+SHA     := $(shell git rev-parse HEAD 2>/dev/null)
+PKG     := github.com/rumbench/rumbench/internal/bench
+LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitSHA=$(SHA)
+APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
+
+.PHONY: build run test bench deps clean
+
+build: deps
+	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
+
+## run: the main job; pass flags with ARGS="--engine pebble --profile small"
+run: build
+	./bin/rumbench run $(ARGS)
+
+## test: vet and every test (real engines, no mocks)
+test: deps
+	$(GO) vet ./...
+	CGO_ENABLED=1 $(GO) test -count=1 -timeout 30m ./...
+
+## bench: the client-cost benchmarks (go test -bench)
+bench: deps
+	CGO_ENABLED=1 $(GO) test -run '^$$' -bench . -benchmem ./...
+
+## deps: a C compiler for the cgo SQLite driver; installed with apt-get when missing
+deps:
+	@command -v gcc >/dev/null 2>&1 || { \
+		echo "installing gcc (cgo: mattn/go-sqlite3)"; \
+		$(APT) update && { $(APT) install build-essential || $(APT) install build-essential; }; }
+
+clean:
+	rm -rf bin rumbench-data

@@ -1,0 +1,243 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// transcript is the outcome of one in-process command.
+type transcript struct {
+	code           int
+	stdout, stderr string
+}
+
+// run executes the command line args in-process. ctx, when not nil, is the run's context.
+func run(t *testing.T, ctx context.Context, args ...string) transcript {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := Env{
+		Stdout: &out, Stderr: &errb, Args: args, Getenv: func(string) string { return "" },
+		Now: func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) },
+		Context: func() (context.Context, context.CancelFunc) {
+			if ctx != nil {
+				return context.WithCancel(ctx)
+			}
+			return context.WithCancel(context.Background())
+		},
+	}
+	code := Main(env)
+	return transcript{code, out.String(), errb.String()}
+}
+
+// dirs returns --out and --data-dir flags in fresh temporary directories.
+func dirs(t *testing.T) (string, string, []string) {
+	out, data := t.TempDir(), t.TempDir()
+	return out, data, []string{"--out", out, "--data-dir", data}
+}
+
+func TestUsageErrors(t *testing.T) {
+	_, data, d := dirs(t)
+	if err := os.MkdirAll(filepath.Join(data, "bbolt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "bbolt", "leftover"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string // the whole stderr
+	}{
+		{"unknown engine", []string{"run", "--engine", "pebble,nosuch"},
+			`rumbench: unknown engine "nosuch" (valid: bbolt, null, pebble, sqlite)`},
+		{"unknown workload", []string{"run", "--workload", "tpcc"},
+			`rumbench: unknown workload "tpcc" (valid: insert)`},
+		{"unknown step", []string{"run", "--steps", "l.i0,q9"},
+			`rumbench: unknown step "q9" (valid: l.i0, l.x, l.i1, l.i2, qr100, qp100, qr500, qp500, qr1000, qp1000)`},
+		{"unknown profile", []string{"run", "--profile", "huge"},
+			`rumbench: unknown profile "huge" (valid: quick, small, standard)`},
+		{"malformed number", []string{"run", "--rows", "lots"},
+			`rumbench: invalid argument "lots" for "--rows" flag: strconv.ParseInt: parsing "lots": invalid syntax (see rumbench run --help)`},
+		{"bad bool", []string{"run", "--sync=maybe"},
+			`rumbench: invalid argument "maybe" for "--sync" flag: strconv.ParseBool: parsing "maybe": invalid syntax (see rumbench run --help)`},
+		{"negative clients", []string{"run", "--clients", "0"},
+			`rumbench: --clients 0: must be 1..1024`},
+		{"engine option unknown", []string{"run", "--engine", "pebble", "--engine-opt", "pebble.nope=1"},
+			`rumbench: engine pebble has no option "nope" (valid: bloom_bits, compaction_concurrency, compression, l0_compaction_threshold, memtable_mb)`},
+		{"engine option malformed", []string{"run", "--engine-opt", "compression"},
+			`rumbench: --engine-opt "compression": want key=value or engine.key=value`},
+		{"engine option value", []string{"run", "--engine", "pebble", "--engine-opt", "compression=lz9"},
+			`rumbench: engine pebble option compression="lz9" is not valid (valid: snappy, zstd, none)`},
+		{"empty list item", []string{"run", "--engine", "pebble,,bbolt"},
+			`rumbench: --engine "pebble,,bbolt": empty item in the comma-separated list`},
+		{"unknown flag", []string{"run", "--rowz", "5"},
+			`rumbench: unknown flag: --rowz (see rumbench run --help)`},
+		{"unknown command", []string{"fly"},
+			`rumbench: unknown command "fly" for "rumbench"`},
+		{"non-empty data dir", append([]string{"run", "--engine", "bbolt"}, d...),
+			`rumbench: data dir ` + filepath.Join(data, "bbolt") + ` is not empty (use --fresh to empty it, or another --data-dir)`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := run(t, nil, tc.args...)
+			if tr.code != ExitUsage {
+				t.Errorf("exit code %d, want %d; stderr %q", tr.code, ExitUsage, tr.stderr)
+			}
+			if got := strings.TrimSuffix(tr.stderr, "\n"); got != tc.want {
+				t.Errorf("stderr\n got %q\nwant %q", got, tc.want)
+			}
+			if tr.stdout != "" {
+				t.Errorf("stdout not empty: %q", tr.stdout)
+			}
+		})
+	}
+}
+
+func TestEnginesAndWorkloads(t *testing.T) {
+	tr := run(t, nil, "engines")
+	if tr.code != 0 {
+		t.Fatalf("exit %d: %s", tr.code, tr.stderr)
+	}
+	for _, want := range []string{"bbolt", "null", "pebble", "sqlite", "--engine-opt pebble.memtable_mb=...", "--engine-opt sqlite.journal_mode=..."} {
+		if !strings.Contains(tr.stdout, want) {
+			t.Errorf("engines output lacks %q:\n%s", want, tr.stdout)
+		}
+	}
+	tr = run(t, nil, "workloads")
+	if f := strings.Fields(tr.stdout); tr.code != 0 || len(f) < 5 || f[3] != "insert" || f[4] != "l.i0,l.x,l.i1,l.i2,qr100,qp100,qr500,qp500,qr1000,qp1000" {
+		t.Errorf("workloads: exit %d, output:\n%s", tr.code, tr.stdout)
+	}
+	tr = run(t, nil, "version")
+	if tr.code != 0 || !strings.HasPrefix(tr.stdout, "rumbench ") {
+		t.Errorf("version: exit %d, output %q", tr.code, tr.stdout)
+	}
+}
+
+// readRun reads the only run directory under out.
+func readRun(t *testing.T, out string) (string, *results.Manifest, []results.Step) {
+	t.Helper()
+	entries, err := os.ReadDir(out)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("want one run directory in %s, got %v (%v)", out, entries, err)
+	}
+	dir := filepath.Join(out, entries[0].Name())
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := results.ReadSteps(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, m, steps
+}
+
+func TestRunAllStepsTiny(t *testing.T) {
+	out, data, d := dirs(t)
+	args := append([]string{"run", "--engine", "pebble,sqlite,bbolt,null", "--rows", "3000", "--writes", "1000",
+		"--query-secs", "0.5", "--clients", "2", "--delete-per-insert", "--cache-mb", "8", "--quiet"}, d...)
+	tr := run(t, nil, args...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
+	}
+	if tr.stderr != "" {
+		t.Errorf("--quiet run wrote to stderr: %q", tr.stderr)
+	}
+	for _, step := range []string{"== l.i0 ", "== l.x ", "== l.i1 ", "== l.i2 ", "== qr100 ", "== qp1000 "} {
+		if !strings.Contains(tr.stdout, step) {
+			t.Errorf("output lacks the %s table", step)
+		}
+	}
+	for _, eng := range []string{"pebble", "sqlite", "bbolt"} {
+		if !strings.Contains(tr.stdout, "invariants "+eng+": ok: 6200 rows, 18600 index entries") {
+			t.Errorf("output lacks the invariant line of %s:\n%s", eng, tr.stdout)
+		}
+	}
+	dir, m, steps := readRun(t, out)
+	if !strings.HasSuffix(tr.stdout, "results: "+dir+"\n") {
+		t.Errorf("output does not end with the results path %s", dir)
+	}
+	if m.Status != results.StatusOK || len(m.Targets) != 4 || m.SchemaVersion != results.SchemaVersion {
+		t.Errorf("manifest: status %q, %d targets", m.Status, len(m.Targets))
+	}
+	if len(steps) != 40 {
+		t.Fatalf("%d step records, want 4 engines × 10 steps", len(steps))
+	}
+	for _, s := range steps {
+		if s.Status != results.StatusOK {
+			t.Errorf("%s %s: status %s %s", s.Target, s.Step, s.Status, s.Error)
+		}
+		switch s.Step {
+		case "l.i0":
+			if s.RowsInserted != 6000 || s.Rows != 6000 {
+				t.Errorf("%s l.i0: inserted %d, rows %d, want 6000", s.Target, s.RowsInserted, s.Rows)
+			}
+		case "l.x":
+			if s.Ops != 6200 {
+				t.Errorf("%s l.x: %d indexed rows, want 6200", s.Target, s.Ops)
+			}
+		case "l.i1":
+			if s.RowsInserted != 1600 || s.RowsDeleted != 1600 || s.Rows != 6200 {
+				t.Errorf("%s l.i1: inserted %d deleted %d rows %d", s.Target, s.RowsInserted, s.RowsDeleted, s.Rows)
+			}
+		case "qr100":
+			if s.Queries == 0 || s.TargetIPS != 200 || s.TargetMet == nil || s.RowsInserted != 100 {
+				t.Errorf("%s qr100: queries %d target %g met %v inserted %d", s.Target, s.Queries, s.TargetIPS, s.TargetMet, s.RowsInserted)
+			}
+		}
+	}
+	// Every interval line parses and names a known target and step.
+	f, err := os.ReadFile(filepath.Join(dir, "intervals.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(f)), "\n")
+	if len(lines) < 40 {
+		t.Errorf("%d interval lines, want at least one per step", len(lines))
+	}
+	for _, l := range lines {
+		var iv results.Interval
+		if err := json.Unmarshal([]byte(l), &iv); err != nil || iv.Target == "" || iv.Step == "" {
+			t.Fatalf("bad interval line %q: %v", l, err)
+		}
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Errorf("engine data left behind without --keep-data: %v", entries)
+	}
+}
+
+func TestInterruptKeepsResults(t *testing.T) {
+	out, _, d := dirs(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, cancel)
+	args := append([]string{"run", "--engine", "pebble,bbolt", "--steps", "qr100", "--query-secs", "60", "--quiet"}, d...)
+	start := time.Now()
+	tr := run(t, ctx, args...)
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("interrupted run took %v to stop", took)
+	}
+	if tr.code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d; stderr %s", tr.code, ExitInterrupted, tr.stderr)
+	}
+	if !strings.Contains(tr.stderr, "interrupted; results measured so far are written") {
+		t.Errorf("stderr %q", tr.stderr)
+	}
+	_, m, steps := readRun(t, out)
+	if m.Status != results.StatusInterrupted {
+		t.Errorf("manifest status %q", m.Status)
+	}
+	if len(steps) != 1 || steps[0].Status != results.StatusInterrupted || steps[0].Queries == 0 || steps[0].Secs < 1 {
+		t.Errorf("want one interrupted qr100 step with queries, got %+v", steps)
+	}
+	if !strings.Contains(tr.stdout, "== qr100") {
+		t.Errorf("the measured step is not printed:\n%s", tr.stdout)
+	}
+}
