@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -239,5 +240,37 @@ func TestInterruptKeepsResults(t *testing.T) {
 	}
 	if !strings.Contains(tr.stdout, "== qr100") {
 		t.Errorf("the measured step is not printed:\n%s", tr.stdout)
+	}
+}
+
+// TestFullDiskStopsCleanly runs out of space mid-load on a 3 MiB tmpfs (needs root to mount):
+// the run stops with the engine's error, exit code 1, and the step measured so far is written.
+func TestFullDiskStopsCleanly(t *testing.T) {
+	small := t.TempDir()
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", small).Run(); err != nil {
+		t.Skipf("cannot mount a small tmpfs (needs root): %v", err)
+	}
+	t.Cleanup(func() { exec.Command("umount", small).Run() })
+	out := t.TempDir()
+	tr := run(t, nil, "run", "--engine", "bbolt,pebble", "--rows", "200000", "--out", out, "--data-dir", small, "--quiet")
+	if tr.code != ExitFailure {
+		t.Fatalf("exit %d, want %d; stderr %q", tr.code, ExitFailure, tr.stderr)
+	}
+	want := "rumbench: bbolt: l.i0: writer pi1: write " + filepath.Join(small, "bbolt", "bbolt.db") + ": no space left on device\n"
+	if tr.stderr != want {
+		t.Errorf("stderr\n got %q\nwant %q", tr.stderr, want)
+	}
+	_, m, steps := readRun(t, out)
+	if m.Status != results.StatusFailed || !strings.Contains(m.Error, "no space left on device") {
+		t.Errorf("manifest status %q error %q", m.Status, m.Error)
+	}
+	if len(steps) != 1 || steps[0].Status != results.StatusFailed || steps[0].RowsInserted == 0 || steps[0].Rows != steps[0].RowsInserted {
+		t.Errorf("want one failed l.i0 step with the rows inserted before the error, got %+v", steps)
+	}
+	if !strings.Contains(tr.stdout, "bbolt (failed)") {
+		t.Errorf("the failed step is not in the table:\n%s", tr.stdout)
+	}
+	if entries, _ := os.ReadDir(small); len(entries) != 0 {
+		t.Errorf("engine data left on the full disk: %v", entries)
 	}
 }

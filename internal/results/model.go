@@ -61,14 +61,16 @@ type Step struct {
 	// Rate is ops/secs: inserts/s for load steps, indexed rows/s for l.x, queries/s for queries.
 	Rate float64 `json:"rate_per_sec"`
 
-	RowsInserted     int64   `json:"rows_inserted"`
-	RowsDeleted      int64   `json:"rows_deleted"`
-	Queries          int64   `json:"queries"`
-	InsertStatements int64   `json:"insert_statements"`
-	DeleteStatements int64   `json:"delete_statements"`
-	IPS              float64 `json:"ips"`
-	DPS              float64 `json:"dps"`
-	QPS              float64 `json:"qps"`
+	RowsInserted     int64 `json:"rows_inserted"`
+	RowsDeleted      int64 `json:"rows_deleted"`
+	Queries          int64 `json:"queries"`
+	InsertStatements int64 `json:"insert_statements"`
+	DeleteStatements int64 `json:"delete_statements"`
+	// RowsPerQuery is the mean number of rows a query returned (the insert benchmark expects 10).
+	RowsPerQuery float64 `json:"rows_per_query"`
+	IPS          float64 `json:"ips"`
+	DPS          float64 `json:"dps"`
+	QPS          float64 `json:"qps"`
 
 	// Rows is the table rows at the end of the step (all tables).
 	Rows int64 `json:"rows"`

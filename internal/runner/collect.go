@@ -166,6 +166,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	r.RowsInserted = b.units[Insert] - a.units[Insert]
 	r.RowsDeleted = b.units[Delete] - a.units[Delete]
 	r.Queries = b.ops[RangeQuery] + b.ops[PointQuery] - a.ops[RangeQuery] - a.ops[PointQuery]
+	r.RowsPerQuery = per(float64(b.units[RangeQuery]+b.units[PointQuery]-a.units[RangeQuery]-a.units[PointQuery]), float64(r.Queries))
 	r.InsertStatements = b.ops[Insert] - a.ops[Insert]
 	r.DeleteStatements = b.ops[Delete] - a.ops[Delete]
 	r.IPS = per(float64(r.RowsInserted), secs)

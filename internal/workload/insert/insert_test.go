@@ -1,0 +1,165 @@
+package insert
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	_ "github.com/rumbench/rumbench/internal/engine/all"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/sysstat"
+)
+
+// TestEveryStepEveryEngine runs every step at tiny scale on every engine, with and without
+// deletes, and checks the invariants after each step: rows = inserted − deleted, one index entry
+// per row per secondary index, range and point queries returning their rows.
+func TestEveryStepEveryEngine(t *testing.T) {
+	for _, name := range engine.Names() {
+		for _, deletes := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/deletes=%v", name, deletes), func(t *testing.T) {
+				t.Parallel()
+				runAllSteps(t, name, deletes)
+			})
+		}
+	}
+}
+
+func runAllSteps(t *testing.T, name string, deletes bool) {
+	ctx := context.Background()
+	spec, _ := engine.Lookup(name)
+	dir := t.TempDir()
+	eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: 8 << 20, Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	const clients, rows, writes = 2, 2000, 1000
+	w, err := New(Config{Clients: clients, Rows: rows, Writes: writes, QuerySecs: 0.3, DeletePerInsert: deletes, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := w.Open(ctx, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	sampler, err := sysstat.NewSampler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sampler.Close()
+	stores := eng.Info().Stores
+	live := int64(0)
+	for _, step := range w.Steps() {
+		if _, err := run.Prepare(ctx, step); err != nil {
+			t.Fatalf("%s prepare: %v", step, err)
+		}
+		st, err := run.Step(ctx, step)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		res, err := runner.Run(ctx, runner.Target{Label: name, Engine: eng, Sampler: sampler, Rows: run.Rows, Tick: 100 * time.Millisecond}, st)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if res.Status != results.StatusOK {
+			t.Fatalf("%s: status %s", step, res.Status)
+		}
+		want := map[string]int64{"l.i0": clients * rows, "l.x": clients * lxRows, "l.i1": clients * writes * 4 / 5, "l.i2": clients * writes / 5}[step]
+		if step[0] == 'q' {
+			want = clients * int64(0.3*queryRate(step))
+			if res.Queries == 0 {
+				t.Errorf("%s: no queries ran", step)
+			}
+		}
+		if res.RowsInserted != want {
+			t.Errorf("%s: inserted %d rows, want %d", step, res.RowsInserted, want)
+		}
+		deleted := int64(0)
+		if deletes && step != "l.i0" && step != "l.x" {
+			deleted = want
+		}
+		if res.RowsDeleted != deleted {
+			t.Errorf("%s: deleted %d rows, want %d", step, res.RowsDeleted, deleted)
+		}
+		live += res.RowsInserted - res.RowsDeleted
+		if res.Rows != live || run.Rows() != live {
+			t.Errorf("%s: rows %d (run %d), want %d", step, res.Rows, run.Rows(), live)
+		}
+		if step == "l.x" && res.Ops != clients*(rows+lxRows) {
+			t.Errorf("l.x: %d indexed rows, want %d", res.Ops, clients*(rows+lxRows))
+		}
+		if stores && step[0] == 'q' {
+			// 10 rows per query, less a few range queries that start near the top of a column's
+			// range and point queries with a repeated or concurrently deleted key.
+			if res.RowsPerQuery < 9.5 || res.RowsPerQuery > 10 {
+				t.Errorf("%s: %.2f rows per query, want about 10", step, res.RowsPerQuery)
+			}
+		}
+		if _, err := run.Check(ctx); err != nil {
+			t.Fatalf("after %s: %v", step, err)
+		}
+	}
+}
+
+// TestStepSelectionCreatesIndexes checks that without l.x the tables get their indexes at the
+// start, so the later steps maintain and query them.
+func TestStepSelectionCreatesIndexes(t *testing.T) {
+	ctx := context.Background()
+	spec, _ := engine.Lookup("pebble")
+	eng, err := spec.Open(ctx, engine.Options{Dir: t.TempDir(), CacheBytes: 8 << 20, Sync: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	w, err := New(Config{Clients: 1, Rows: 500, Writes: 100, QuerySecs: 0.2, Seed: 1, Steps: []string{"qp100", "l.i0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(w.Steps()); got != "[l.i0 qp100]" {
+		t.Fatalf("steps %s, want reference order", got)
+	}
+	run, err := w.Open(ctx, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	for _, step := range w.Steps() {
+		st, err := run.Step(ctx, step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runner.Run(ctx, runner.Target{Label: "pebble", Engine: eng, Rows: run.Rows}, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msg, err := run.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg != "ok: 520 rows, 1560 index entries, range and point queries return their rows" {
+		t.Errorf("check: %s", msg)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	bad := []Config{
+		{Clients: 0, QuerySecs: 1},
+		{Clients: 1, Rows: -1, QuerySecs: 1},
+		{Clients: 1, QuerySecs: 0},
+		{Clients: 1, QuerySecs: 1, RowsPerCommit: -5},
+		{Clients: 1, QuerySecs: 1, Steps: []string{"l.i9"}},
+	}
+	for _, c := range bad {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+	good := Default()
+	if err := good.Validate(); err != nil {
+		t.Error(err)
+	}
+}
