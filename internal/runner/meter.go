@@ -41,7 +41,9 @@ type Meter struct {
 	intendedStart time.Time
 }
 
-func newMeter(paced bool) *Meter {
+// NewMeter returns a meter with a histogram per kind, and per-kind intended-start histograms when
+// paced. The runner makes one per worker; benchmarks and tests may make their own.
+func NewMeter(paced bool) *Meter {
 	m := &Meter{}
 	for k := range m.hists {
 		m.hists[k] = hist.New()

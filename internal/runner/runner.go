@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -62,7 +63,7 @@ func Run(ctx context.Context, tgt Target, st Step) (results.Step, error) {
 		errOnce.Do(func() { opErr = err; stop(err) })
 	}
 	for i, w := range st.Workers {
-		meters[i] = newMeter(w.Rate > 0)
+		meters[i] = NewMeter(w.Rate > 0)
 		c.meters = append(c.meters, meters[i])
 		wctx, wg := stepCtx, &drivers
 		if w.Role == Background {
@@ -71,6 +72,8 @@ func Run(ctx context.Context, tgt Target, st Step) (results.Step, error) {
 		wg.Add(1)
 		go func(w Worker, m *Meter) {
 			defer wg.Done()
+			// Label the worker's CPU profile samples with its target and step.
+			pprof.SetGoroutineLabels(pprof.WithLabels(wctx, pprof.Labels("target", tgt.Label, "step", st.Name)))
 			if err := work(wctx, w, m, start); err != nil {
 				fail(fmt.Errorf("%s: %w", w.Name, err))
 			}

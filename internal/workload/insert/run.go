@@ -34,7 +34,6 @@ type Run struct {
 	w        *Workload
 	eng      table.Engine
 	clients  []*client
-	payload  *gen.Payload
 	sessions []table.Session
 	cleanAt  time.Time // when the cleanup started
 }
@@ -44,10 +43,10 @@ var _ workload.Run = (*Run)(nil)
 // Open implements workload.Workload: it creates one table per client, with the secondary
 // indexes unless l.x will create them.
 func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
-	r := &Run{w: w, eng: eng, payload: gen.NewPayload(w.cfg.Seed)}
+	r := &Run{w: w, eng: eng}
 	withIndexes := !contains(w.steps, "l.x")
 	for i := 0; i < w.cfg.Clients; i++ {
-		c := &client{no: i, t: newTable(i), gen: NewGenerator(w.cfg.Seed, i, r.payload), indexed: withIndexes}
+		c := &client{no: i, t: newTable(i), gen: NewGenerator(w.cfg.Seed, i), indexed: withIndexes}
 		c.nextID.Store(1)
 		c.minID.Store(1)
 		if err := eng.CreateTable(ctx, c.t, withIndexes); err != nil {
@@ -77,7 +76,7 @@ func (r *Run) session(ctx context.Context) (table.Session, error) {
 	return s, nil
 }
 
-// Close implements workload.Run.
+// Close implements workload.Run: it closes the sessions of the last step.
 func (r *Run) Close() error {
 	var first error
 	for _, s := range r.sessions {
@@ -110,8 +109,12 @@ func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
 	return what, nil
 }
 
-// Step implements workload.Run.
+// Step implements workload.Run. The sessions of the previous step are closed first: each step
+// works on its own sessions (connections).
 func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
+	if err := r.Close(); err != nil {
+		return runner.Step{}, err
+	}
 	st := runner.Step{Name: name, RateKinds: []runner.Kind{runner.Insert}}
 	for _, c := range r.clients {
 		var err error

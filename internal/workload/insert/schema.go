@@ -65,15 +65,13 @@ func newTable(i int) *table.Table {
 // the same seed gives the same rows however they are batched. A Generator is used by one
 // goroutine.
 type Generator struct {
-	seed    uint64
-	payload *gen.Payload
-	buf     []byte
+	seed uint64
+	buf  []byte
 }
 
-// NewGenerator returns the generator of table number tableNo (0-based) for seed. payload is the
-// shared pool of random text.
-func NewGenerator(seed uint64, tableNo int, payload *gen.Payload) *Generator {
-	return &Generator{seed: gen.Mix(seed ^ gen.Mix(uint64(tableNo)+1)), payload: payload}
+// NewGenerator returns the generator of table number tableNo (0-based) for seed.
+func NewGenerator(seed uint64, tableNo int) *Generator {
+	return &Generator{seed: gen.Mix(seed ^ gen.Mix(uint64(tableNo)+1))}
 }
 
 // Fill resets rows and fills it with the n rows whose transactionids start at first; every row
@@ -92,7 +90,7 @@ func (g *Generator) Fill(rows *table.Rows, first int64, n int, unixSecs int64) {
 		row[colPrice].I = r.Intn(maxPrice)
 		length := int(r.Range(dataMinLen, dataMaxLen))
 		randLen := length * 75 * dataRandomPct / 10000 // int(L × 0.75 × pct/100)
-		g.buf = g.payload.Append(g.buf[:0], &r, length, randLen)
+		g.buf = gen.AppendText(g.buf[:0], &r, length, randLen)
 		row[colData].B = rows.CopyBytes(g.buf)
 	}
 }

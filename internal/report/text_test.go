@@ -1,0 +1,73 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func sampleSteps() []results.Step {
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	met, missed := true, false
+	return []results.Step{
+		{Target: "pebble", Engine: "pebble", Step: "l.i0", Status: "ok", Start: t0, Secs: 1.19, RateKinds: []string{"insert"},
+			Ops: 200000, Rate: 167564, RowsInserted: 200000, IPS: 167564, Rows: 200000, DBBytes: 442 << 20, EngineDBBytes: 4 << 20,
+			BytesPerRow: 2215.3, Device: "vda", ReadMBPerSec: 0.016, WriteMBPerSec: 20.4, GBWritten: 0.024, ReadKBPerOp: 0.0001,
+			WriteKBPerInsert: 0.124, FlushesPerOp: 0.01, HostCPUUsPerOp: 3.65, ClientCPUUsPerOp: 3.75, CSPerOp: 0.154,
+			ClientRSSMB: 47, MaxInsertUs: 4660, RateP50: 167716, RateP99: 167716,
+			Latency: []results.Latency{{Kind: "insert", Count: 2000, P50Us: 451, P90Us: 696, P99Us: 2950, P999Us: 4260, MaxUs: 4660}}},
+		{Target: "sqlite", Engine: "sqlite", Step: "l.i0", Status: "ok", Secs: 1.48, RateKinds: []string{"insert"}, Ops: 200000,
+			IPS: 135360, Rows: 200000, DBBytes: 12 << 20, BytesPerRow: 62.1, HostCPUUsPerOp: 4.8, ClientCPUUsPerOp: 5.23,
+			Latency: []results.Latency{{Kind: "insert", Count: 2000, P50Us: 549, P90Us: 1050, P99Us: 3240, P999Us: 6680, MaxUs: 9160}}},
+		{Target: "pebble", Engine: "pebble", Step: "qr100", Status: "ok", Secs: 5, RateKinds: []string{"range_query", "point_query"},
+			Queries: 177824, QPS: 35562, IPS: 100, TargetIPS: 100, TargetMet: &met, Device: "vda", Rows: 250600,
+			Latency: []results.Latency{{Kind: "range_query", Count: 177824, P50Us: 26, P90Us: 34, P99Us: 95, P999Us: 299, MaxUs: 9500}}},
+		{Target: "bbolt", Engine: "bbolt", Step: "qr100", Status: "failed", Error: "writer pi1: disk full", Secs: 2,
+			RateKinds: []string{"range_query", "point_query"}, Queries: 10, QPS: 5, IPS: 20, TargetIPS: 100, TargetMet: &missed},
+	}
+}
+
+func TestTextGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Text(&b, sampleSteps()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "text.golden", b.Bytes())
+}
+
+func TestNum(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{0, "0"}, {167564.4, "167564"}, {12.34, "12.3"}, {1.234, "1.23"}, {0.0123, "0.012"}, {0.00012, "0.00012"}, {-3.5, "-3.50"}} {
+		if got := num(tc.v); got != tc.want {
+			t.Errorf("num(%g) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
