@@ -10,21 +10,24 @@ import (
 // intended time stays on schedule, so latency measured from the intended start includes the
 // queueing a slow engine causes (no coordinated omission). Not safe for concurrent use.
 type Pacer struct {
-	start    time.Time
-	interval time.Duration
-	k        int64
+	start time.Time
+	nsPer float64 // nanoseconds per operation: 1e9/rate, unrounded so the schedule does not drift
+	k     int64
 }
 
 // NewPacer returns a pacer for rate operations per second starting at start; rate must be > 0.
 func NewPacer(start time.Time, rate float64) *Pacer {
-	return &Pacer{start: start, interval: time.Duration(float64(time.Second) / rate)}
+	return &Pacer{start: start, nsPer: float64(time.Second) / rate}
 }
 
 // Next returns the intended start time of the next operation, sleeping until then if it is in the
 // future. It returns ctx's error if ctx ends first.
 func (p *Pacer) Next(ctx context.Context) (time.Time, error) {
-	at := p.start.Add(time.Duration(p.k) * p.interval)
+	at := p.start.Add(time.Duration(float64(p.k) * p.nsPer))
 	p.k++
+	if err := ctx.Err(); err != nil {
+		return at, err
+	}
 	d := time.Until(at)
 	if d <= 0 {
 		return at, nil

@@ -39,5 +39,5 @@ func (r *Rand) Intn(n int64) int64 {
 	return int64(hi)
 }
 
-// Range returns a uniform integer in [lo, hi]; hi must be >= lo.
+// Range returns a uniform integer in [lo, hi]; hi must be >= lo and hi−lo < MaxInt64.
 func (r *Rand) Range(lo, hi int64) int64 { return lo + r.Intn(hi-lo+1) }

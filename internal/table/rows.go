@@ -51,9 +51,10 @@ func (r *Rows) Append() []Value {
 func (r *Rows) Row(i int) []Value { return r.Vals[i*r.Cols : (i+1)*r.Cols] }
 
 // CopyBytes copies b into the block's arena and returns the copy. Earlier copies stay valid: when
-// the arena must grow it is replaced, not moved.
+// the arena must grow it is replaced, not moved. The copy of an empty slice is empty and non-nil
+// (nil is NULL).
 func (r *Rows) CopyBytes(b []byte) []byte {
-	if cap(r.Arena)-len(r.Arena) < len(b) {
+	if r.Arena == nil || cap(r.Arena)-len(r.Arena) < len(b) {
 		size := 2 * cap(r.Arena)
 		if size < 4096 {
 			size = 4096

@@ -130,7 +130,11 @@ func scanSQL(d Dialect, t *table.Table, ix table.Index, nstart int, inclusive bo
 		from += " " + h
 	}
 	cols := columnList(t, ix.Columns)
-	return fmt.Sprintf("SELECT %s FROM %s WHERE %s %s %s ORDER BY %s LIMIT %d", cols, from, lhs, op, rhs, cols, limit)
+	where := fmt.Sprintf(" WHERE %s %s %s", lhs, op, rhs)
+	if nstart == 0 {
+		where = "" // no start: from the first entry
+	}
+	return fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s LIMIT %d", cols, from, where, cols, limit)
 }
 
 // countSQL counts the rows of t, through index ix when it is not nil.

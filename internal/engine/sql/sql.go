@@ -100,7 +100,23 @@ type stmtKey struct {
 	kind  stmtKind
 	table string
 	n     int    // rows (insert), keys (get), limit (scan), index+1 (count)
-	shape uint64 // column bitmask (get); index, prefix length, inclusive (scan)
+	shape uint64 // column list (get, see colsShape); index, prefix length, inclusive (scan)
+	cols  string // column list (get) when it does not fit shape
+}
+
+// colsShape packs a column list, in order, one byte (position+1) per column. ok is false when the
+// list does not fit (more than 8 columns, or a position above 254).
+func colsShape(cols []int) (shape uint64, ok bool) {
+	if len(cols) > 8 {
+		return 0, false
+	}
+	for _, c := range cols {
+		if c < 0 || c > 254 {
+			return 0, false
+		}
+		shape = shape<<8 | uint64(c+1)
+	}
+	return shape, true
 }
 
 type session struct {
@@ -184,12 +200,14 @@ func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64
 
 // Get implements table.Session.
 func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []int, out *table.Rows) error {
-	var mask uint64
-	for _, c := range cols {
-		mask |= 1 << uint(c)
+	// The statement is keyed by the column list in order: the same columns in another order are
+	// another statement.
+	key := stmtKey{kind: kindGet, table: t.Name, n: len(pks)}
+	var ok bool
+	if key.shape, ok = colsShape(cols); !ok {
+		key.cols = fmt.Sprint(cols)
 	}
-	st, err := s.stmt(ctx, stmtKey{kind: kindGet, table: t.Name, n: len(pks), shape: mask},
-		func() string { return getSQL(s.e.d, t, len(pks), cols) })
+	st, err := s.stmt(ctx, key, func() string { return getSQL(s.e.d, t, len(pks), cols) })
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ type Config struct {
 	// Writes is the rows each client inserts in l.i1 (4/5) and l.i2 (1/5).
 	Writes int64
 	// QuerySecs is the intended duration of each query step: its writer inserts QuerySecs × rate
-	// rows. A step that has not finished after 3 × QuerySecs is stopped and flagged.
+	// rows. A step that has not finished after 3 × QuerySecs + 10 s is stopped and flagged.
 	QuerySecs float64
 	// RowsPerCommit overrides the per-step batch sizes (100, 50, 5, 50) when > 0 (not l.x's 100).
 	RowsPerCommit int

@@ -138,7 +138,7 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	if name[0] == 'q' {
 		st.RateKinds = []runner.Kind{runner.RangeQuery, runner.PointQuery}
 		st.TargetInsertRate = queryRate(name) * float64(len(r.clients))
-		st.MaxDuration = time.Duration(3 * r.w.cfg.QuerySecs * float64(time.Second))
+		st.MaxDuration = time.Duration((3*r.w.cfg.QuerySecs + 10) * float64(time.Second))
 	}
 	return st, nil
 }
