@@ -45,7 +45,10 @@ func OSEnv() Env {
 	return Env{
 		Stdout: os.Stdout, Stderr: os.Stderr, Args: os.Args[1:], Getenv: os.Getenv, Now: time.Now,
 		Context: func() (context.Context, context.CancelFunc) {
-			return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			// After the first signal, restore the default handling: a second Ctrl-C kills at once.
+			go func() { <-ctx.Done(); stop() }()
+			return ctx, stop
 		},
 		StderrTTY: isTerminal(os.Stderr),
 	}

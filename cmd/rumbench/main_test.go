@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSIGINT builds the binary, interrupts a run with SIGINT and checks the clean stop: exit
+// code 130, the results written, the message on stderr.
+func TestSIGINT(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rumbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "run", "--engine", "sqlite", "--steps", "qp100", "--query-secs", "60",
+		"--out", filepath.Join(dir, "results"), "--data-dir", filepath.Join(dir, "data"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the run did not stop within 30 s of SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit code %d, want 130\nstderr: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "rumbench: interrupted; results measured so far are written") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "results", "*", "steps.json"))
+	if len(runs) != 1 {
+		t.Fatalf("want one steps.json, got %v", runs)
+	}
+	data, _ := os.ReadFile(runs[0])
+	if !strings.Contains(string(data), `"status": "interrupted"`) || !strings.Contains(stdout.String(), "== qp100") {
+		t.Errorf("steps.json or stdout lacks the interrupted step:\n%s\n%s", data, stdout.String())
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "data")); len(entries) != 0 {
+		t.Errorf("data left behind: %v", entries)
+	}
+}
