@@ -41,3 +41,7 @@ func (r *Rand) Intn(n int64) int64 {
 
 // Range returns a uniform integer in [lo, hi]; hi must be >= lo and hi−lo < MaxInt64.
 func (r *Rand) Range(lo, hi int64) int64 { return lo + r.Intn(hi-lo+1) }
+
+// Scale32 maps 32 random bits x to a uniform integer in [0, n) for 0 < n < 2^32 (multiply-shift;
+// the bias is below n/2^32, e.g. 2.3e-5 for n = 100,000). Two values can come from one Uint64.
+func Scale32(x uint32, n int64) int64 { return int64(uint64(x) * uint64(n) >> 32) }

@@ -32,6 +32,16 @@ func (r *Rows) Reset(cols int) {
 
 // Append adds one zeroed row and returns it as a slice of Cols values to fill in.
 func (r *Rows) Append() []Value {
+	row := r.AppendRaw()
+	for i := range row {
+		row[i] = Value{}
+	}
+	return row
+}
+
+// AppendRaw adds one row without clearing it and returns it: the caller must set every cell it
+// relies on. Generators that fill every column of same-shaped rows use it to skip the clearing.
+func (r *Rows) AppendRaw() []Value {
 	n := len(r.Vals)
 	if cap(r.Vals)-n < r.Cols {
 		grown := make([]Value, n, 2*cap(r.Vals)+r.Cols)
@@ -39,12 +49,8 @@ func (r *Rows) Append() []Value {
 		r.Vals = grown
 	}
 	r.Vals = r.Vals[:n+r.Cols]
-	row := r.Vals[n : n+r.Cols]
-	for i := range row {
-		row[i] = Value{}
-	}
 	r.N++
-	return row
+	return r.Vals[n : n+r.Cols]
 }
 
 // Row returns row i as a slice of Cols values.
@@ -54,17 +60,19 @@ func (r *Rows) Row(i int) []Value { return r.Vals[i*r.Cols : (i+1)*r.Cols] }
 // the arena must grow it is replaced, not moved. The copy of an empty slice is empty and non-nil
 // (nil is NULL).
 func (r *Rows) CopyBytes(b []byte) []byte {
-	if r.Arena == nil || cap(r.Arena)-len(r.Arena) < len(b) {
-		size := 2 * cap(r.Arena)
-		if size < 4096 {
-			size = 4096
-		}
-		if size < len(b) {
-			size = len(b)
-		}
+	dst := r.Alloc(len(b))
+	copy(dst, b)
+	return dst
+}
+
+// Alloc returns n bytes of the block's arena, with undefined contents, for the caller to fill;
+// like CopyBytes it never moves earlier allocations, and Alloc(0) is empty and non-nil.
+func (r *Rows) Alloc(n int) []byte {
+	if r.Arena == nil || cap(r.Arena)-len(r.Arena) < n {
+		size := max(2*cap(r.Arena), 4096, n)
 		r.Arena = make([]byte, 0, size)
 	}
-	n := len(r.Arena)
-	r.Arena = append(r.Arena, b...)
-	return r.Arena[n:len(r.Arena):len(r.Arena)]
+	off := len(r.Arena)
+	r.Arena = r.Arena[:off+n]
+	return r.Arena[off : off+n : off+n]
 }

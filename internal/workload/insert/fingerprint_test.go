@@ -22,8 +22,8 @@ const (
 // generated data changed, which changes every published result: do not update these constants
 // unless the change is intended, and say so in the notes of the results it affects.
 const (
-	fpGoldenTable0 = 0x12e7ff7e2ebc023b
-	fpGoldenTable1 = 0x68cb2c3b08cbb8c7
+	fpGoldenTable0 = 0x09a8e1c82808daa9
+	fpGoldenTable1 = 0xf2cfde3965820da8
 )
 
 // fpGenerator is the generator the fingerprints are taken of.

@@ -66,7 +66,6 @@ func newTable(i int) *table.Table {
 // goroutine.
 type Generator struct {
 	seed uint64
-	buf  []byte
 }
 
 // NewGenerator returns the generator of table number tableNo (0-based) for seed.
@@ -75,22 +74,26 @@ func NewGenerator(seed uint64, tableNo int) *Generator {
 }
 
 // Fill resets rows and fills it with the n rows whose transactionids start at first; every row
-// gets dateandtime unixSecs.
+// gets dateandtime unixSecs. Each row costs four 64-bit hash outputs: two 32-bit draws per word for
+// the four id columns and the data length, one word for up to 10 random characters.
 func (g *Generator) Fill(rows *table.Rows, first int64, n int, unixSecs int64) {
 	rows.Reset(numCols)
 	for i := 0; i < n; i++ {
 		id := first + int64(i)
-		r := gen.NewRand(gen.Mix(g.seed + uint64(id)))
-		row := rows.Append()
-		row[colTransactionID].I = id
-		row[colDateAndTime].I = unixSecs
-		row[colCashRegisterID].I = r.Intn(cashRegisters)
-		row[colCustomerID].I = r.Intn(customers)
-		row[colProductID].I = r.Intn(products)
-		row[colPrice].I = r.Intn(maxPrice)
-		length := int(r.Range(dataMinLen, dataMaxLen))
+		w1 := gen.Mix(g.seed + uint64(id))
+		r := gen.NewRand(w1)
+		w2, w3 := r.Uint64(), r.Uint64()
+		row := rows.AppendRaw() // every column is set below
+		row[colTransactionID] = table.Value{I: id}
+		row[colDateAndTime] = table.Value{I: unixSecs}
+		row[colCashRegisterID] = table.Value{I: gen.Scale32(uint32(w1), cashRegisters)}
+		row[colCustomerID] = table.Value{I: gen.Scale32(uint32(w1>>32), customers)}
+		row[colProductID] = table.Value{I: gen.Scale32(uint32(w2), products)}
+		row[colPrice] = table.Value{I: gen.Scale32(uint32(w2>>32), maxPrice)}
+		length := dataMinLen + int(gen.Scale32(uint32(w3), dataMaxLen-dataMinLen+1))
 		randLen := length * 75 * dataRandomPct / 10000 // int(L × 0.75 × pct/100)
-		g.buf = gen.AppendText(g.buf[:0], &r, length, randLen)
-		row[colData].B = rows.CopyBytes(g.buf)
+		data := rows.Alloc(length)
+		gen.FillText(data, &r, randLen)
+		row[colData] = table.Value{B: data}
 	}
 }
