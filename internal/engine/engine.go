@@ -7,11 +7,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/rumbench/rumbench/internal/registry"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -57,39 +58,28 @@ func (s Spec) CheckOptions(extra map[string]string) error {
 	return nil
 }
 
-var (
-	mu    sync.Mutex
-	specs = map[string]Spec{}
-)
+var specs = registry.New[Spec]("engine")
 
 // Register adds an engine. It panics when the name is taken: registration happens in init.
-func Register(s Spec) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := specs[s.Name]; dup {
-		panic("engine: duplicate registration of " + s.Name)
-	}
-	specs[s.Name] = s
-}
+func Register(s Spec) { specs.Register(s.Name, s) }
 
 // Lookup returns the engine registered under name.
-func Lookup(name string) (Spec, bool) {
-	mu.Lock()
-	defer mu.Unlock()
-	s, ok := specs[name]
-	return s, ok
-}
+func Lookup(name string) (Spec, bool) { return specs.Lookup(name) }
 
 // Names returns the registered engine names, sorted.
-func Names() []string {
-	mu.Lock()
-	defer mu.Unlock()
-	names := make([]string, 0, len(specs))
-	for n := range specs {
-		names = append(names, n)
+func Names() []string { return specs.Names() }
+
+// ModuleVersion returns the version of a Go module linked into this binary, or "unknown": the
+// version of a pure-Go engine library.
+func ModuleVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == path {
+				return d.Version
+			}
+		}
 	}
-	sort.Strings(names)
-	return names
+	return "unknown"
 }
 
 // CheckExtra returns an error naming the first key of extra that is not in known, and the valid

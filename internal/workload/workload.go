@@ -8,9 +8,8 @@ package workload
 
 import (
 	"context"
-	"sort"
-	"sync"
 
+	"github.com/rumbench/rumbench/internal/registry"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/table"
 )
@@ -51,37 +50,13 @@ type Spec struct {
 	Steps []string
 }
 
-var (
-	mu    sync.Mutex
-	specs = map[string]Spec{}
-)
+var specs = registry.New[Spec]("workload")
 
 // Register adds a workload spec. It panics when the name is taken.
-func Register(s Spec) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := specs[s.Name]; dup {
-		panic("workload: duplicate registration of " + s.Name)
-	}
-	specs[s.Name] = s
-}
+func Register(s Spec) { specs.Register(s.Name, s) }
 
 // Lookup returns the workload registered under name.
-func Lookup(name string) (Spec, bool) {
-	mu.Lock()
-	defer mu.Unlock()
-	s, ok := specs[name]
-	return s, ok
-}
+func Lookup(name string) (Spec, bool) { return specs.Lookup(name) }
 
 // Names returns the registered workload names, sorted.
-func Names() []string {
-	mu.Lock()
-	defer mu.Unlock()
-	names := make([]string, 0, len(specs))
-	for n := range specs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return specs.Names() }

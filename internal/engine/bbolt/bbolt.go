@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 
 	bolt "go.etcd.io/bbolt"
@@ -100,7 +99,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	}
 	info := table.Info{
 		Name:    "bbolt",
-		Version: moduleVersion("go.etcd.io/bbolt"),
+		Version: engine.ModuleVersion("go.etcd.io/bbolt"),
 		Options: map[string]string{
 			"cache_mb":          "n/a (mmap, OS page cache)",
 			"sync":              strconv.FormatBool(o.Sync),
@@ -112,17 +111,6 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		},
 	}
 	return kv.New(&store{db: db, fillPercent: float64(fill) / 100}, info), nil
-}
-
-func moduleVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == path {
-				return d.Version
-			}
-		}
-	}
-	return "unknown"
 }
 
 func (s *store) NewBatch() kv.Batch { return &batch{s: s} }

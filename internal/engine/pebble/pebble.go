@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strconv"
 
 	pdb "github.com/cockroachdb/pebble/v2"
@@ -118,7 +117,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	s := &store{db: db, cache: cache, writeOpts: wo}
 	info := table.Info{
 		Name:    "pebble",
-		Version: moduleVersion("github.com/cockroachdb/pebble/v2"),
+		Version: engine.ModuleVersion("github.com/cockroachdb/pebble/v2"),
 		Options: map[string]string{
 			"cache_mb":                strconv.FormatInt(o.CacheBytes>>20, 10),
 			"cache_capacity_mb":       strconv.FormatInt(capacity>>20, 10) + " (cache_mb + 2 memtables, which pebble reserves from it)",
@@ -132,18 +131,6 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		},
 	}
 	return kv.New(s, info), nil
-}
-
-// moduleVersion returns the version of a module linked into this binary, or "unknown".
-func moduleVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == path {
-				return d.Version
-			}
-		}
-	}
-	return "unknown"
 }
 
 type quiet struct{}
