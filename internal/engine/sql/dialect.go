@@ -33,6 +33,12 @@ type Dialect interface {
 	// DeleteOldest returns a statement deleting the first $2 rows in primary-key order with key
 	// >= $1 (the parameters are fromPK, n in that order).
 	DeleteOldest(t *table.Table) string
+	// IndexDDL returns the statements that create every secondary index of t (see
+	// CreateIndexStatements for one CREATE INDEX per index).
+	IndexDDL(t *table.Table) []string
+	// NativeTime says whether Timestamp columns have a SQL time type (bound and scanned as
+	// time.Time in UTC) rather than an integer of unix seconds.
+	NativeTime() bool
 	// MaxParams is the most bind parameters one statement may have.
 	MaxParams() int
 	// Cleanup runs maintenance between the load and query phases and says what it did.
@@ -61,12 +67,25 @@ func createTableSQL(d Dialect, t *table.Table) string {
 	return b.String()
 }
 
-// createIndexSQL returns CREATE INDEX for index ix of t.
-func createIndexSQL(t *table.Table, ix table.Index) string {
-	return fmt.Sprintf("CREATE INDEX %s ON %s (%s)", IndexName(t, ix), t.Name, columnList(t, ix.Columns))
+// DeleteOldestIn returns the insert benchmark's delete of the n oldest rows from fromPK on, in the
+// form PostgreSQL needs (an IN subquery with ORDER BY and LIMIT), with placeholders from and n.
+func DeleteOldestIn(t *table.Table, from, n string) string {
+	pk := t.Columns[0].Name
+	return fmt.Sprintf("DELETE FROM %s WHERE %s IN (SELECT %s FROM %s WHERE %s >= %s ORDER BY %s LIMIT %s)",
+		t.Name, pk, pk, t.Name, pk, from, pk, n)
 }
 
-func columnList(t *table.Table, cols []int) string {
+// CreateIndexStatements returns one CREATE INDEX statement per secondary index of t.
+func CreateIndexStatements(t *table.Table) []string {
+	out := make([]string, len(t.Indexes))
+	for i, ix := range t.Indexes {
+		out[i] = fmt.Sprintf("CREATE INDEX %s ON %s (%s)", IndexName(t, ix), t.Name, ColumnList(t, ix.Columns))
+	}
+	return out
+}
+
+// ColumnList returns the names of columns cols of t, comma-separated.
+func ColumnList(t *table.Table, cols []int) string {
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = t.Columns[c].Name
@@ -81,7 +100,7 @@ func insertSQL(d Dialect, t *table.Table, n int) string {
 	for i := range all {
 		all[i] = i
 	}
-	fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", t.Name, columnList(t, all))
+	fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", t.Name, ColumnList(t, all))
 	p := 0
 	for r := 0; r < n; r++ {
 		if r > 0 {
@@ -106,7 +125,7 @@ func getSQL(d Dialect, t *table.Table, n int, cols []int) string {
 	for i := range ph {
 		ph[i] = d.Placeholder(i)
 	}
-	return fmt.Sprintf("SELECT %s FROM %s WHERE %s IN (%s)", columnList(t, cols), t.Name, t.Columns[0].Name, strings.Join(ph, ","))
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s IN (%s)", ColumnList(t, cols), t.Name, t.Columns[0].Name, strings.Join(ph, ","))
 }
 
 // scanSQL returns the covering range scan of index ix from a prefix of nstart columns, as the
@@ -116,7 +135,7 @@ func scanSQL(d Dialect, t *table.Table, ix table.Index, nstart int, inclusive bo
 	if !inclusive {
 		op = ">"
 	}
-	lhs := columnList(t, ix.Columns[:nstart])
+	lhs := ColumnList(t, ix.Columns[:nstart])
 	ph := make([]string, nstart)
 	for i := range ph {
 		ph[i] = d.Placeholder(i)
@@ -129,7 +148,7 @@ func scanSQL(d Dialect, t *table.Table, ix table.Index, nstart int, inclusive bo
 	if h := d.IndexHint(t, ix); h != "" {
 		from += " " + h
 	}
-	cols := columnList(t, ix.Columns)
+	cols := ColumnList(t, ix.Columns)
 	where := fmt.Sprintf(" WHERE %s %s %s", lhs, op, rhs)
 	if nstart == 0 {
 		where = "" // no start: from the first entry

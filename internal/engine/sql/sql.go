@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rumbench/rumbench/internal/table"
 )
@@ -32,6 +33,13 @@ func New(db *sql.DB, d Dialect, info table.Info) *Engine {
 // Info implements table.Engine.
 func (e *Engine) Info() table.Info { return e.info }
 
+// SetInfo replaces the engine's description (engines add the server version and settings once
+// connected). Call it before sessions are opened.
+func (e *Engine) SetInfo(info table.Info) {
+	info.Family, info.Stores = "sql", true
+	e.info = info
+}
+
 // DB returns the pool, for dialect-specific setup and tests.
 func (e *Engine) DB() *sql.DB { return e.db }
 
@@ -52,11 +60,11 @@ func (e *Engine) CreateTable(ctx context.Context, t *table.Table, withIndexes bo
 	return nil
 }
 
-// CreateIndexes implements table.Engine with one CREATE INDEX per index.
+// CreateIndexes implements table.Engine with the dialect's index DDL.
 func (e *Engine) CreateIndexes(ctx context.Context, t *table.Table) error {
-	for _, ix := range t.Indexes {
-		if _, err := e.db.ExecContext(ctx, createIndexSQL(t, ix)); err != nil {
-			return fmt.Errorf("%s: create index %s: %w", e.d.Name(), IndexName(t, ix), err)
+	for _, q := range e.d.IndexDDL(t) {
+		if _, err := e.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: create indexes of %s: %q: %w", e.d.Name(), t.Name, q, err)
 		}
 	}
 	return nil
@@ -127,6 +135,19 @@ type session struct {
 	dest  []any
 	raw   []sql.RawBytes
 	ints  []int64
+	times []time.Time
+}
+
+// arg converts a cell to a bind parameter: bytes, int64, or for Timestamp columns of a dialect
+// with a native time type a time.Time in UTC.
+func (s *session) arg(c table.Column, v table.Value) any {
+	switch {
+	case c.Type == table.Bytes:
+		return v.B
+	case c.Type == table.Timestamp && s.e.d.NativeTime():
+		return time.Unix(v.I, 0).UTC()
+	}
+	return v.I
 }
 
 func (s *session) stmt(ctx context.Context, k stmtKey, build func() string) (*sql.Stmt, error) {
@@ -171,11 +192,7 @@ func (s *session) insertChunk(ctx context.Context, t *table.Table, rows *table.R
 	s.args = s.args[:0]
 	for r := from; r < from+n; r++ {
 		for c, v := range rows.Row(r) {
-			if t.Columns[c].Type == table.Bytes {
-				s.args = append(s.args, v.B)
-			} else {
-				s.args = append(s.args, v.I)
-			}
+			s.args = append(s.args, s.arg(t.Columns[c], v))
 		}
 	}
 	if _, err := st.ExecContext(ctx, s.args...); err != nil {
@@ -231,8 +248,8 @@ func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []t
 		return err
 	}
 	s.args = s.args[:0]
-	for _, v := range start {
-		s.args = append(s.args, v.I)
+	for i, v := range start {
+		s.args = append(s.args, s.arg(t.Columns[ix.Columns[i]], v))
 	}
 	return s.query(ctx, st, t, ix.Columns, out)
 }
@@ -247,12 +264,17 @@ func (s *session) query(ctx context.Context, st *sql.Stmt, t *table.Table, cols 
 	if cap(s.ints) < len(cols) {
 		s.ints = make([]int64, len(cols))
 		s.raw = make([]sql.RawBytes, len(cols))
+		s.times = make([]time.Time, len(cols))
 	}
+	native := s.e.d.NativeTime()
 	s.dest = s.dest[:0]
 	for i, c := range cols {
-		if t.Columns[c].Type == table.Bytes {
+		switch {
+		case t.Columns[c].Type == table.Bytes:
 			s.dest = append(s.dest, &s.raw[i])
-		} else {
+		case t.Columns[c].Type == table.Timestamp && native:
+			s.dest = append(s.dest, &s.times[i])
+		default:
 			s.dest = append(s.dest, &s.ints[i])
 		}
 	}
@@ -262,11 +284,14 @@ func (s *session) query(ctx context.Context, st *sql.Stmt, t *table.Table, cols 
 		}
 		row := out.Append()
 		for i, c := range cols {
-			if t.Columns[c].Type == table.Bytes {
+			switch {
+			case t.Columns[c].Type == table.Bytes:
 				if s.raw[i] != nil {
 					row[i].B = out.CopyBytes(s.raw[i])
 				}
-			} else {
+			case t.Columns[c].Type == table.Timestamp && native:
+				row[i].I = s.times[i].Unix()
+			default:
 				row[i].I = s.ints[i]
 			}
 		}

@@ -133,6 +133,9 @@ func (dialect) PrimaryKey(name string) string { return name + " INTEGER PRIMARY 
 func (dialect) TableSuffix() string           { return "" }
 func (dialect) Placeholder(int) string        { return "?" }
 func (dialect) MaxParams() int                { return 32766 }
+func (dialect) NativeTime() bool              { return false }
+
+func (dialect) IndexDDL(t *table.Table) []string { return sqlfam.CreateIndexStatements(t) }
 
 func (dialect) IndexHint(t *table.Table, ix table.Index) string {
 	return "INDEXED BY " + sqlfam.IndexName(t, ix)
@@ -140,11 +143,7 @@ func (dialect) IndexHint(t *table.Table, ix table.Index) string {
 
 // DeleteOldest uses the PostgreSQL form of the reference's delete (an IN subquery with ORDER BY
 // and LIMIT), which SQLite supports without SQLITE_ENABLE_UPDATE_DELETE_LIMIT.
-func (dialect) DeleteOldest(t *table.Table) string {
-	pk := t.Columns[0].Name
-	return fmt.Sprintf("DELETE FROM %s WHERE %s IN (SELECT %s FROM %s WHERE %s >= ? ORDER BY %s LIMIT ?)",
-		t.Name, pk, pk, t.Name, pk, pk)
-}
+func (dialect) DeleteOldest(t *table.Table) string { return sqlfam.DeleteOldestIn(t, "?", "?") }
 
 // Cleanup runs ANALYZE and a truncating WAL checkpoint, SQLite's counterpart of the reference's
 // ANALYZE TABLE plus a flush of dirty pages.
