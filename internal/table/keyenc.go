@@ -8,7 +8,7 @@ import (
 // Order-preserving key encoding for the KV family: bytes.Compare on two encodings orders them as
 // the encoded values order, field by field.
 //
-// Int64 and Timestamp: 8 bytes big-endian with the sign bit flipped. Bytes: every 0x00 byte is
+// Int64 and Timestamp: 8 bytes big-endian with the sign bit flipped; Int32: 4 such bytes. Bytes: every 0x00 byte is
 // escaped as 0x00 0xFF and the field ends with 0x00 0x01, so a prefix sorts before any extension
 // and embedded zeros keep their order.
 
@@ -61,12 +61,36 @@ func DecodeBytes(dst, b []byte) ([]byte, []byte, error) {
 	return nil, nil, errShortKey
 }
 
+// AppendInt32 appends the order-preserving 4-byte encoding of v, which must fit in 32 bits.
+func AppendInt32(dst []byte, v int64) []byte {
+	return binary.BigEndian.AppendUint32(dst, uint32(int32(v))^(1<<31))
+}
+
+// DecodeInt32 decodes an integer encoded by AppendInt32 from the front of b and returns the rest.
+func DecodeInt32(b []byte) (int64, []byte, error) {
+	if len(b) < 4 {
+		return 0, nil, errShortKey
+	}
+	return int64(int32(binary.BigEndian.Uint32(b) ^ (1 << 31))), b[4:], nil
+}
+
 // AppendValue appends the encoding of v as a value of type t.
 func AppendValue(dst []byte, t Type, v Value) []byte {
-	if t == Bytes {
+	switch t {
+	case Bytes:
 		return AppendBytes(dst, v.B)
+	case Int32:
+		return AppendInt32(dst, v.I)
 	}
 	return AppendInt(dst, v.I)
+}
+
+// DecodeValue decodes a value of integer type t (Int64, Int32, Timestamp) from the front of b.
+func DecodeValue(t Type, b []byte) (int64, []byte, error) {
+	if t == Int32 {
+		return DecodeInt32(b)
+	}
+	return DecodeInt(b)
 }
 
 var errShortKey = errors.New("table: encoded key is truncated")

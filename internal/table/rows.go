@@ -1,6 +1,6 @@
 package table
 
-// Value is one cell: I holds Int64 and Timestamp columns, B holds Bytes columns. A nil B in a
+// Value is one cell: I holds Int64, Int32 and Timestamp columns, B holds Bytes columns. A nil B in a
 // Bytes column is SQL NULL.
 type Value struct {
 	I int64

@@ -18,6 +18,8 @@ const (
 	Timestamp
 	// Bytes is a variable-length byte string column (varchar/blob).
 	Bytes
+	// Int32 is a signed 32-bit integer column (SQL int), held in Value.I; 4 bytes in KV keys.
+	Int32
 )
 
 // String returns the type's name.
@@ -29,6 +31,8 @@ func (t Type) String() string {
 		return "timestamp"
 	case Bytes:
 		return "bytes"
+	case Int32:
+		return "int32"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }

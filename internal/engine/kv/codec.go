@@ -10,7 +10,7 @@ import (
 // codec builds keys and row values in buffers it reuses; a returned slice is valid until the next
 // call that returns the same kind of slice.
 //
-// Row value: the non-key columns in order; Int64 and Timestamp as zig-zag varints, Bytes as a
+// Row value: the non-key columns in order; integers and timestamps as zig-zag varints, Bytes as a
 // uvarint of length+1 (0 = NULL) followed by the bytes.
 type codec struct {
 	pk, idx, val []byte

@@ -338,7 +338,7 @@ func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []t
 				it.Close()
 				return errors.New("kv: bytes index columns are not supported")
 			}
-			if dst[i].I, rest, err = table.DecodeInt(rest); err != nil {
+			if dst[i].I, rest, err = table.DecodeValue(t.Columns[c].Type, rest); err != nil {
 				it.Close()
 				return err
 			}

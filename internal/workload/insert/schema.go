@@ -46,10 +46,10 @@ func newTable(i int) *table.Table {
 		Columns: []table.Column{
 			{Name: "transactionid", Type: table.Int64, NotNull: true},
 			{Name: "dateandtime", Type: table.Timestamp},
-			{Name: "cashregisterid", Type: table.Int64, NotNull: true},
-			{Name: "customerid", Type: table.Int64, NotNull: true},
-			{Name: "productid", Type: table.Int64, NotNull: true},
-			{Name: "price", Type: table.Int64, NotNull: true},
+			{Name: "cashregisterid", Type: table.Int32, NotNull: true},
+			{Name: "customerid", Type: table.Int32, NotNull: true},
+			{Name: "productid", Type: table.Int32, NotNull: true},
+			{Name: "price", Type: table.Int32, NotNull: true},
 			{Name: "data", Type: table.Bytes, MaxLen: 4000},
 		},
 		Indexes: []table.Index{
