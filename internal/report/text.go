@@ -93,6 +93,40 @@ var (
 	}}
 )
 
+// serverColumns are added to a step's table when a target runs on a server.
+var serverColumns = []column{
+	{"scpu_us/op", func(s *results.Step) string {
+		if s.Server != "managed" {
+			return "-"
+		}
+		return num(s.ServerCPUUsPerOp)
+	}},
+	{"srss_MB", func(s *results.Step) string {
+		if s.Server != "managed" {
+			return "-"
+		}
+		return num(s.ServerRSSMB)
+	}},
+	{"spss_MB", func(s *results.Step) string {
+		if s.Server != "managed" {
+			return "-"
+		}
+		return num(s.ServerPSSMB)
+	}},
+	{"logB/op", func(s *results.Step) string {
+		if s.Server == "" || s.LogBytesPerOp < 0 {
+			return "-"
+		}
+		return num(s.LogBytesPerOp)
+	}},
+	{"fsync/op", func(s *results.Step) string {
+		if s.Server == "" || s.ServerFsyncsPerOp < 0 {
+			return "-"
+		}
+		return num(s.ServerFsyncsPerOp)
+	}},
+}
+
 // loadColumns are the columns of a load step (rate = inserts/s), queryColumns of a query step
 // (rate = queries/s; CPU, reads and context switches per query; writes per insert).
 var (
@@ -129,6 +163,12 @@ func Text(w io.Writer, steps []results.Step) error {
 		}
 		rows := byStep[name]
 		cols, legend := columnsFor(rows[0])
+		for _, r := range rows {
+			if r.Server != "" {
+				cols = append(cols[:len(cols):len(cols)], serverColumns...)
+				break
+			}
+		}
 		fmt.Fprintf(w, "== %s (%s)\n", name, legend)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		for i, c := range cols {

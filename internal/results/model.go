@@ -102,6 +102,17 @@ type Step struct {
 	ClientRSSMB      float64 `json:"client_rss_mb"`
 	ClientMaxRSSMB   float64 `json:"client_max_rss_mb"`
 
+	// Server is "managed" (rumbench started it: process figures present), "external" (--dsn:
+	// only the server's own counters) or "" (embedded engine).
+	Server           string  `json:"server,omitempty"`
+	ServerCPUUsPerOp float64 `json:"server_cpu_us_per_op"`
+	ServerRSSMB      float64 `json:"server_rss_mb"`
+	ServerPSSMB      float64 `json:"server_pss_mb"`
+	// LogBytesPerOp and ServerFsyncsPerOp come from the server's counters (PostgreSQL
+	// pg_stat_wal; InnoDB/MyRocks status); -1 when the server does not report them.
+	LogBytesPerOp     float64 `json:"log_bytes_per_op"`
+	ServerFsyncsPerOp float64 `json:"server_fsyncs_per_op"`
+
 	MaxInsertUs float64 `json:"max_insert_us"`
 	MaxDeleteUs float64 `json:"max_delete_us"`
 	MaxQueryUs  float64 `json:"max_query_us"`
@@ -147,5 +158,8 @@ type Interval struct {
 	HostCPUPct      float64 `json:"host_cpu_pct"`
 	ClientCPUPct    float64 `json:"client_cpu_pct"`
 	ClientRSSMB     float64 `json:"client_rss_mb"`
-	DBBytes         int64   `json:"db_bytes"`
+	// ServerCPUPct (100 = one CPU) and ServerRSSMB of a managed server.
+	ServerCPUPct float64 `json:"server_cpu_pct"`
+	ServerRSSMB  float64 `json:"server_rss_mb"`
+	DBBytes      int64   `json:"db_bytes"`
 }

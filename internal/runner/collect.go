@@ -9,6 +9,7 @@ import (
 	"github.com/rumbench/rumbench/internal/hist"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/sysstat"
+	"github.com/rumbench/rumbench/internal/table"
 )
 
 const (
@@ -39,10 +40,21 @@ func newCollector(tgt Target, st Step) *collector {
 func (c *collector) begin(now time.Time) {
 	c.start = now
 	c.first.take(nil, c.tgt.Sampler, now, &c.tmp)
-	takeRusage(c.first)
+	c.takeExtra(c.first)
 	*c.prev = *c.first
 	*c.base = *c.first
 	c.based = c.st.Warmup <= 0
+}
+
+// takeExtra completes a snapshot with this process's CPU time and the server's counters.
+func (c *collector) takeExtra(s *snapshot) {
+	takeRusage(s)
+	s.srvOK = false
+	if r, ok := c.tgt.Engine.(table.ServerReporter); ok {
+		var err error
+		s.srv, err = r.ServerSample(context.Background())
+		s.srvOK = err == nil
+	}
 }
 
 // takeRusage records this process's user+system CPU time from getrusage, kept beside the sample
@@ -57,7 +69,7 @@ func takeRusage(s *snapshot) {
 // tick takes a snapshot, emits its interval record and, when final, returns the step result.
 func (c *collector) tick(now time.Time, final bool) results.Step {
 	c.cur.take(c.meters, c.tgt.Sampler, now, &c.tmp)
-	takeRusage(c.cur)
+	c.takeExtra(c.cur)
 	iv := c.interval(c.prev, c.cur)
 	if c.based {
 		for k := range c.maxNs {
@@ -129,6 +141,10 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 		Queries:      b.ops[RangeQuery] + b.ops[PointQuery],
 	}
 	iv.ClientCPUPct = per(float64(b.cpuNs-a.cpuNs)/1e9, secs) * 100
+	if a.srvOK && b.srvOK && b.srv.Managed {
+		iv.ServerCPUPct = per(float64(b.srv.CPUTicks-a.srv.CPUTicks)/sysstat.UserHZ, secs) * 100
+		iv.ServerRSSMB = float64(b.srv.RSSBytes) / mib
+	}
 	if !a.sysOK || !b.sysOK {
 		return iv
 	}
@@ -214,6 +230,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		r.ClientRSSMB = float64(b.sys.SelfRSSBytes) / mib
 		r.ClientMaxRSSMB = float64(b.sys.SelfHWMBytes) / mib
 	}
+	c.serverFigures(&r, a, b, ops)
 	r.MaxInsertUs = float64(c.maxNs[Insert]) / 1e3
 	r.MaxDeleteUs = float64(c.maxNs[Delete]) / 1e3
 	r.MaxQueryUs = float64(max(c.maxNs[RangeQuery], c.maxNs[PointQuery])) / 1e3
@@ -272,4 +289,26 @@ func ratePercentile(rates []float64, p float64) float64 {
 	i := int(p*float64(len(s)) + 0.5)
 	i = min(max(i, 1), len(s))
 	return s[i-1]
+}
+
+// serverFigures fills the server's figures of a step: process CPU and memory for a managed
+// server, the server's own log bytes and fsyncs per operation when it reports them.
+func (c *collector) serverFigures(r *results.Step, a, b *snapshot, ops float64) {
+	if !a.srvOK || !b.srvOK {
+		return
+	}
+	r.Server = "external"
+	if b.srv.Managed {
+		r.Server = "managed"
+		r.ServerCPUUsPerOp = per(float64(b.srv.CPUTicks-a.srv.CPUTicks)/sysstat.UserHZ*1e6, ops)
+		r.ServerRSSMB = float64(b.srv.RSSBytes) / mib
+		r.ServerPSSMB = float64(b.srv.PSSBytes) / mib
+	}
+	r.LogBytesPerOp, r.ServerFsyncsPerOp = -1, -1
+	if a.srv.LogBytes >= 0 && b.srv.LogBytes >= 0 {
+		r.LogBytesPerOp = per(float64(b.srv.LogBytes-a.srv.LogBytes), ops)
+	}
+	if a.srv.Fsyncs >= 0 && b.srv.Fsyncs >= 0 {
+		r.ServerFsyncsPerOp = per(float64(b.srv.Fsyncs-a.srv.Fsyncs), ops)
+	}
 }

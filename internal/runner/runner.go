@@ -150,6 +150,8 @@ type snapshot struct {
 	sys      sysstat.Sample
 	sysOK    bool
 	cpuNs    int64 // this process's user+system CPU time (getrusage), ns
+	srv      table.ServerSample
+	srvOK    bool
 }
 
 func (s *snapshot) take(meters []*Meter, sampler *sysstat.Sampler, t time.Time, tmp *hist.Snapshot) {

@@ -61,3 +61,27 @@ type Session interface {
 	// Close ends the session.
 	Close() error
 }
+
+// ServerReporter is implemented by engines that run on a database server. The runner samples it
+// on every tick, next to the OS counters.
+type ServerReporter interface {
+	// ServerSample reads the server's cumulative counters and, for a server rumbench manages,
+	// its process tree.
+	ServerSample(ctx context.Context) (ServerSample, error)
+}
+
+// ServerSample is one reading of a server's counters. Counters are cumulative; -1 means the
+// server does not report that counter.
+type ServerSample struct {
+	// Managed is true when rumbench started the server: the process fields are valid.
+	Managed bool
+	// CPUTicks is the user+system CPU time of the server's process tree, reaped children
+	// included, in USER_HZ ticks.
+	CPUTicks uint64
+	// RSSBytes and PSSBytes are the tree's resident and proportional set sizes.
+	RSSBytes, PSSBytes int64
+	// LogBytes is what the server reports it wrote to its redo/WAL log (and binlog), bytes.
+	LogBytes int64
+	// Fsyncs is the syncs the server reports it issued (WAL syncs; InnoDB data + log fsyncs).
+	Fsyncs int64
+}
