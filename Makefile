@@ -10,7 +10,7 @@ PKG     := github.com/rumbench/rumbench/internal/bench
 LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitSHA=$(SHA)
 APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 
-.PHONY: build run test bench deps clean
+.PHONY: build run test bench deps server-deps clean
 
 build: deps
 	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
@@ -19,8 +19,8 @@ build: deps
 run: build
 	./bin/rumbench run $(ARGS)
 
-## test: vet and every test (real engines, no mocks)
-test: deps
+## test: vet and every test (real engines and private servers, no mocks)
+test: deps server-deps
 	$(GO) vet ./...
 	CGO_ENABLED=1 $(GO) test -count=1 -timeout 30m ./...
 
@@ -33,6 +33,15 @@ deps:
 	@command -v gcc >/dev/null 2>&1 || { \
 		echo "installing gcc (cgo: mattn/go-sqlite3)"; \
 		$(APT) update && { $(APT) install build-essential || $(APT) install build-essential; }; }
+
+## server-deps: PostgreSQL, MariaDB and MyRocks for the server engines and their tests (the
+## install is retried once: an image hook can fail the first try)
+SERVER_PKGS := postgresql mariadb-server mariadb-plugin-rocksdb
+server-deps:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v mariadbd >/dev/null 2>&1 && \
+		ls /usr/lib/mysql/plugin/ha_rocksdb.so >/dev/null 2>&1; then :; else \
+		echo "installing $(SERVER_PKGS)"; \
+		$(APT) update && { $(APT) install $(SERVER_PKGS) || $(APT) install $(SERVER_PKGS); }; fi
 
 clean:
 	rm -rf bin rumbench-data

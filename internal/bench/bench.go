@@ -12,12 +12,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/sysstat"
+	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
@@ -30,10 +32,8 @@ var (
 // Config is one run.
 type Config struct {
 	Workload workload.Workload
-	// Engines are the engine names to run, in order.
-	Engines []string
-	// EngineOptions holds each engine's --engine-opt key=value options.
-	EngineOptions map[string]map[string]string
+	// Targets are the engines (or engine × server configuration) to run, in order.
+	Targets []Target
 	// CacheBytes and Sync are the options every engine takes.
 	CacheBytes int64
 	Sync       bool
@@ -60,6 +60,16 @@ type Config struct {
 	OnEvent func(format string, args ...any)
 }
 
+// Target is one engine with its options, under a unique label (results rows, data directory).
+type Target struct {
+	// Label names the target: the engine name, or "engine:config" in a configuration matrix.
+	Label string
+	// Engine is the registered engine name.
+	Engine string
+	// Options are the engine-specific key=value options (--engine-opt, dsn, server_config).
+	Options map[string]string
+}
+
 // UsageError is an error in the user's input: the CLI exits with code 2 for it.
 type UsageError struct{ Err error }
 
@@ -83,8 +93,8 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range specs {
-		if err := prepareDir(engineDir(cfg, s.Name), cfg.Fresh); err != nil {
+	for _, t := range cfg.Targets {
+		if err := prepareDir(targetDir(cfg, t), cfg.Fresh); err != nil {
 			return nil, err
 		}
 	}
@@ -108,8 +118,8 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return out, err
 	}
 	var runErr error
-	for _, spec := range specs {
-		if runErr = runEngine(ctx, cfg, spec, w, m); runErr != nil || ctx.Err() != nil {
+	for i, spec := range specs {
+		if runErr = runEngine(ctx, cfg, cfg.Targets[i], spec, w, m); runErr != nil || ctx.Err() != nil {
 			break
 		}
 	}
@@ -140,81 +150,104 @@ func Validate(cfg Config) error {
 }
 
 func validate(cfg Config) ([]engine.Spec, error) {
-	specs := make([]engine.Spec, len(cfg.Engines))
-	for i, name := range cfg.Engines {
-		s, ok := engine.Lookup(name)
+	specs := make([]engine.Spec, len(cfg.Targets))
+	seen := map[string]bool{}
+	for i, t := range cfg.Targets {
+		s, ok := engine.Lookup(t.Engine)
 		if !ok {
-			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", name, joinNames(engine.Names()))}
+			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", t.Engine, joinNames(engine.Names()))}
 		}
+		if seen[t.Label] {
+			return nil, UsageError{fmt.Errorf("target %s is listed twice", t.Label)}
+		}
+		seen[t.Label] = true
 		specs[i] = s
-		if err := s.CheckOptions(cfg.EngineOptions[name]); err != nil {
+		if err := s.CheckOptions(t.Options); err != nil {
 			return nil, UsageError{err}
 		}
-		if err := checkDir(engineDir(cfg, name), cfg.Fresh); err != nil {
+		if err := checkDir(targetDir(cfg, t), cfg.Fresh); err != nil {
 			return nil, err
 		}
 	}
 	return specs, nil
 }
 
-func engineDir(cfg Config, name string) string { return filepath.Join(cfg.DataDir, name) }
+// targetDir is a target's data directory: its label, with characters unsafe in a file name
+// replaced.
+func targetDir(cfg Config, t Target) string {
+	return filepath.Join(cfg.DataDir, strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(t.Label))
+}
 
 // runEngine runs every step on one engine and always closes it; its data is removed unless
 // KeepData.
-func runEngine(ctx context.Context, cfg Config, spec engine.Spec, w *results.Writer, m *results.Manifest) (err error) {
-	dir := engineDir(cfg, spec.Name)
+func runEngine(ctx context.Context, cfg Config, t Target, spec engine.Spec, w *results.Writer, m *results.Manifest) (err error) {
+	dir := targetDir(cfg, t)
+	label := t.Label
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	event(cfg, "%s: opening in %s", spec.Name, dir)
-	eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: cfg.EngineOptions[spec.Name]})
-	if err != nil {
-		return fmt.Errorf("%s: %w", spec.Name, err)
-	}
-	tgt := results.Target{Label: spec.Name, Engine: eng.Info(), DataDir: dir}
-	m.Targets = append(m.Targets, tgt)
-	ti := len(m.Targets) - 1
+	event(cfg, "%s: opening in %s", label, dir)
+	var eng table.Engine
 	defer func() {
-		if cerr := eng.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("%s: close: %w", spec.Name, cerr)
+		if eng != nil {
+			if cerr := eng.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("%s: close: %w", label, cerr)
+			}
 		}
+		keepServerLog(dir, filepath.Join(w.Dir(), filepath.Base(dir)+".server.log"))
 		if !cfg.KeepData {
 			os.RemoveAll(dir)
 		}
 	}()
+	eng, err = spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: t.Options})
+	if err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	tgt := results.Target{Label: label, Engine: eng.Info(), DataDir: dir}
+	m.Targets = append(m.Targets, tgt)
+	ti := len(m.Targets) - 1
 	if err := w.Manifest(m); err != nil {
 		return err
 	}
 	run, err := cfg.Workload.Open(ctx, eng)
 	if err != nil {
-		return fmt.Errorf("%s: %w", spec.Name, err)
+		return fmt.Errorf("%s: %w", label, err)
 	}
 	defer run.Close()
 	sampler, serr := sysstat.NewSampler(dir)
 	if serr != nil {
-		return fmt.Errorf("%s: sampler: %w", spec.Name, serr)
+		return fmt.Errorf("%s: sampler: %w", label, serr)
 	}
 	defer sampler.Close()
-	target := runner.Target{Label: spec.Name, Engine: eng, Sampler: sampler, Rows: run.Rows, OnTick: func(iv *results.Interval) {
+	target := runner.Target{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, OnTick: func(iv *results.Interval) {
 		if err := w.Interval(iv); err != nil {
-			event(cfg, "%s: writing intervals: %v", spec.Name, err)
+			event(cfg, "%s: writing intervals: %v", label, err)
 		}
 		if cfg.OnTick != nil {
 			cfg.OnTick(iv)
 		}
 	}}
 	for _, name := range cfg.Workload.Steps() {
-		if err := runStep(ctx, cfg, spec.Name, run, target, name, w); err != nil || ctx.Err() != nil {
+		if err := runStep(ctx, cfg, label, run, target, name, w); err != nil || ctx.Err() != nil {
 			return err
 		}
 	}
 	check, err := run.Check(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: invariant check failed: %w", spec.Name, err)
+		return fmt.Errorf("%s: invariant check failed: %w", label, err)
 	}
 	m.Targets[ti].Check = check
-	event(cfg, "%s: invariants %s", spec.Name, check)
+	event(cfg, "%s: invariants %s", label, check)
 	return w.Manifest(m)
+}
+
+// keepServerLog copies a managed server's log (server.log in its data directory) into the run
+// directory, if there is one.
+func keepServerLog(dir, to string) {
+	data, err := os.ReadFile(filepath.Join(dir, "server.log"))
+	if err == nil {
+		os.WriteFile(to, data, 0o644)
+	}
 }
 
 // runStep prepares, runs and records one step.

@@ -81,12 +81,14 @@ func Main(env Env) int {
 		fmt.Fprintln(env.Stderr, "rumbench: interrupted; results measured so far are written")
 		return ExitInterrupted
 	}
-	fmt.Fprintln(env.Stderr, "rumbench: "+firstLine(err.Error()))
 	var ue usageError
 	var be bench.UsageError
 	if errors.As(err, &ue) || errors.As(err, &be) || isCobraUsage(err) {
+		fmt.Fprintln(env.Stderr, "rumbench: "+firstLine(err.Error()))
 		return ExitUsage
 	}
+	// A run failure may carry more lines: a server's log tail.
+	fmt.Fprintln(env.Stderr, "rumbench: "+strings.TrimRight(err.Error(), "\n"))
 	return ExitFailure
 }
 

@@ -38,9 +38,16 @@ func run(t *testing.T, ctx context.Context, args ...string) transcript {
 	return transcript{code, out.String(), errb.String()}
 }
 
-// dirs returns --out and --data-dir flags in fresh temporary directories.
+// dirs returns --out and --data-dir flags in fresh temporary directories. The data directory is
+// traversable by others (0755 up to /tmp): managed servers run as the postgres and mysql users.
 func dirs(t *testing.T) (string, string, []string) {
-	out, data := t.TempDir(), t.TempDir()
+	out := t.TempDir()
+	data, err := os.MkdirTemp("", "rumbench-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(data, 0o755)
+	t.Cleanup(func() { os.RemoveAll(data) })
 	return out, data, []string{"--out", out, "--data-dir", data}
 }
 
@@ -58,7 +65,7 @@ func TestUsageErrors(t *testing.T) {
 		want string // the whole stderr
 	}{
 		{"unknown engine", []string{"run", "--engine", "pebble,nosuch"},
-			`rumbench: unknown engine "nosuch" (valid: bbolt, null, pebble, sqlite)`},
+			`rumbench: unknown engine "nosuch" (valid: bbolt, myrocks, mysql, null, pebble, postgres, sqlite)`},
 		{"unknown workload", []string{"run", "--workload", "tpcc"},
 			`rumbench: unknown workload "tpcc" (valid: insert)`},
 		{"unknown step", []string{"run", "--steps", "l.i0,q9"},

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -41,7 +42,8 @@ type runFlags struct {
 	querySecs, warmupSecs, cleanupSec float64
 	clients, rowsPerCommit            int
 	deletePerInsert                   bool
-	engineOpts                        []string
+	engineOpts, serverConfigs         []string
+	dsn, serverBin                    string
 	cacheMB                           int64
 	sync, fresh, keepData, quiet      bool
 	out, dataDir, label, cpuProfile   string
@@ -75,6 +77,9 @@ Sizes (--rows, --writes) are per client; each client has its own table.`,
 	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per insert transaction for every step (default per step: l.i0 100, l.i1 50, l.i2 5, queries 50)")
 	fl.BoolVar(&f.deletePerInsert, "delete-per-insert", false, "delete as many of the oldest rows as each batch inserts (constant table size)")
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
+	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "server config file (postgresql.conf or my.cnf fragment) or a directory of them; repeat for a configuration matrix: each server engine runs once per file")
+	fl.StringVar(&f.dsn, "dsn", "", "use the running server at this URL/DSN instead of a private instance (one server engine only)")
+	fl.StringVar(&f.serverBin, "server-bin", "", "directory of the server binaries (default: discovered)")
 	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB, the same for every engine")
 	fl.BoolVar(&f.sync, "sync", true, "sync on commit (--sync=false to turn off)")
 	fl.BoolVar(&f.fresh, "fresh", false, "empty a non-empty engine data directory instead of refusing it")
@@ -135,6 +140,10 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	if err != nil {
 		return bench.Config{}, err
 	}
+	targets, err := buildTargets(f, engines, opts)
+	if err != nil {
+		return bench.Config{}, err
+	}
 	if f.cacheMB < 1 {
 		return bench.Config{}, usagef("--cache-mb %d: must be at least 1", f.cacheMB)
 	}
@@ -149,16 +158,101 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 		return bench.Config{}, usagef("--label %q: must not contain spaces or slashes", label)
 	}
 	return bench.Config{
-		Workload: wl, Engines: engines, EngineOptions: opts, CacheBytes: f.cacheMB << 20, Sync: f.sync,
+		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:   env.Now().UTC().Format("20060102T150405Z") + "-" + label,
 		Warmup:  time.Duration(f.warmupSecs * float64(time.Second)),
 		Command: append([]string{"rumbench"}, env.Args...),
 		Settings: map[string]any{
-			"profile": f.profile, "engines": engines, "cache_mb": f.cacheMB, "sync": f.sync,
+			"profile": f.profile, "engines": engines, "server_configs": f.serverConfigs, "dsn": f.dsn != "", "cache_mb": f.cacheMB, "sync": f.sync,
 			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
 		},
 	}, nil
+}
+
+// buildTargets makes the run's targets: one per engine, and for server engines one per
+// --server-config file (labelled engine:file).
+func buildTargets(f *runFlags, engines []string, opts map[string]map[string]string) ([]bench.Target, error) {
+	configs, err := expandConfigs(f.serverConfigs)
+	if err != nil {
+		return nil, err
+	}
+	var servers []string
+	for _, e := range engines {
+		if s, _ := engine.Lookup(e); s.Server {
+			servers = append(servers, e)
+		}
+	}
+	if (f.dsn != "" || f.serverBin != "" || len(configs) > 0) && len(servers) == 0 {
+		return nil, usagef("--dsn, --server-config and --server-bin need a server engine in --engine (postgres, mysql, myrocks)")
+	}
+	if f.dsn != "" && (len(servers) != 1 || len(configs) > 0) {
+		return nil, usagef("--dsn takes exactly one server engine in --engine and no --server-config (got %s)", strings.Join(servers, ","))
+	}
+	var targets []bench.Target
+	for _, e := range engines {
+		s, _ := engine.Lookup(e)
+		base := map[string]string{}
+		for k, v := range opts[e] {
+			base[k] = v
+		}
+		if !s.Server {
+			targets = append(targets, bench.Target{Label: e, Engine: e, Options: base})
+			continue
+		}
+		if f.dsn != "" {
+			base["dsn"] = f.dsn
+		}
+		if f.serverBin != "" {
+			base["server_bin"] = f.serverBin
+		}
+		if len(configs) == 0 {
+			targets = append(targets, bench.Target{Label: e, Engine: e, Options: base})
+			continue
+		}
+		for _, c := range configs {
+			o := map[string]string{"server_config": c}
+			for k, v := range base {
+				o[k] = v
+			}
+			targets = append(targets, bench.Target{Label: e + ":" + filepath.Base(c), Engine: e, Options: o})
+		}
+	}
+	return targets, nil
+}
+
+// expandConfigs returns the absolute paths of the --server-config files, a directory standing for
+// the regular files in it (sorted).
+func expandConfigs(vals []string) ([]string, error) {
+	var out []string
+	for _, v := range vals {
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return nil, usagef("--server-config %q: %v", v, err)
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return nil, usagef("--server-config %q: no such file or directory", v)
+		}
+		if !st.IsDir() {
+			out = append(out, abs)
+			continue
+		}
+		entries, err := os.ReadDir(abs)
+		if err != nil {
+			return nil, usagef("--server-config %q: %v", v, err)
+		}
+		n := len(out)
+		for _, e := range entries {
+			if e.Type().IsRegular() {
+				out = append(out, filepath.Join(abs, e.Name()))
+			}
+		}
+		if len(out) == n {
+			return nil, usagef("--server-config %q: the directory holds no files", v)
+		}
+	}
+	return out, nil
 }
 
 // splitList splits a comma-separated flag value, refusing empty items and duplicates.
@@ -227,7 +321,7 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	prog := &progress{w: env.Stderr, tty: env.StderrTTY, quiet: f.quiet}
 	cfg.OnTick, cfg.OnStep, cfg.OnEvent = prog.tick, prog.step, prog.event
 	if !f.quiet {
-		fmt.Fprintf(env.Stderr, "rumbench: %s on %s, profile %s: %s\n", cfg.Workload.Name(), strings.Join(cfg.Engines, ","),
+		fmt.Fprintf(env.Stderr, "rumbench: %s on %s, profile %s: %s\n", cfg.Workload.Name(), targetLabels(cfg.Targets),
 			f.profile, describe(cfg.Workload.Config()))
 	}
 	ctx, cancel := env.Context()
@@ -256,6 +350,14 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		return errInterrupted
 	}
 	return nil
+}
+
+func targetLabels(ts []bench.Target) string {
+	labels := make([]string, len(ts))
+	for i, t := range ts {
+		labels[i] = t.Label
+	}
+	return strings.Join(labels, ",")
 }
 
 // describe renders the effective workload configuration in one line, keys sorted.

@@ -42,6 +42,9 @@ type Spec struct {
 	Options map[string]string
 	// Open opens the engine.
 	Open Factory
+	// Server is true for engines on a database server: they take the options dsn, server_config
+	// and server_bin, set from --dsn, --server-config and --server-bin.
+	Server bool
 	// Check validates engine-specific options without opening anything (nil: only the keys of
 	// Options are checked).
 	Check func(extra map[string]string) error

@@ -44,6 +44,9 @@ type Column struct {
 	NotNull bool
 	// MaxLen is the declared maximum length of a Bytes column (SQL varchar size); 0 means unbounded.
 	MaxLen int
+	// Text marks a Bytes column whose values are valid UTF-8 text: SQL engines declare it varchar
+	// rather than a binary type.
+	Text bool
 }
 
 // Index is a secondary index: an ordered list of column positions. Index entries are unique

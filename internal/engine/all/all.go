@@ -2,8 +2,10 @@
 package all
 
 import (
-	_ "github.com/rumbench/rumbench/internal/engine/bbolt"  // bbolt
-	_ "github.com/rumbench/rumbench/internal/engine/null"   // null
-	_ "github.com/rumbench/rumbench/internal/engine/pebble" // pebble
-	_ "github.com/rumbench/rumbench/internal/engine/sqlite" // sqlite
+	_ "github.com/rumbench/rumbench/internal/engine/bbolt"    // bbolt
+	_ "github.com/rumbench/rumbench/internal/engine/mysql"    // mysql, myrocks
+	_ "github.com/rumbench/rumbench/internal/engine/null"     // null
+	_ "github.com/rumbench/rumbench/internal/engine/pebble"   // pebble
+	_ "github.com/rumbench/rumbench/internal/engine/postgres" // postgres
+	_ "github.com/rumbench/rumbench/internal/engine/sqlite"   // sqlite
 )

@@ -2,6 +2,8 @@ package enginetest
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -42,7 +44,7 @@ func testInfo(t *testing.T, h *harness) {
 
 func testRejectsUnknownOption(t *testing.T, h *harness) {
 	spec, _ := engine.Lookup(h.name)
-	o := options(t.TempDir())
+	o := options(serverDir(t))
 	o.Extra = map[string]string{"no_such_option": "1"}
 	e, err := spec.Open(h.ctx, o)
 	if err == nil {
@@ -225,4 +227,12 @@ func testConcurrentSessions(t *testing.T, h *harness) {
 		}
 		h.checkCounts(sr, tb, mb, true)
 	}
+}
+
+// serverDir returns a fresh data directory whose parent others can traverse: managed servers run
+// as the postgres and mysql users.
+func serverDir(t *testing.T) string {
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755)
+	return dir
 }

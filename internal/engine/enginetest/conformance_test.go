@@ -98,7 +98,7 @@ func openHarness(t *testing.T, name string) *harness {
 		t.Fatalf("engine %s is not registered", name)
 	}
 	ctx := t.Context()
-	e, err := spec.Open(ctx, options(t.TempDir()))
+	e, err := spec.Open(ctx, options(serverDir(t)))
 	if err != nil {
 		t.Fatalf("open %s: %v", name, err)
 	}

@@ -145,10 +145,17 @@ func (s *session) arg(c table.Column, v table.Value) any {
 	case c.Type == table.Bytes:
 		return v.B
 	case c.Type == table.Timestamp && s.e.d.NativeTime():
-		return time.Unix(v.I, 0).UTC()
+		// SQL time types hold years 1..9999: clamp, so range bounds beyond them still order right.
+		return time.Unix(min(max(v.I, minSQLTime), maxSQLTime), 0).UTC()
 	}
 	return v.I
 }
+
+// minSQLTime and maxSQLTime are 0001-01-01 00:00:00 and 9999-12-31 23:59:59 UTC in unix seconds.
+const (
+	minSQLTime = -62135596800
+	maxSQLTime = 253402300799
+)
 
 func (s *session) stmt(ctx context.Context, k stmtKey, build func() string) (*sql.Stmt, error) {
 	if st := s.stmts[k]; st != nil {

@@ -3,6 +3,8 @@ package insert
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -31,6 +33,7 @@ func runAllSteps(t *testing.T, name string, deletes bool) {
 	ctx := context.Background()
 	spec, _ := engine.Lookup(name)
 	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755) // managed servers run as the postgres and mysql users
 	eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: 8 << 20, Sync: true})
 	if err != nil {
 		t.Fatal(err)

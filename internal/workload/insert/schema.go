@@ -50,7 +50,7 @@ func newTable(i int) *table.Table {
 			{Name: "customerid", Type: table.Int32, NotNull: true},
 			{Name: "productid", Type: table.Int32, NotNull: true},
 			{Name: "price", Type: table.Int32, NotNull: true},
-			{Name: "data", Type: table.Bytes, MaxLen: 4000},
+			{Name: "data", Type: table.Bytes, MaxLen: 4000, Text: true},
 		},
 		Indexes: []table.Index{
 			{Name: "marketsegment", Columns: []int{colProductID, colCustomerID, colPrice}},

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// These tests start private PostgreSQL and MariaDB instances (make test installs the servers).
+
+func TestServersAllStepsTiny(t *testing.T) {
+	out, data, d := dirs(t)
+	args := append([]string{"run", "--engine", "postgres,mysql,myrocks", "--rows", "2000", "--writes", "500",
+		"--query-secs", "0.5", "--delete-per-insert", "--cache-mb", "32", "--quiet"}, d...)
+	tr := run(t, nil, args...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
+	}
+	for _, eng := range []string{"postgres", "mysql", "myrocks"} {
+		if !strings.Contains(tr.stdout, "invariants "+eng+": ok: 2100 rows, 6300 index entries") {
+			t.Errorf("no invariant line for %s:\n%s", eng, tr.stdout)
+		}
+	}
+	dir, m, steps := readRun(t, out)
+	if m.Status != results.StatusOK || len(m.Targets) != 3 {
+		t.Fatalf("manifest status %s, %d targets", m.Status, len(m.Targets))
+	}
+	for _, tg := range m.Targets {
+		if tg.Engine.Version == "" || tg.Engine.Options["server_config"] != "" {
+			t.Errorf("%s: version %q options %v", tg.Label, tg.Engine.Version, tg.Engine.Options)
+		}
+		if _, err := os.Stat(filepath.Join(dir, tg.Label+".server.log")); err != nil {
+			t.Errorf("%s: server log not kept: %v", tg.Label, err)
+		}
+	}
+	for _, s := range steps {
+		if s.Status != results.StatusOK || s.Server != "managed" {
+			t.Errorf("%s %s: status %s server %q", s.Target, s.Step, s.Status, s.Server)
+		}
+		if s.Step == "l.i1" && (s.ServerCPUUsPerOp <= 0 || s.ServerRSSMB <= 0 || s.LogBytesPerOp <= 0 || s.ServerFsyncsPerOp < 0 || (s.Target != "postgres" && s.ServerFsyncsPerOp == 0)) {
+			t.Errorf("%s l.i1: server cpu %g rss %g log %g fsyncs %g", s.Target, s.ServerCPUUsPerOp, s.ServerRSSMB, s.LogBytesPerOp, s.ServerFsyncsPerOp)
+		}
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Errorf("server data left behind: %v", entries)
+	}
+	assertNoServerProcess(t, data)
+}
+
+func TestServerConfigMatrix(t *testing.T) {
+	out, data, d := dirs(t)
+	cfgs := t.TempDir()
+	os.WriteFile(filepath.Join(cfgs, "sync_on.cnf"), []byte("[mysqld]\ninnodb_flush_log_at_trx_commit=1\n"), 0o644)
+	os.WriteFile(filepath.Join(cfgs, "sync_off.cnf"), []byte("[mysqld]\ninnodb_flush_log_at_trx_commit=2\n"), 0o644)
+	args := append([]string{"run", "--engine", "mysql", "--server-config", cfgs, "--steps", "l.i0,l.i2",
+		"--rows", "1000", "--writes", "500", "--quiet"}, d...)
+	tr := run(t, nil, args...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", tr.code, tr.stderr)
+	}
+	_, m, steps := readRun(t, out)
+	if len(m.Targets) != 2 || m.Targets[0].Label != "mysql:sync_off.cnf" || m.Targets[1].Label != "mysql:sync_on.cnf" {
+		t.Fatalf("targets %+v", m.Targets)
+	}
+	want := map[string]string{"mysql:sync_off.cnf": "2", "mysql:sync_on.cnf": "1"}
+	for _, tg := range m.Targets {
+		if got := tg.Engine.Options["server.innodb_flush_log_at_trx_commit"]; got != want[tg.Label] {
+			t.Errorf("%s: innodb_flush_log_at_trx_commit %q, want %q", tg.Label, got, want[tg.Label])
+		}
+	}
+	if len(steps) != 4 || !strings.Contains(tr.stdout, "mysql:sync_on.cnf") {
+		t.Errorf("%d steps; output:\n%s", len(steps), tr.stdout)
+	}
+	assertNoServerProcess(t, data)
+}
+
+func TestServerErrors(t *testing.T) {
+	bad := t.TempDir()
+	badPG := filepath.Join(bad, "bad.conf")
+	os.WriteFile(badPG, []byte("shared_buffers = lots\n"), 0o644)
+	badMy := filepath.Join(bad, "bad.cnf")
+	os.WriteFile(badMy, []byte("[mysqld]\nno_such_variable_here=1\n"), 0o644)
+	empty := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string // substrings of stderr
+	}{
+		{"unreachable dsn", []string{"--engine", "postgres", "--dsn", "postgres://postgres@127.0.0.1:1/x?sslmode=disable&connect_timeout=2"},
+			ExitFailure, []string{"postgres: connect:", "127.0.0.1:1"}},
+		{"wrong password", []string{"--engine", "mysql", "--dsn", "nobody:wrong@tcp(127.0.0.1:1)/x?timeout=2s"},
+			ExitFailure, []string{"mysql: connect:"}},
+		{"rejected postgres config", []string{"--engine", "postgres", "--server-config", badPG},
+			ExitFailure, []string{"shared_buffers"}},
+		{"rejected mariadb config", []string{"--engine", "mysql", "--server-config", badMy},
+			ExitFailure, []string{"no_such_variable_here"}},
+		{"missing binaries", []string{"--engine", "postgres", "--server-bin", empty},
+			ExitFailure, []string{"--server-bin"}},
+		{"missing config file", []string{"--engine", "postgres", "--server-config", filepath.Join(bad, "nope.conf")},
+			ExitUsage, []string{"no such file or directory"}},
+		{"dsn without server engine", []string{"--engine", "pebble", "--dsn", "x"},
+			ExitUsage, []string{"need a server engine"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, data, d := dirs(t)
+			args := append(append([]string{"run", "--steps", "l.i0", "--rows", "100", "--quiet"}, tc.args...), d...)
+			tr := run(t, nil, args...)
+			if tr.code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", tr.code, tc.code, tr.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(tr.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, tr.stderr)
+				}
+			}
+			if strings.Count(strings.TrimSpace(tr.stderr), "\n") > 0 && tc.code == ExitUsage {
+				t.Errorf("usage error takes more than one line:\n%s", tr.stderr)
+			}
+			assertNoServerProcess(t, data)
+		})
+	}
+}
+
+// assertNoServerProcess fails if a process whose command line mentions dir is still running.
+func assertNoServerProcess(t *testing.T, dir string) {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(b), dir) {
+			t.Errorf("process %s still runs: %q", filepath.Dir(p), strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+}

@@ -1,0 +1,326 @@
+// Package mysql registers the "mysql" engine: MariaDB or MySQL through go-sql-driver/mysql
+// (server-side prepared statements) under the SQL family adapter, with the table engine InnoDB
+// (update-in-place B-tree) or RocksDB (MyRocks, an LSM), chosen with the table_engine option.
+//
+// Managed mode (the default): rumbench creates a private MariaDB instance in the engine's data
+// directory, applies its settings (buffer pool or block cache = --cache-mb, log flush at commit =
+// --sync, binlog off) and then the user's --server-config file, starts it on 127.0.0.1 and stops it
+// when the engine closes. With --dsn it uses a server the user runs.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	sqlfam "github.com/rumbench/rumbench/internal/engine/sql"
+	"github.com/rumbench/rumbench/internal/server"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+var options = map[string]string{
+	"table_engine":  "innodb or rocksdb (MyRocks) (default innodb)",
+	"dsn":           "DSN of a running server (external mode), e.g. user:pass@tcp(host:3306)/db",
+	"server_config": "my.cnf fragment applied after rumbench's settings (managed mode)",
+	"server_bin":    "directory of mariadbd and mariadb-install-db (default: discovered)",
+}
+
+func init() {
+	register("mysql", "innodb", "MariaDB/MySQL with InnoDB (or MyRocks with table_engine=rocksdb), managed instance or --dsn; SQL family")
+	register("myrocks", "rocksdb", "MariaDB with MyRocks (RocksDB LSM tables): the mysql engine with table_engine=rocksdb")
+}
+
+// register adds an engine name whose table_engine defaults to te.
+func register(name, te, description string) {
+	engine.Register(engine.Spec{
+		Name:        name,
+		Description: description,
+		Options:     options,
+		Server:      true,
+		Open: func(ctx context.Context, o engine.Options) (table.Engine, error) {
+			return open(ctx, name, te, o)
+		},
+		Check: func(extra map[string]string) error {
+			_, err := tableEngine(name, te, extra)
+			return err
+		},
+	})
+}
+
+func tableEngine(name, def string, extra map[string]string) (string, error) {
+	return engine.ChoiceOption(name, extra, "table_engine", def, "innodb", "rocksdb")
+}
+
+// settings returns rumbench's server settings for the table engine, cache size and sync mode.
+func settings(te string, cacheBytes int64, sync bool) ([]server.Setting, []string) {
+	flush := "2" // write the log at commit, sync it once a second
+	if sync {
+		flush = "1"
+	}
+	cache := strconv.FormatInt(cacheBytes, 10)
+	s := []server.Setting{
+		{Name: "skip-log-bin", Value: ""},
+		{Name: "innodb_flush_log_at_trx_commit", Value: flush},
+	}
+	if te == "rocksdb" {
+		// MyRocks: 1 syncs the WAL at commit, 2 writes it and syncs once a second.
+		s = append(s, server.Setting{Name: "rocksdb_block_cache_size", Value: cache},
+			server.Setting{Name: "rocksdb_flush_log_at_trx_commit", Value: flush},
+			server.Setting{Name: "innodb_buffer_pool_size", Value: "16M"})
+		return s, []string{"ha_rocksdb"}
+	}
+	return append(s, server.Setting{Name: "innodb_buffer_pool_size", Value: cache}), nil
+}
+
+func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engine, error) {
+	if err := engine.CheckExtra(name, o.Extra, options); err != nil {
+		return nil, err
+	}
+	te, err := tableEngine(name, defTE, o.Extra)
+	if err != nil {
+		return nil, err
+	}
+	info := table.Info{Name: name, Options: map[string]string{
+		"cache_mb": strconv.FormatInt(o.CacheBytes>>20, 10), "sync": strconv.FormatBool(o.Sync), "table_engine": te,
+	}}
+	dsn := o.Extra["dsn"]
+	var srv *server.Server
+	if dsn == "" {
+		sets, plugins := settings(te, o.CacheBytes, o.Sync)
+		srv, err = server.Start(ctx, server.Config{Kind: server.MariaDB, BinDir: o.Extra["server_bin"], Dir: o.Dir,
+			ConfigFile: o.Extra["server_config"], Settings: sets, Plugins: plugins})
+		if err != nil {
+			return nil, err
+		}
+		dsn = srv.DSN()
+		info.Options["server_config"] = o.Extra["server_config"]
+	}
+	db, err := sql.Open("mysql", withParams(dsn))
+	if err == nil {
+		err = db.PingContext(ctx)
+	}
+	if err != nil {
+		if srv != nil {
+			srv.Stop(context.WithoutCancel(ctx))
+		}
+		return nil, fmt.Errorf("mysql: connect: %w", err)
+	}
+	e := &engineWithServer{Engine: sqlfam.New(db, dialect{te: te}, info), srv: srv}
+	if err := e.describe(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// withParams adds the driver parameters rumbench relies on: time values as UTC time.Time.
+func withParams(dsn string) string {
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "parseTime=true&loc=UTC"
+}
+
+type engineWithServer struct {
+	*sqlfam.Engine
+	srv *server.Server
+}
+
+// describe records the server version and the effective durability settings in Info.
+func (e *engineWithServer) describe(ctx context.Context) error {
+	info := e.Engine.Info()
+	if err := e.DB().QueryRowContext(ctx, "SELECT VERSION()").Scan(&info.Version); err != nil {
+		return fmt.Errorf("mysql: %w", err)
+	}
+	rows, err := e.DB().QueryContext(ctx, `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit',
+		'innodb_flush_method', 'innodb_buffer_pool_size', 'innodb_doublewrite', 'log_bin', 'sync_binlog',
+		'rocksdb_flush_log_at_trx_commit', 'rocksdb_block_cache_size', 'innodb_log_file_size', 'innodb_use_fdatasync')`)
+	if err != nil {
+		return fmt.Errorf("mysql: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		info.Options["server."+k] = v
+	}
+	e.Engine.SetInfo(info)
+	return rows.Err()
+}
+
+// Close closes the pool and stops the managed server.
+func (e *engineWithServer) Close() error {
+	err := e.Engine.Close()
+	if e.srv != nil {
+		if serr := e.srv.Stop(context.Background()); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
+// dialect is MySQL's SQL: FORCE INDEX, ORDER BY … LIMIT delete, ENGINE= suffix.
+type dialect struct{ te string }
+
+func (dialect) Name() string { return "mysql" }
+
+func (dialect) ColumnType(c table.Column) string {
+	switch c.Type {
+	case table.Bytes:
+		kind := "varbinary"
+		if c.Text {
+			kind = "varchar"
+		}
+		if c.MaxLen > 0 {
+			return fmt.Sprintf("%s(%d)", kind, c.MaxLen)
+		}
+		if c.Text {
+			return "longtext"
+		}
+		return "longblob"
+	case table.Timestamp:
+		return "datetime"
+	case table.Int32:
+		return "int"
+	}
+	return "bigint"
+}
+
+func (dialect) PrimaryKey(name string) string { return name + " bigint NOT NULL PRIMARY KEY" }
+
+func (d dialect) TableSuffix() string {
+	if d.te == "rocksdb" {
+		return "ENGINE=ROCKSDB"
+	}
+	return "ENGINE=InnoDB"
+}
+
+func (dialect) Placeholder(int) string { return "?" }
+func (dialect) NativeTime() bool       { return true }
+func (dialect) MaxParams() int         { return 65535 }
+
+func (dialect) IndexHint(t *table.Table, ix table.Index) string {
+	return "FORCE INDEX (" + sqlfam.IndexName(t, ix) + ")"
+}
+
+// IndexDDL adds every index in one ALTER TABLE on InnoDB, one ALTER per index on MyRocks, as the
+// reference does.
+func (d dialect) IndexDDL(t *table.Table) []string {
+	var adds []string
+	for _, ix := range t.Indexes {
+		adds = append(adds, fmt.Sprintf("ADD INDEX %s (%s)", sqlfam.IndexName(t, ix), sqlfam.ColumnList(t, ix.Columns)))
+	}
+	if d.te == "rocksdb" {
+		out := make([]string, len(adds))
+		for i, a := range adds {
+			out[i] = "ALTER TABLE " + t.Name + " " + a
+		}
+		return out
+	}
+	return []string{"ALTER TABLE " + t.Name + " " + strings.Join(adds, ", ")}
+}
+
+func (dialect) DeleteOldest(t *table.Table) string {
+	pk := t.Columns[0].Name
+	return fmt.Sprintf("DELETE FROM %s WHERE %s >= ? ORDER BY %s LIMIT ?", t.Name, pk, pk)
+}
+
+func (dialect) Size(ctx context.Context, db *sql.DB) (int64, bool, error) {
+	var n sql.NullInt64
+	err := db.QueryRowContext(ctx, `SELECT SUM(data_length + index_length) FROM information_schema.tables
+		WHERE table_schema = DATABASE()`).Scan(&n)
+	return n.Int64, err == nil && n.Valid, err
+}
+
+// Cleanup is the reference's: ANALYZE TABLE, then for InnoDB a write-back of dirty pages (the
+// dirty-page targets lowered to 1% until the buffer pool has almost none, then restored), for
+// MyRocks a memtable flush and an L0 compaction.
+func (d dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (string, error) {
+	for _, t := range tables {
+		if _, err := db.ExecContext(ctx, "ANALYZE TABLE "+t); err != nil {
+			return "", err
+		}
+	}
+	if d.te == "rocksdb" {
+		// MariaDB's MyRocks has one variable for both (Facebook's MySQL: rocksdb_compact_lzero_now).
+		if _, err := db.ExecContext(ctx, "SET GLOBAL rocksdb_force_flush_memtable_and_lzero_now = 1"); err != nil {
+			return "", err
+		}
+		return "ANALYZE TABLE, memtable flush, L0 compaction (rocksdb_force_flush_memtable_and_lzero_now)", nil
+	}
+	var pct, lwm string
+	if err := db.QueryRowContext(ctx, "SELECT @@innodb_max_dirty_pages_pct, @@innodb_max_dirty_pages_pct_lwm").Scan(&pct, &lwm); err != nil {
+		return "", err
+	}
+	defer db.ExecContext(context.WithoutCancel(ctx), "SET GLOBAL innodb_max_dirty_pages_pct_lwm = "+lwm+", GLOBAL innodb_max_dirty_pages_pct = "+pct)
+	if _, err := db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 1, GLOBAL innodb_max_dirty_pages_pct_lwm = 1"); err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		var name string
+		var dirty, total int64
+		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'").Scan(&name, &dirty); err != nil {
+			return "", err
+		}
+		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_total'").Scan(&name, &total); err != nil {
+			return "", err
+		}
+		if dirty*100 <= total {
+			break
+		}
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	return "ANALYZE TABLE, dirty pages written back (max_dirty_pages_pct 1 until <1% dirty)", nil
+}
+
+// ServerSample implements table.ServerReporter: log bytes (InnoDB redo + binlog + MyRocks WAL) and
+// fsyncs (InnoDB data and log fsyncs + MyRocks WAL syncs) from SHOW GLOBAL STATUS, and the process
+// tree of a managed server.
+func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample, error) {
+	s := table.ServerSample{LogBytes: -1, Fsyncs: -1}
+	rows, err := e.DB().QueryContext(ctx, `SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_os_log_written',
+		'Binlog_bytes_written', 'rocksdb_wal_bytes', 'Innodb_data_fsyncs', 'Innodb_os_log_fsyncs', 'rocksdb_wal_synced')`)
+	if err != nil {
+		return s, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var v int64
+		if err := rows.Scan(&k, &v); err != nil {
+			return s, err
+		}
+		switch strings.ToLower(k) {
+		case "innodb_os_log_written", "binlog_bytes_written", "rocksdb_wal_bytes":
+			s.LogBytes = max(s.LogBytes, 0) + v
+		default:
+			s.Fsyncs = max(s.Fsyncs, 0) + v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s, err
+	}
+	if e.srv == nil {
+		return s, nil
+	}
+	st, err := e.srv.Stats()
+	if err != nil {
+		return s, err
+	}
+	s.Managed, s.CPUTicks, s.RSSBytes, s.PSSBytes = true, st.CPUTicks, st.RSSBytes, st.PSSBytes
+	return s, nil
+}

@@ -1,0 +1,198 @@
+// Package postgres registers the "postgres" engine: PostgreSQL through pgx (database/sql, server-side
+// prepared statements) under the SQL family adapter.
+//
+// Managed mode (the default): rumbench creates a private instance in the engine's data directory,
+// applies its settings (shared_buffers = --cache-mb, synchronous_commit = --sync) and then the
+// user's --server-config file, starts it on 127.0.0.1 and stops it when the engine closes. With
+// --dsn it uses a server the user runs, and server-process figures are absent.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	sqlfam "github.com/rumbench/rumbench/internal/engine/sql"
+	"github.com/rumbench/rumbench/internal/server"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+var options = map[string]string{
+	"dsn":           "URL of a running server (external mode), e.g. postgres://user@host:5432/db",
+	"server_config": "postgresql.conf fragment applied after rumbench's settings (managed mode)",
+	"server_bin":    "directory of the PostgreSQL server binaries (default: discovered)",
+}
+
+func init() {
+	engine.Register(engine.Spec{
+		Name:        "postgres",
+		Description: "PostgreSQL (heap + B-tree indexes), private managed instance or --dsn; SQL family via pgx",
+		Options:     options,
+		Open:        open,
+		Server:      true,
+	})
+}
+
+func open(ctx context.Context, o engine.Options) (table.Engine, error) {
+	if err := engine.CheckExtra("postgres", o.Extra, options); err != nil {
+		return nil, err
+	}
+	info := table.Info{Name: "postgres", Options: map[string]string{
+		"cache_mb": strconv.FormatInt(o.CacheBytes>>20, 10), "sync": strconv.FormatBool(o.Sync),
+	}}
+	dsn := o.Extra["dsn"]
+	var srv *server.Server
+	if dsn == "" {
+		sync := "off"
+		if o.Sync {
+			sync = "on"
+		}
+		var err error
+		srv, err = server.Start(ctx, server.Config{
+			Kind: server.Postgres, BinDir: o.Extra["server_bin"], Dir: o.Dir, ConfigFile: o.Extra["server_config"],
+			Settings: []server.Setting{
+				{Name: "shared_buffers", Value: strconv.FormatInt(o.CacheBytes>>20, 10) + "MB"},
+				{Name: "synchronous_commit", Value: sync},
+				{Name: "max_parallel_maintenance_workers", Value: "0"}, // serial index builds, as the reference's configs
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		dsn = srv.DSN()
+		info.Options["server_config"] = o.Extra["server_config"]
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err == nil {
+		err = db.PingContext(ctx)
+	}
+	if err != nil {
+		if srv != nil {
+			srv.Stop(context.WithoutCancel(ctx))
+		}
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	e := &engineWithServer{Engine: sqlfam.New(db, dialect{}, info), srv: srv}
+	if err := e.describe(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// engineWithServer is the SQL engine plus the managed server it stops on Close.
+type engineWithServer struct {
+	*sqlfam.Engine
+	srv *server.Server
+}
+
+// describe records the server version and the effective durability settings in Info.
+func (e *engineWithServer) describe(ctx context.Context) error {
+	info := e.Engine.Info()
+	if err := e.DB().QueryRowContext(ctx, "SHOW server_version").Scan(&info.Version); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	for _, name := range []string{"shared_buffers", "synchronous_commit", "fsync", "wal_sync_method", "full_page_writes", "wal_level", "max_wal_size", "checkpoint_timeout", "wal_compression"} {
+		var v string
+		if err := e.DB().QueryRowContext(ctx, "SHOW "+name).Scan(&v); err != nil {
+			return fmt.Errorf("postgres: SHOW %s: %w", name, err)
+		}
+		info.Options["server."+name] = v
+	}
+	e.Engine.SetInfo(info)
+	return nil
+}
+
+// Close closes the pool and stops the managed server.
+func (e *engineWithServer) Close() error {
+	err := e.Engine.Close()
+	if e.srv != nil {
+		if serr := e.srv.Stop(context.Background()); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
+// dialect is PostgreSQL's SQL: $n placeholders, no index hints, the reference's IN-subquery delete.
+type dialect struct{}
+
+func (dialect) Name() string { return "postgres" }
+
+func (dialect) ColumnType(c table.Column) string {
+	switch c.Type {
+	case table.Bytes:
+		if !c.Text {
+			return "bytea"
+		}
+		if c.MaxLen > 0 {
+			return fmt.Sprintf("varchar(%d)", c.MaxLen)
+		}
+		return "text"
+	case table.Timestamp:
+		return "timestamp without time zone"
+	case table.Int32:
+		return "int"
+	}
+	return "bigint"
+}
+
+func (dialect) PrimaryKey(name string) string                             { return name + " bigint PRIMARY KEY" }
+func (dialect) TableSuffix() string                                       { return "" }
+func (dialect) Placeholder(i int) string                                  { return "$" + strconv.Itoa(i+1) }
+func (dialect) IndexHint(*table.Table, table.Index) string                { return "" }
+func (dialect) IndexDDL(t *table.Table) []string                          { return sqlfam.CreateIndexStatements(t) }
+func (dialect) NativeTime() bool                                          { return true }
+func (dialect) MaxParams() int                                            { return 65535 }
+func (dialect) DeleteOldest(t *table.Table) string                        { return sqlfam.DeleteOldestIn(t, "$1", "$2") }
+func (dialect) Size(ctx context.Context, db *sql.DB) (int64, bool, error) { return dbSize(ctx, db) }
+
+func dbSize(ctx context.Context, db *sql.DB) (int64, bool, error) {
+	var n int64
+	err := db.QueryRowContext(ctx, "SELECT pg_database_size(current_database())").Scan(&n)
+	return n, err == nil, err
+}
+
+// Cleanup is the reference's: VACUUM (ANALYZE) of every table, then a CHECKPOINT.
+func (dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (string, error) {
+	for _, t := range tables {
+		if _, err := db.ExecContext(ctx, "VACUUM (ANALYZE, INDEX_CLEANUP ON) "+t); err != nil {
+			return "", err
+		}
+	}
+	if _, err := db.ExecContext(ctx, "CHECKPOINT"); err != nil {
+		return "", err
+	}
+	return "VACUUM (ANALYZE, INDEX_CLEANUP ON) per table, CHECKPOINT", nil
+}
+
+// ServerSample implements table.ServerReporter: WAL bytes from the WAL insert position (exact and
+// immediate), WAL syncs from pg_stat_wal (backends publish them at most once a second, so a step
+// shorter than a few seconds undercounts), and the process tree of a managed server.
+func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample, error) {
+	s := table.ServerSample{LogBytes: -1, Fsyncs: -1}
+	if err := e.DB().QueryRowContext(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint").Scan(&s.LogBytes); err != nil {
+		return s, err
+	}
+	if err := e.DB().QueryRowContext(ctx, "SELECT wal_sync FROM pg_stat_wal").Scan(&s.Fsyncs); err != nil {
+		s.Fsyncs = -1 // before PostgreSQL 14
+	}
+	return withTree(s, e.srv)
+}
+
+// withTree adds the managed server's process tree figures to s.
+func withTree(s table.ServerSample, srv *server.Server) (table.ServerSample, error) {
+	if srv == nil {
+		return s, nil
+	}
+	st, err := srv.Stats()
+	if err != nil {
+		return s, err
+	}
+	s.Managed, s.CPUTicks, s.RSSBytes, s.PSSBytes = true, st.CPUTicks, st.RSSBytes, st.PSSBytes
+	return s, nil
+}

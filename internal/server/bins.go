@@ -1,0 +1,216 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ErrBinaryNotFound matches (errors.Is) the error Start returns when the server's programs
+// cannot be found.
+var ErrBinaryNotFound = errors.New("server binaries not found")
+
+// notFoundError is the user-facing message for ErrBinaryNotFound.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string        { return e.msg }
+func (e *notFoundError) Is(target error) bool { return target == ErrBinaryNotFound }
+
+// binaries holds the absolute paths of the programs an instance needs.
+type binaries struct {
+	server  string // postgres | mariadbd
+	initdb  string // initdb | mariadb-install-db
+	client  string // psql | mariadb
+	baseDir string // directory of the server binary
+}
+
+// searchRoots are the places discovery looks in; tests replace them.
+type searchRoots struct {
+	path     []string // PATH entries
+	pgRoot   string   // /usr/lib/postgresql
+	sbin     string   // /usr/sbin
+	usrBin   string   // /usr/bin
+	describe string   // how PATH is named in messages
+}
+
+func defaultRoots() searchRoots {
+	return searchRoots{
+		path:   filepath.SplitList(os.Getenv("PATH")),
+		pgRoot: "/usr/lib/postgresql", sbin: "/usr/sbin", usrBin: "/usr/bin",
+		describe: "PATH",
+	}
+}
+
+// findBinaries locates the programs for kind in binDir, or by discovery when binDir is "".
+func findBinaries(kind Kind, binDir string) (binaries, error) {
+	return findBinariesIn(kind, binDir, defaultRoots())
+}
+
+func findBinariesIn(kind Kind, binDir string, r searchRoots) (binaries, error) {
+	names := [3]string{"postgres", "initdb", "psql"}
+	if kind == MariaDB {
+		names = [3]string{"mariadbd", "mariadb-install-db", "mariadb"}
+	}
+	if binDir != "" {
+		abs, err := filepath.Abs(binDir)
+		if err != nil {
+			return binaries{}, err
+		}
+		dirs := []string{abs}
+		if kind == Postgres {
+			// A directory of symlinks (/usr/local/bin/postgres -> .../15/bin/postgres):
+			// the programs it lacks are taken from where postgres really is.
+			if real, err := filepath.EvalSymlinks(filepath.Join(abs, "postgres")); err == nil {
+				dirs = append(dirs, filepath.Dir(real))
+			}
+		}
+		if kind == MariaDB {
+			up := filepath.Dir(abs)
+			dirs = append(dirs, filepath.Join(up, "bin"), filepath.Join(up, "sbin"), filepath.Join(up, "scripts"))
+		}
+		var b binaries
+		var missing []string
+		for i, n := range names {
+			p := lookIn(dirs, n)
+			if p == "" {
+				missing = append(missing, n)
+			}
+			*b.slot(i) = p
+		}
+		if len(missing) > 0 {
+			return binaries{}, &notFoundError{fmt.Sprintf(
+				"%s server binaries not found in %s (missing %s): install %s or pass the directory that holds %s with --server-bin",
+				kind, abs, strings.Join(missing, ", "), packageName(kind), strings.Join(names[:], ", "))}
+		}
+		b.baseDir = filepath.Dir(b.server)
+		return b, nil
+	}
+	if kind == Postgres {
+		return findPostgres(r)
+	}
+	return findMariaDB(r)
+}
+
+func (b *binaries) slot(i int) *string {
+	return [3]*string{&b.server, &b.initdb, &b.client}[i]
+}
+
+func packageName(kind Kind) string {
+	if kind == Postgres {
+		return "postgresql"
+	}
+	return "mariadb-server"
+}
+
+// findPostgres prefers /usr/lib/postgresql/<highest>/bin, then the real directory of a
+// `postgres` in PATH (symlinks resolved, so that initdb and psql are found next to it).
+func findPostgres(r searchRoots) (binaries, error) {
+	var dirs []string
+	for _, v := range pgVersions(r.pgRoot) {
+		dirs = append(dirs, filepath.Join(r.pgRoot, v, "bin"))
+	}
+	if p := lookIn(r.path, "postgres"); p != "" {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			dirs = append(dirs, filepath.Dir(real))
+		}
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	for _, d := range dirs {
+		b := binaries{
+			server: lookIn([]string{d}, "postgres"), initdb: lookIn([]string{d}, "initdb"),
+			client: lookIn([]string{d}, "psql"), baseDir: d,
+		}
+		if b.server != "" && b.initdb != "" && b.client != "" {
+			return b, nil
+		}
+	}
+	return binaries{}, &notFoundError{fmt.Sprintf(
+		"postgres server binaries not found in %s or %s/*/bin: install postgresql or pass the directory with --server-bin",
+		r.describe, r.pgRoot)}
+}
+
+// findMariaDB finds mariadbd in PATH or /usr/sbin, and the set-up programs next to it, in
+// PATH or in /usr/bin.
+func findMariaDB(r searchRoots) (binaries, error) {
+	server := lookIn(append(append([]string{}, r.path...), r.sbin), "mariadbd")
+	if server == "" {
+		return binaries{}, &notFoundError{fmt.Sprintf(
+			"mariadb server binaries not found in %s or %s: install mariadb-server or pass the directory with --server-bin",
+			r.describe, r.sbin)}
+	}
+	dirs := append(append([]string{filepath.Dir(server)}, r.path...), r.usrBin)
+	b := binaries{server: server, baseDir: filepath.Dir(server),
+		initdb: lookIn(dirs, "mariadb-install-db"), client: lookIn(dirs, "mariadb")}
+	var missing []string
+	if b.initdb == "" {
+		missing = append(missing, "mariadb-install-db")
+	}
+	if b.client == "" {
+		missing = append(missing, "mariadb")
+	}
+	if len(missing) > 0 {
+		return binaries{}, &notFoundError{fmt.Sprintf(
+			"mariadb programs %s not found next to %s, in %s or %s: install mariadb-server and mariadb-client or pass the directory with --server-bin",
+			strings.Join(missing, " and "), server, r.describe, r.usrBin)}
+	}
+	return b, nil
+}
+
+// lookIn returns the first executable regular file named name in dirs, or "".
+func lookIn(dirs []string, name string) string {
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, name)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return ""
+}
+
+// pgVersions lists the version directories under root, highest first ("16", "15", "9.6").
+func pgVersions(root string) []string {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var vs []string
+	for _, e := range ents {
+		if _, ok := versionKey(e.Name()); ok {
+			vs = append(vs, e.Name())
+		}
+	}
+	sort.Slice(vs, func(i, j int) bool {
+		a, _ := versionKey(vs[i])
+		b, _ := versionKey(vs[j])
+		for k := 0; k < len(a) && k < len(b); k++ {
+			if a[k] != b[k] {
+				return a[k] > b[k]
+			}
+		}
+		return len(a) > len(b)
+	})
+	return vs
+}
+
+func versionKey(name string) ([]int, bool) {
+	var key []int
+	for _, part := range strings.Split(name, ".") {
+		n, err := strconv.Atoi(part)
+		if err != nil {
+			return nil, false
+		}
+		key = append(key, n)
+	}
+	return key, true
+}

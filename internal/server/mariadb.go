@@ -1,0 +1,177 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// MariaDB instance: Dir/my.cnf (the only option file read: --defaults-file) holds the paths,
+// the plugins, rumbench's settings and an !include of the user's file; mariadb-install-db
+// reads it too (so creation-time options such as innodb_page_size apply); mariadbd runs
+// directly; readiness is its "ready for connections" log line; setup runs the mariadb client
+// as root (empty password, unix socket only).
+
+func (s *Server) myInit(ctx context.Context) error {
+	if s.cfg.ConfigFile != "" {
+		if err := s.writeFile(s.userConfigPath(), withGroupHeader(s.userConf)); err != nil {
+			return err
+		}
+	}
+	if err := s.writeMyCnf(); err != nil {
+		return err
+	}
+	args := []string{"--defaults-file=" + s.configPath(), "--datadir=" + s.dataDir,
+		"--auth-root-authentication-method=normal", "--skip-test-db"}
+	if s.acct != nil {
+		args = append(args, "--user="+s.acct.name)
+	}
+	if s.cfg.BinDir != "" {
+		args = append(args, "--basedir="+filepath.Dir(s.bins.baseDir))
+	}
+	// Its stdout is a long generic text (also on failure); keep it apart from the log.
+	out, err := os.Create(filepath.Join(s.dir, "install-db.out"))
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	defer out.Close()
+	off := s.logSize()
+	if err := s.runTool(ctx, false, out, s.bins.initdb, args...); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return s.startError("mariadb-install-db", "mariadb-install-db failed", s.configHint(), off, err)
+	}
+	return nil
+}
+
+// withGroupHeader prefixes a my.cnf fragment with [mysqld] when an option comes before any
+// group header (MariaDB would otherwise ignore the whole file with only a warning).
+func withGroupHeader(data []byte) []byte {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' || line[0] == ';' || line[0] == '!' {
+			continue
+		}
+		if line[0] == '[' {
+			return data
+		}
+		break
+	}
+	return append([]byte("[mysqld]\n"), data...)
+}
+
+// writeMyCnf writes Dir/my.cnf for the current port (none before the first launch).
+func (s *Server) writeMyCnf() error {
+	var b strings.Builder
+	b.WriteString("# Written by rumbench for a private MariaDB instance (mariadbd --defaults-file=this file).\n[mysqld]\n")
+	fmt.Fprintf(&b, "datadir=%s\nsocket=%s\n", s.dataDir, s.socketPath())
+	if s.port > 0 {
+		fmt.Fprintf(&b, "port=%d\n", s.port)
+	}
+	fmt.Fprintf(&b, "bind-address=127.0.0.1\npid-file=%s\nlog-error=%s\nskip-name-resolve\n",
+		filepath.Join(s.dir, "mysqld.pid"), s.logPath)
+	// A private tmpdir: instances bootstrapped at the same time collide on /tmp's #sql files.
+	fmt.Fprintf(&b, "tmpdir=%s\n", s.dir)
+	if s.acct != nil {
+		fmt.Fprintf(&b, "user=%s\n", s.acct.name)
+	}
+	for _, p := range s.cfg.Plugins {
+		fmt.Fprintf(&b, "plugin-load-add=%s\n", p)
+	}
+	if len(s.cfg.Settings) > 0 {
+		b.WriteString("# rumbench's settings\n")
+	}
+	for _, st := range s.cfg.Settings {
+		if st.Value == "" {
+			fmt.Fprintf(&b, "%s\n", st.Name)
+			continue
+		}
+		fmt.Fprintf(&b, "%s=%s\n", st.Name, myQuote(st.Value))
+	}
+	if s.cfg.ConfigFile != "" {
+		fmt.Fprintf(&b, "# the user's file %s, read last so that it wins\n!include %s\n",
+			s.cfg.ConfigFile, s.userConfigPath())
+	}
+	return s.writeFile(s.configPath(), []byte(b.String()))
+}
+
+// myQuote double-quotes a my.cnf value that holds spaces, quotes, backslashes or comment
+// characters, escaping backslashes and double quotes (the option file reader undoes both).
+func myQuote(v string) string {
+	if v != strings.TrimSpace(v) || containsAny(v, "#;'\" \t\\") {
+		return `"` + strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), `"`, `\"`) + `"`
+	}
+	return v
+}
+
+// myArgs is mariadbd's command line: the option file first, then the placement options
+// again (the command line wins over the user's file).
+func (s *Server) myArgs() ([]string, error) {
+	if err := s.writeMyCnf(); err != nil {
+		return nil, err
+	}
+	return []string{
+		"--defaults-file=" + s.configPath(),
+		"--datadir=" + s.dataDir, "--socket=" + s.socketPath(), "--port=" + strconv.Itoa(s.port),
+		"--bind-address=127.0.0.1", "--pid-file=" + filepath.Join(s.dir, "mysqld.pid"),
+		"--log-error=" + s.logPath,
+	}, nil
+}
+
+// myReady reports whether the server logged, since its launch, that it accepts connections
+// (a probe connection would leave an "Aborted connection" warning in the log).
+func (s *Server) myReady() bool {
+	if _, err := os.Stat(s.socketPath()); err != nil {
+		return false
+	}
+	return strings.Contains(s.logSince(s.launchOff), "ready for connections")
+}
+
+// mySQL is the setup run as root over the socket: the TCP user the benchmark connects as,
+// its database, no password-less root over TCP; then the version and the active plugin
+// libraries, one per line.
+const mySQL = `CREATE DATABASE rumbench;
+CREATE USER 'rumbench'@'127.0.0.1' IDENTIFIED BY 'rumbench';
+GRANT ALL PRIVILEGES ON *.* TO 'rumbench'@'127.0.0.1';
+DROP USER IF EXISTS 'root'@'127.0.0.1', 'root'@'::1';
+SELECT VERSION();
+SELECT DISTINCT PLUGIN_LIBRARY FROM information_schema.PLUGINS
+ WHERE PLUGIN_STATUS = 'ACTIVE' AND PLUGIN_LIBRARY IS NOT NULL;`
+
+func (s *Server) mySetup(ctx context.Context, launchOff int64) error {
+	off := s.logSize()
+	var out bytes.Buffer
+	err := s.runTool(ctx, false, &out, s.bins.client, "--no-defaults", "--protocol=socket",
+		"--socket="+s.socketPath(), "--user=root", "--batch", "--skip-column-names", "-e", mySQL)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return s.startError("setup", fmt.Sprintf("the mariadb client could not set up the instance (%v)", err),
+			"see the server log", off, err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	s.version = strings.TrimSpace(lines[0])
+	active := map[string]bool{}
+	for _, l := range lines[1:] {
+		active[strings.TrimSuffix(strings.TrimSpace(l), ".so")] = true
+	}
+	var missing []string
+	for _, p := range s.cfg.Plugins {
+		if !active[strings.TrimSuffix(p, ".so")] {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return s.startError("setup", fmt.Sprintf("plugin %s is not active", strings.Join(missing, ", ")),
+			"install the plugin's package (ha_rocksdb: mariadb-plugin-rocksdb) or fix the plugin name", launchOff, nil)
+	}
+	return nil
+}
