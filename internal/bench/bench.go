@@ -204,6 +204,9 @@ func runEngine(ctx context.Context, cfg Config, t Target, spec engine.Spec, w *r
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	tgt := results.Target{Label: label, Engine: eng.Info(), DataDir: dir}
+	if t.Options["dsn"] != "" {
+		m.Notes = append(m.Notes, label+" runs on an external server (--dsn): server CPU, RSS and PSS are not measured, and the storage counters are those of the device behind "+dir+", not the server's")
+	}
 	m.Targets = append(m.Targets, tgt)
 	ti := len(m.Targets) - 1
 	if err := w.Manifest(m); err != nil {
