@@ -111,7 +111,7 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 		}
 		return nil, fmt.Errorf("mysql: connect: %w", err)
 	}
-	e := &engineWithServer{Engine: sqlfam.New(db, dialect{te: te}, info), srv: srv}
+	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{te: te}, info), Srv: srv}}
 	if err := e.describe(ctx); err != nil {
 		e.Close()
 		return nil, err
@@ -128,10 +128,8 @@ func withParams(dsn string) string {
 	return dsn + sep + "parseTime=true&loc=UTC"
 }
 
-type engineWithServer struct {
-	*sqlfam.Engine
-	srv *server.Server
-}
+// engineWithServer is the SQL engine on its server.
+type engineWithServer struct{ sqlfam.ServerEngine }
 
 // describe records the server version and the effective durability settings in Info.
 func (e *engineWithServer) describe(ctx context.Context) error {
@@ -155,17 +153,6 @@ func (e *engineWithServer) describe(ctx context.Context) error {
 	}
 	e.Engine.SetInfo(info)
 	return rows.Err()
-}
-
-// Close closes the pool and stops the managed server.
-func (e *engineWithServer) Close() error {
-	err := e.Engine.Close()
-	if e.srv != nil {
-		if serr := e.srv.Stop(context.Background()); serr != nil && err == nil {
-			err = serr
-		}
-	}
-	return err
 }
 
 // dialect is MySQL's SQL: FORCE INDEX, ORDER BY … LIMIT delete, ENGINE= suffix.
@@ -314,13 +301,5 @@ func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample
 	if err := rows.Err(); err != nil {
 		return s, err
 	}
-	if e.srv == nil {
-		return s, nil
-	}
-	st, err := e.srv.Stats()
-	if err != nil {
-		return s, err
-	}
-	s.Managed, s.CPUTicks, s.RSSBytes, s.PSSBytes = true, st.CPUTicks, st.RSSBytes, st.PSSBytes
-	return s, nil
+	return e.WithTree(s)
 }

@@ -76,7 +76,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		}
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	e := &engineWithServer{Engine: sqlfam.New(db, dialect{}, info), srv: srv}
+	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{}, info), Srv: srv}}
 	if err := e.describe(ctx); err != nil {
 		e.Close()
 		return nil, err
@@ -84,11 +84,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	return e, nil
 }
 
-// engineWithServer is the SQL engine plus the managed server it stops on Close.
-type engineWithServer struct {
-	*sqlfam.Engine
-	srv *server.Server
-}
+// engineWithServer is the SQL engine on its server.
+type engineWithServer struct{ sqlfam.ServerEngine }
 
 // describe records the server version and the effective durability settings in Info.
 func (e *engineWithServer) describe(ctx context.Context) error {
@@ -105,17 +102,6 @@ func (e *engineWithServer) describe(ctx context.Context) error {
 	}
 	e.Engine.SetInfo(info)
 	return nil
-}
-
-// Close closes the pool and stops the managed server.
-func (e *engineWithServer) Close() error {
-	err := e.Engine.Close()
-	if e.srv != nil {
-		if serr := e.srv.Stop(context.Background()); serr != nil && err == nil {
-			err = serr
-		}
-	}
-	return err
 }
 
 // dialect is PostgreSQL's SQL: $n placeholders, no index hints, the reference's IN-subquery delete.
@@ -181,18 +167,5 @@ func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample
 	if err := e.DB().QueryRowContext(ctx, "SELECT wal_sync FROM pg_stat_wal").Scan(&s.Fsyncs); err != nil {
 		s.Fsyncs = -1 // before PostgreSQL 14
 	}
-	return withTree(s, e.srv)
-}
-
-// withTree adds the managed server's process tree figures to s.
-func withTree(s table.ServerSample, srv *server.Server) (table.ServerSample, error) {
-	if srv == nil {
-		return s, nil
-	}
-	st, err := srv.Stats()
-	if err != nil {
-		return s, err
-	}
-	s.Managed, s.CPUTicks, s.RSSBytes, s.PSSBytes = true, st.CPUTicks, st.RSSBytes, st.PSSBytes
-	return s, nil
+	return e.WithTree(s)
 }

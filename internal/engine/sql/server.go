@@ -1,0 +1,39 @@
+package sql
+
+import (
+	"context"
+
+	"github.com/rumbench/rumbench/internal/server"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// ServerEngine is a SQL engine on a database server, with the private instance rumbench started
+// for it (nil for a server the user runs). Close stops that instance.
+type ServerEngine struct {
+	*Engine
+	Srv *server.Server
+}
+
+// Close closes the pool and stops the managed server.
+func (e *ServerEngine) Close() error {
+	err := e.Engine.Close()
+	if e.Srv != nil {
+		if serr := e.Srv.Stop(context.Background()); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
+// WithTree adds the managed server's process-tree figures to s (nothing for an external server).
+func (e *ServerEngine) WithTree(s table.ServerSample) (table.ServerSample, error) {
+	if e.Srv == nil {
+		return s, nil
+	}
+	st, err := e.Srv.Stats()
+	if err != nil {
+		return s, err
+	}
+	s.Managed, s.CPUTicks, s.RSSBytes, s.PSSBytes = true, st.CPUTicks, st.RSSBytes, st.PSSBytes
+	return s, nil
+}
