@@ -47,6 +47,18 @@ func TestServersAllStepsTiny(t *testing.T) {
 		if s.Step == "l.i1" && (s.ServerCPUUsPerOp <= 0 || s.ServerRSSMB <= 0 || s.LogBytesPerOp <= 0 || s.ServerFsyncsPerOp < 0 || (s.Target != "postgres" && s.ServerFsyncsPerOp == 0)) {
 			t.Errorf("%s l.i1: server cpu %g rss %g log %g fsyncs %g", s.Target, s.ServerCPUUsPerOp, s.ServerRSSMB, s.LogBytesPerOp, s.ServerFsyncsPerOp)
 		}
+		if s.Step == "l.i1" {
+			// Counters that move within a sub-second step (PostgreSQL's statistics and InnoDB's
+			// page writes lag: they only have to be present).
+			want := map[string]string{"postgres": "wal_write", "mysql": "innodb_os_log_written", "myrocks": "rocksdb_bytes_written"}[s.Target]
+			found := false
+			for k, v := range s.ServerCounters {
+				found = found || (strings.EqualFold(k, want) && (v > 0 || s.Target == "postgres"))
+			}
+			if !found {
+				t.Errorf("%s l.i1: server counter %s missing or 0 in %v", s.Target, want, s.ServerCounters)
+			}
+		}
 	}
 	if entries, _ := os.ReadDir(data); len(entries) != 0 {
 		t.Errorf("server data left behind: %v", entries)

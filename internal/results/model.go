@@ -112,6 +112,8 @@ type Step struct {
 	// pg_stat_wal; InnoDB/MyRocks status); -1 when the server does not report them.
 	LogBytesPerOp     float64 `json:"log_bytes_per_op"`
 	ServerFsyncsPerOp float64 `json:"server_fsyncs_per_op"`
+	// ServerCounters are the server's other counters over the step (deltas), by their own names.
+	ServerCounters map[string]int64 `json:"server_counters,omitempty"`
 
 	MaxInsertUs float64 `json:"max_insert_us"`
 	MaxDeleteUs float64 `json:"max_delete_us"`

@@ -311,4 +311,12 @@ func (c *collector) serverFigures(r *results.Step, a, b *snapshot, ops float64) 
 	if a.srv.Fsyncs >= 0 && b.srv.Fsyncs >= 0 {
 		r.ServerFsyncsPerOp = per(float64(b.srv.Fsyncs-a.srv.Fsyncs), ops)
 	}
+	for k, v := range b.srv.Counters {
+		if v0, ok := a.srv.Counters[k]; ok {
+			if r.ServerCounters == nil {
+				r.ServerCounters = map[string]int64{}
+			}
+			r.ServerCounters[k] = v - v0
+		}
+	}
 }

@@ -84,4 +84,7 @@ type ServerSample struct {
 	LogBytes int64
 	// Fsyncs is the syncs the server reports it issued (WAL syncs; InnoDB data + log fsyncs).
 	Fsyncs int64
+	// Counters are the server's other cumulative counters by their own names (checkpoints,
+	// data bytes written, compaction bytes, ...), reported per step as deltas.
+	Counters map[string]int64
 }

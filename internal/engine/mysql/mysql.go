@@ -274,13 +274,18 @@ func (d dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (stri
 	return "ANALYZE TABLE, dirty pages written back (max_dirty_pages_pct 1 until <1% dirty)", nil
 }
 
-// ServerSample implements table.ServerReporter: log bytes (InnoDB redo + binlog + MyRocks WAL) and
-// fsyncs (InnoDB data and log fsyncs + MyRocks WAL syncs) from SHOW GLOBAL STATUS, and the process
-// tree of a managed server.
+// statusCounters are the SHOW GLOBAL STATUS counters a step records (those the server has).
+const statusCounters = `'Innodb_os_log_written', 'Binlog_bytes_written', 'rocksdb_wal_bytes', 'Innodb_data_fsyncs',
+	'Innodb_os_log_fsyncs', 'rocksdb_wal_synced', 'Innodb_data_written', 'Innodb_data_writes', 'Innodb_data_read',
+	'Innodb_pages_written', 'Innodb_buffer_pool_pages_flushed', 'rocksdb_bytes_written', 'rocksdb_bytes_read',
+	'rocksdb_compact_read_bytes', 'rocksdb_compact_write_bytes', 'rocksdb_flush_write_bytes', 'rocksdb_stall_micros'`
+
+// ServerSample implements table.ServerReporter: log bytes (InnoDB redo + binlog + MyRocks WAL),
+// fsyncs (InnoDB data and log fsyncs + MyRocks WAL syncs) and the other status counters from SHOW
+// GLOBAL STATUS, and the process tree of a managed server.
 func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample, error) {
-	s := table.ServerSample{LogBytes: -1, Fsyncs: -1}
-	rows, err := e.DB().QueryContext(ctx, `SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_os_log_written',
-		'Binlog_bytes_written', 'rocksdb_wal_bytes', 'Innodb_data_fsyncs', 'Innodb_os_log_fsyncs', 'rocksdb_wal_synced')`)
+	s := table.ServerSample{LogBytes: -1, Fsyncs: -1, Counters: map[string]int64{}}
+	rows, err := e.DB().QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ("+statusCounters+")")
 	if err != nil {
 		return s, err
 	}
@@ -291,10 +296,11 @@ func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample
 		if err := rows.Scan(&k, &v); err != nil {
 			return s, err
 		}
+		s.Counters[k] = v
 		switch strings.ToLower(k) {
 		case "innodb_os_log_written", "binlog_bytes_written", "rocksdb_wal_bytes":
 			s.LogBytes = max(s.LogBytes, 0) + v
-		default:
+		case "innodb_data_fsyncs", "innodb_os_log_fsyncs", "rocksdb_wal_synced":
 			s.Fsyncs = max(s.Fsyncs, 0) + v
 		}
 	}

@@ -157,15 +157,28 @@ func (dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (string
 }
 
 // ServerSample implements table.ServerReporter: WAL bytes from the WAL insert position (exact and
-// immediate), WAL syncs from pg_stat_wal (backends publish them at most once a second, so a step
+// immediate), WAL syncs, writes and full-page images from pg_stat_wal, checkpoints and buffers
+// written from pg_stat_bgwriter (backends publish them at most once a second, so a step
 // shorter than a few seconds undercounts), and the process tree of a managed server.
 func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample, error) {
 	s := table.ServerSample{LogBytes: -1, Fsyncs: -1}
 	if err := e.DB().QueryRowContext(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint").Scan(&s.LogBytes); err != nil {
 		return s, err
 	}
-	if err := e.DB().QueryRowContext(ctx, "SELECT wal_sync FROM pg_stat_wal").Scan(&s.Fsyncs); err != nil {
+	var walWrite, walFPI int64
+	if err := e.DB().QueryRowContext(ctx, "SELECT wal_sync, wal_write, wal_fpi FROM pg_stat_wal").Scan(&s.Fsyncs, &walWrite, &walFPI); err != nil {
 		s.Fsyncs = -1 // before PostgreSQL 14
+	} else {
+		s.Counters = map[string]int64{"wal_write": walWrite, "wal_fpi": walFPI, "wal_sync": s.Fsyncs}
+	}
+	var timed, req, bufCkpt, bufClean, bufBackend int64
+	if err := e.DB().QueryRowContext(ctx, `SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean,
+		buffers_backend FROM pg_stat_bgwriter`).Scan(&timed, &req, &bufCkpt, &bufClean, &bufBackend); err == nil {
+		if s.Counters == nil {
+			s.Counters = map[string]int64{}
+		}
+		s.Counters["checkpoints_timed"], s.Counters["checkpoints_req"] = timed, req
+		s.Counters["buffers_checkpoint"], s.Counters["buffers_clean"], s.Counters["buffers_backend"] = bufCkpt, bufClean, bufBackend
 	}
 	return e.WithTree(s)
 }
