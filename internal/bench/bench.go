@@ -155,7 +155,7 @@ func validate(cfg Config) ([]engine.Spec, error) {
 	for i, t := range cfg.Targets {
 		s, ok := engine.Lookup(t.Engine)
 		if !ok {
-			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", t.Engine, joinNames(engine.Names()))}
+			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", t.Engine, strings.Join(engine.Names(), ", "))}
 		}
 		if seen[t.Label] {
 			return nil, UsageError{fmt.Errorf("target %s is listed twice", t.Label)}
@@ -320,17 +320,6 @@ func event(cfg Config, format string, args ...any) {
 	if cfg.OnEvent != nil {
 		cfg.OnEvent(format, args...)
 	}
-}
-
-func joinNames(names []string) string {
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += ", "
-		}
-		s += n
-	}
-	return s
 }
 
 // gitSHA returns the VCS revision the binary was built from, or "unknown".

@@ -51,8 +51,11 @@ func (c *collector) takeExtra(s *snapshot) {
 	takeRusage(s)
 	s.srvOK = false
 	if r, ok := c.tgt.Engine.(table.ServerReporter); ok {
+		// A server that does not answer must not stall the tick: give it a second.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		var err error
-		s.srv, err = r.ServerSample(context.Background())
+		s.srv, err = r.ServerSample(ctx)
+		cancel()
 		s.srvOK = err == nil
 	}
 }
