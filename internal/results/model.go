@@ -35,9 +35,13 @@ type Latency struct {
 	MeanUs float64 `json:"mean_us"`
 	P50Us  float64 `json:"p50_us"`
 	P90Us  float64 `json:"p90_us"`
+	P95Us  float64 `json:"p95_us"`
 	P99Us  float64 `json:"p99_us"`
 	P999Us float64 `json:"p99_9_us"`
 	MaxUs  float64 `json:"max_us"`
+	// Percentiles are the extra percentiles asked for with --percentiles, µs, keyed by their
+	// name ("p99.99").
+	Percentiles map[string]float64 `json:"percentiles_us,omitempty"`
 	// Buckets is the histogram: count of operations with response time <= le_ns.
 	Buckets []hist.Bucket `json:"buckets,omitempty"`
 }
@@ -58,8 +62,19 @@ type Step struct {
 	// index builds, queries for query steps).
 	RateKinds []string `json:"rate_kinds"`
 	Ops       int64    `json:"ops"`
-	// Rate is ops/secs: inserts/s for load steps, indexed rows/s for l.x, queries/s for queries.
+	// Rate is ops/secs, the step's headline figure: inserts/s for load steps, indexed rows/s for
+	// l.x, queries/s for queries; for a sysbench test the reference's QPS (statements/s, BEGIN and
+	// COMMIT included), and for the scan test thousand rows scanned per second (Krps).
 	Rate float64 `json:"rate_per_sec"`
+	// Group is the sysbench test group: "point" (point queries), "range" (range queries without
+	// aggregation), "range_agg" (with aggregation), "write"; empty for other workloads.
+	Group string `json:"group,omitempty"`
+	// Events is the number of sysbench events (one transaction, or one statement without a
+	// transaction) and EventsPerSec their rate; Statements counts every statement they ran,
+	// BEGIN and COMMIT included (sysbench's "queries").
+	Events       int64   `json:"events"`
+	EventsPerSec float64 `json:"events_per_sec"`
+	Statements   int64   `json:"statements"`
 
 	RowsInserted     int64 `json:"rows_inserted"`
 	RowsDeleted      int64 `json:"rows_deleted"`
@@ -92,8 +107,10 @@ type Step struct {
 	ReadKBPerOp      float64 `json:"read_kb_per_op"`
 	WritesPerInsert  float64 `json:"writes_per_insert"`
 	WriteKBPerInsert float64 `json:"write_kb_per_insert"`
-	DiscardKBPerOp   float64 `json:"discard_kb_per_op"`
-	FlushesPerOp     float64 `json:"flushes_per_op"`
+	// WriteKBPerOp is KB written per op (the unit of Ops), for every workload.
+	WriteKBPerOp   float64 `json:"write_kb_per_op"`
+	DiscardKBPerOp float64 `json:"discard_kb_per_op"`
+	FlushesPerOp   float64 `json:"flushes_per_op"`
 
 	HostCPUPct       float64 `json:"host_cpu_pct"`
 	HostCPUUsPerOp   float64 `json:"host_cpu_us_per_op"`

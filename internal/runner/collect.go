@@ -223,6 +223,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 			r.ReadKBPerOp = per(float64(d.ReadSectors)*sysstat.SectorSize/kib, ops)
 			r.WritesPerInsert = per(float64(d.WriteIOs), ins)
 			r.WriteKBPerInsert = per(float64(d.WriteSectors)*sysstat.SectorSize/kib, ins)
+			r.WriteKBPerOp = per(float64(d.WriteSectors)*sysstat.SectorSize/kib, ops)
 			r.DiscardKBPerOp = per(float64(d.DiscardSectors)*sysstat.SectorSize/kib, ops)
 			r.FlushesPerOp = per(float64(d.FlushIOs), ops)
 		}
@@ -274,7 +275,7 @@ func latency(kind string, d *hist.Snapshot) (results.Latency, bool) {
 	us := func(ns int64) float64 { return float64(ns) / 1e3 }
 	return results.Latency{
 		Kind: kind, Count: d.Total, MeanUs: d.Mean() / 1e3,
-		P50Us: us(d.Quantile(0.50)), P90Us: us(d.Quantile(0.90)), P99Us: us(d.Quantile(0.99)),
+		P50Us: us(d.Quantile(0.50)), P90Us: us(d.Quantile(0.90)), P95Us: us(d.Quantile(0.95)), P99Us: us(d.Quantile(0.99)),
 		P999Us: us(d.Quantile(0.999)), MaxUs: us(d.Max),
 		Buckets: d.Buckets(nil),
 	}, true
