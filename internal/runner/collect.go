@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"sort"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -138,7 +139,7 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 		Rate:         per(float64(c.rateCount(b)-c.rateCount(a)), secs),
 		MaxInsertUs:  float64(b.hists[Insert].IntervalMax) / 1e3,
 		MaxDeleteUs:  float64(b.hists[Delete].IntervalMax) / 1e3,
-		MaxQueryUs:   float64(max(b.hists[RangeQuery].IntervalMax, b.hists[PointQuery].IntervalMax)) / 1e3,
+		MaxQueryUs:   float64(max(b.hists[RangeQuery].IntervalMax, b.hists[PointQuery].IntervalMax, b.hists[Event].IntervalMax)) / 1e3,
 		RowsInserted: b.units[Insert],
 		RowsDeleted:  b.units[Delete],
 		Queries:      b.ops[RangeQuery] + b.ops[PointQuery],
@@ -191,6 +192,12 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	r.IPS = per(float64(r.RowsInserted), secs)
 	r.DPS = per(float64(r.RowsDeleted), secs)
 	r.QPS = per(float64(r.Queries), secs)
+	r.Group = c.st.Group
+	if ev := b.ops[Event] - a.ops[Event]; ev > 0 {
+		r.Events, r.Statements = ev, b.units[Event]-a.units[Event]
+		r.EventsPerSec = per(float64(ev), secs)
+		r.QPS = per(float64(r.Statements), secs)
+	}
 	// Writes are charged per inserted row; for an index build (l.x), per indexed row.
 	ins := float64(r.RowsInserted)
 	if len(c.st.RateKinds) == 1 && c.st.RateKinds[0] == CreateIndex {
@@ -237,7 +244,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	c.serverFigures(&r, a, b, ops)
 	r.MaxInsertUs = float64(c.maxNs[Insert]) / 1e3
 	r.MaxDeleteUs = float64(c.maxNs[Delete]) / 1e3
-	r.MaxQueryUs = float64(max(c.maxNs[RangeQuery], c.maxNs[PointQuery])) / 1e3
+	r.MaxQueryUs = float64(max(c.maxNs[RangeQuery], c.maxNs[PointQuery], c.maxNs[Event])) / 1e3
 	r.RateP50, r.RateP99 = ratePercentile(c.rates, 0.50), ratePercentile(c.rates, 0.99)
 	if c.st.TargetInsertRate > 0 {
 		r.TargetIPS = c.st.TargetInsertRate
@@ -249,7 +256,11 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		d.Sub(&b.hists[k], &a.hists[k])
 		d.Max = c.maxNs[k]
 		if l, ok := latency(k.String(), &d); ok {
+			l.Percentiles = percentiles(&d, c.st.Percentiles)
 			r.Latency = append(r.Latency, l)
+			if k == Event && c.st.ScanRows > 0 && l.MeanUs > 0 {
+				r.Rate = float64(c.st.ScanRows) / (l.MeanUs / 1e3) / 1e3
+			}
 		}
 		d.Sub(&b.intended[k], &a.intended[k])
 		if l, ok := latency(k.String()+"_intended", &d); ok {
@@ -257,6 +268,18 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		}
 	}
 	return r
+}
+
+// percentiles returns the response-time percentiles ps of d in µs, keyed "p99.99".
+func percentiles(d *hist.Snapshot, ps []float64) map[string]float64 {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(ps))
+	for _, p := range ps {
+		out["p"+strconv.FormatFloat(p, 'f', -1, 64)] = float64(d.Quantile(p/100)) / 1e3
+	}
+	return out
 }
 
 func diskDelta(a, b sysstat.DiskStats) sysstat.DiskStats {

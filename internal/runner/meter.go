@@ -21,11 +21,14 @@ const (
 	PointQuery
 	// CreateIndex is building secondary indexes; its units are rows indexed.
 	CreateIndex
+	// Event is one sysbench event (a transaction, or one statement outside a transaction); its
+	// units are the statements it ran, BEGIN and COMMIT included.
+	Event
 	// NumKinds is the number of kinds.
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"insert", "delete", "range_query", "point_query", "create_index"}
+var kindNames = [NumKinds]string{"insert", "delete", "range_query", "point_query", "create_index", "event"}
 
 // String returns the kind's snake_case name, used in result field names.
 func (k Kind) String() string { return kindNames[k] }

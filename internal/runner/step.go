@@ -50,6 +50,14 @@ type Step struct {
 	// TargetInsertRate is the background writers' total target in rows/s for paced steps (0: not
 	// paced); the result says whether the achieved rate reached 95% of it.
 	TargetInsertRate float64
+	// Group is copied to the step's result (sysbench test groups).
+	Group string
+	// ScanRows, when set, is the rows one Event scans: the step's headline rate is then
+	// thousand rows scanned per second, ScanRows / mean event latency in ms (sysbench's scan
+	// "Krps").
+	ScanRows int64
+	// Percentiles are extra response-time percentiles (0 < p < 100) to report per kind.
+	Percentiles []float64
 }
 
 // Ops says which kinds are query kinds, for rates that count "queries".

@@ -58,6 +58,19 @@ type Session interface {
 	Scan(ctx context.Context, t *Table, index int, start []Value, inclusive bool, limit int, out *Rows) error
 	// Count returns the number of rows in t (index < 0) or of entries in secondary index index.
 	Count(ctx context.Context, t *Table, index int) (int64, error)
+	// Exec runs statement st with args (their order is described at Stmt). A Select appends its
+	// result rows to out (columns st.Cols; one Int64 cell for Count and Sum) and returns how many
+	// rows it returned; a write leaves out alone and returns how many rows it changed. A write
+	// that meets a row held by another session's open transaction may fail with ErrConflict
+	// after rolling back this session's transaction.
+	Exec(ctx context.Context, st *Stmt, args []Value, out *Rows) (int64, error)
+	// Begin opens a transaction: the writes that follow commit together at Commit (or are
+	// dropped by Rollback). Without Begin each write commits itself.
+	Begin(ctx context.Context) error
+	// Commit commits the open transaction.
+	Commit(ctx context.Context) error
+	// Rollback drops the open transaction's writes; it is a no-op without one.
+	Rollback(ctx context.Context) error
 	// Close ends the session.
 	Close() error
 }

@@ -47,6 +47,11 @@ type Column struct {
 	// Text marks a Bytes column whose values are valid UTF-8 text: SQL engines declare it varchar
 	// rather than a binary type.
 	Text bool
+	// Fixed marks a Text column of fixed length MaxLen (SQL CHAR(n)).
+	Fixed bool
+	// AutoIncrement marks a primary key that engines can generate (AUTO_INCREMENT, SERIAL): see
+	// Stmt.AutoID. Explicit keys may still be inserted.
+	AutoIncrement bool
 }
 
 // Index is a secondary index: an ordered list of column positions. Index entries are unique
@@ -56,7 +61,7 @@ type Index struct {
 	Columns []int
 }
 
-// Table describes one table. Column 0 is the primary key and must be Int64.
+// Table describes one table. Column 0 is the primary key and must be Int64 or Int32.
 type Table struct {
 	Name    string
 	Columns []Column
@@ -69,8 +74,8 @@ func (t *Table) Validate() error {
 	if t.Name == "" {
 		return fmt.Errorf("table has no name")
 	}
-	if len(t.Columns) == 0 || t.Columns[0].Type != Int64 {
-		return fmt.Errorf("table %s: column 0 must be the int64 primary key", t.Name)
+	if len(t.Columns) == 0 || (t.Columns[0].Type != Int64 && t.Columns[0].Type != Int32) {
+		return fmt.Errorf("table %s: column 0 must be the int64 or int32 primary key", t.Name)
 	}
 	for _, ix := range t.Indexes {
 		if ix.Name == "" || len(ix.Columns) == 0 {

@@ -16,9 +16,18 @@ type codec struct {
 	pk, idx, val []byte
 }
 
-func (c *codec) pkKey(id uint32, pk int64) []byte {
-	c.pk = table.AppendInt(binary.BigEndian.AppendUint32(c.pk[:0], id), pk)
+// pkKey returns the key of row pk of t: the table id and the key in its column type's encoding.
+func (c *codec) pkKey(t *table.Table, id uint32, pk int64) []byte {
+	c.pk = appendPK(binary.BigEndian.AppendUint32(c.pk[:0], id), t, pk)
 	return c.pk
+}
+
+// appendPK appends primary key pk of t in its column type's encoding.
+func appendPK(dst []byte, t *table.Table, pk int64) []byte {
+	if t.Columns[0].Type == table.Int32 {
+		return table.AppendInt32(dst, pk)
+	}
+	return table.AppendInt(dst, pk)
 }
 
 func (c *codec) indexKey(t *table.Table, id uint32, index int, row []table.Value) []byte {
@@ -26,7 +35,7 @@ func (c *codec) indexKey(t *table.Table, id uint32, index int, row []table.Value
 	for _, col := range t.Indexes[index].Columns {
 		k = table.AppendValue(k, t.Columns[col].Type, row[col])
 	}
-	c.idx = table.AppendInt(k, row[0].I)
+	c.idx = appendPK(k, t, row[0].I)
 	return c.idx
 }
 
@@ -53,7 +62,7 @@ var errCorrupt = errors.New("kv: corrupt row value")
 // decodeRow decodes a row from its key (without the 4-byte id) and value into row. Bytes cells
 // alias value.
 func (c *codec) decodeRow(t *table.Table, key, value []byte, row []table.Value) error {
-	pk, _, err := table.DecodeInt(key)
+	pk, _, err := table.DecodeValue(t.Columns[0].Type, key)
 	if err != nil {
 		return err
 	}

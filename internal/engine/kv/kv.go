@@ -19,6 +19,7 @@ const createIndexBatch = 1000
 type Engine struct {
 	store Store
 	info  table.Info
+	locks rowLocks
 
 	mu     sync.Mutex // serializes catalog changes
 	ids    map[uint32]string
@@ -32,6 +33,8 @@ type tableState struct {
 	indexed  bool // secondary indexes exist and are maintained
 	// bounds[0] is the row key range; bounds[i+1] the range of index i: [lower, upper).
 	bounds []keyRange
+	// seq generates auto-increment keys (shared by every copy of the state).
+	seq *autoSeq
 }
 
 type keyRange struct{ lower, upper []byte }
@@ -96,7 +99,7 @@ func (e *Engine) CreateTable(ctx context.Context, t *table.Table, withIndexes bo
 	if (*e.tables.Load())[t.Name] != nil {
 		return fmt.Errorf("kv: table %s exists", t.Name)
 	}
-	ts := &tableState{indexed: withIndexes}
+	ts := &tableState{indexed: withIndexes, seq: &autoSeq{}}
 	var err error
 	if ts.id, err = e.assignID(t.Name); err != nil {
 		return err
@@ -203,6 +206,10 @@ type session struct {
 	row   []table.Value
 	key   []byte
 	val   []byte
+	txn   txnState
+	sel   selectState
+	// inArgs and inKeys hold the deduplicated arguments of an IN statement.
+	inArgs, inKeys []table.Value
 }
 
 func (s *session) rowBuf(n int) []table.Value {
@@ -220,7 +227,7 @@ func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) 
 	}
 	for r := 0; r < rows.N; r++ {
 		row := rows.Row(r)
-		if err := s.batch.Set(s.c.pkKey(ts.id, row[0].I), s.c.encodeRow(t, row)); err != nil {
+		if err := s.batch.Set(s.c.pkKey(t, ts.id, row[0].I), s.c.encodeRow(t, row)); err != nil {
 			return err
 		}
 		if !ts.indexed {
@@ -247,7 +254,7 @@ func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64
 	}
 	row := s.rowBuf(len(t.Columns))
 	deleted := 0
-	for ok := it.SeekGE(s.c.pkKey(ts.id, fromPK)); ok && deleted < n; ok = it.Next() {
+	for ok := it.SeekGE(s.c.pkKey(t, ts.id, fromPK)); ok && deleted < n; ok = it.Next() {
 		if err := s.c.decodeRow(t, it.Key()[4:], it.Value(), row); err != nil {
 			it.Close()
 			return 0, err
@@ -281,7 +288,7 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	row := s.rowBuf(len(t.Columns))
 	for _, pk := range pks {
 		var found bool
-		s.val, found, err = s.e.store.Get(s.c.pkKey(ts.id, pk), s.val[:0])
+		s.val, found, err = s.e.store.Get(s.c.pkKey(t, ts.id, pk), s.val[:0])
 		if err != nil {
 			return err
 		}
@@ -372,8 +379,11 @@ func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, 
 	return n, it.Close()
 }
 
-// Close implements table.Session.
-func (s *session) Close() error { return s.batch.Close() }
+// Close implements table.Session. An open transaction is rolled back.
+func (s *session) Close() error {
+	s.endTxn()
+	return s.batch.Close()
+}
 
 // Store returns the underlying store, for engine-specific tests and tools.
 func (e *Engine) Store() Store { return e.store }

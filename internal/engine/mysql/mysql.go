@@ -125,7 +125,7 @@ func withParams(dsn string) string {
 	if strings.Contains(dsn, "?") {
 		sep = "&"
 	}
-	return dsn + sep + "parseTime=true&loc=UTC"
+	return dsn + sep + "parseTime=true&loc=UTC&interpolateParams=true"
 }
 
 // engineWithServer is the SQL engine on its server.
@@ -167,6 +167,9 @@ func (dialect) ColumnType(c table.Column) string {
 		if c.Text {
 			kind = "varchar"
 		}
+		if c.Fixed && c.Text {
+			kind = "char"
+		}
 		if c.MaxLen > 0 {
 			return fmt.Sprintf("%s(%d)", kind, c.MaxLen)
 		}
@@ -182,7 +185,22 @@ func (dialect) ColumnType(c table.Column) string {
 	return "bigint"
 }
 
-func (dialect) PrimaryKey(name string) string { return name + " bigint NOT NULL PRIMARY KEY" }
+func (dialect) PrimaryKey(c table.Column) string {
+	typ := "bigint"
+	if c.Type == table.Int32 {
+		typ = "int"
+	}
+	if c.AutoIncrement {
+		typ += " NOT NULL AUTO_INCREMENT"
+	} else {
+		typ += " NOT NULL"
+	}
+	return c.Name + " " + typ + " PRIMARY KEY"
+}
+
+// AutoIDInsert inserts 0 into the auto-increment key, which generates it, as sysbench's
+// oltp_insert does on MySQL.
+func (dialect) AutoIDInsert(t *table.Table) string { return sqlfam.AutoIDInsertZero(t) }
 
 func (d dialect) TableSuffix() string {
 	if d.te == "rocksdb" {

@@ -79,3 +79,17 @@ func (Session) Count(context.Context, *table.Table, int) (int64, error) { return
 
 // Close implements table.Session.
 func (Session) Close() error { return nil }
+
+// Exec implements table.Session: it returns nothing and reports nothing changed.
+func (Session) Exec(context.Context, *table.Stmt, []table.Value, *table.Rows) (int64, error) {
+	return 0, nil
+}
+
+// Begin implements table.Session.
+func (Session) Begin(context.Context) error { return nil }
+
+// Commit implements table.Session.
+func (Session) Commit(context.Context) error { return nil }
+
+// Rollback implements table.Session.
+func (Session) Rollback(context.Context) error { return nil }

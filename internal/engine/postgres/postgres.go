@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
 	"github.com/rumbench/rumbench/internal/engine"
@@ -115,6 +116,9 @@ func (dialect) ColumnType(c table.Column) string {
 		if !c.Text {
 			return "bytea"
 		}
+		if c.Fixed {
+			return fmt.Sprintf("char(%d)", c.MaxLen)
+		}
 		if c.MaxLen > 0 {
 			return fmt.Sprintf("varchar(%d)", c.MaxLen)
 		}
@@ -127,11 +131,38 @@ func (dialect) ColumnType(c table.Column) string {
 	return "bigint"
 }
 
-func (dialect) PrimaryKey(name string) string                             { return name + " bigint PRIMARY KEY" }
-func (dialect) TableSuffix() string                                       { return "" }
-func (dialect) Placeholder(i int) string                                  { return "$" + strconv.Itoa(i+1) }
-func (dialect) IndexHint(*table.Table, table.Index) string                { return "" }
-func (dialect) IndexDDL(t *table.Table) []string                          { return sqlfam.CreateIndexStatements(t) }
+func (dialect) PrimaryKey(c table.Column) string {
+	typ := "bigint"
+	switch {
+	case c.AutoIncrement && c.Type == table.Int32:
+		typ = "serial"
+	case c.AutoIncrement:
+		typ = "bigserial"
+	case c.Type == table.Int32:
+		typ = "int"
+	}
+	return c.Name + " " + typ + " PRIMARY KEY"
+}
+
+// AutoIDInsert leaves the key out, so its sequence generates it, as sysbench does on PostgreSQL.
+func (dialect) AutoIDInsert(t *table.Table) string { return sqlfam.AutoIDInsertOmit(t, "$") }
+
+// UnpreparedArgs makes pgx send an unprepared statement with the simple protocol.
+func (dialect) UnpreparedArgs() []any                      { return []any{pgx.QueryExecModeSimpleProtocol} }
+func (dialect) TableSuffix() string                        { return "" }
+func (dialect) Placeholder(i int) string                   { return "$" + strconv.Itoa(i+1) }
+func (dialect) IndexHint(*table.Table, table.Index) string { return "" }
+
+// IndexDDL creates the indexes and, for an auto-increment key loaded with explicit values, moves
+// its sequence past the largest key (the load ran before the indexes, as in sysbench).
+func (dialect) IndexDDL(t *table.Table) []string {
+	out := sqlfam.CreateIndexStatements(t)
+	if c := t.Columns[0]; c.AutoIncrement {
+		out = append(out, fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', '%s'), (SELECT COALESCE(max(%s), 0) + 1 FROM %s), false)",
+			t.Name, c.Name, c.Name, t.Name))
+	}
+	return out
+}
 func (dialect) NativeTime() bool                                          { return true }
 func (dialect) MaxParams() int                                            { return 65535 }
 func (dialect) DeleteOldest(t *table.Table) string                        { return sqlfam.DeleteOldestIn(t, "$1", "$2") }

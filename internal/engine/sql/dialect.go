@@ -21,8 +21,12 @@ type Dialect interface {
 	Name() string
 	// ColumnType returns the SQL type of a column (the primary key is declared separately).
 	ColumnType(c table.Column) string
-	// PrimaryKey returns the declaration of the int64 primary key column named name.
-	PrimaryKey(name string) string
+	// PrimaryKey returns the declaration of the primary key column c (int64 or int32, maybe
+	// auto-increment).
+	PrimaryKey(c table.Column) string
+	// AutoIDInsert returns the statement inserting one row of t whose primary key the database
+	// generates, with a placeholder for each other column.
+	AutoIDInsert(t *table.Table) string
 	// TableSuffix is appended to CREATE TABLE (e.g. "ENGINE=InnoDB"); may be empty.
 	TableSuffix() string
 	// Placeholder returns the i-th (0-based) bind placeholder: "?" or "$1".
@@ -53,7 +57,7 @@ func IndexName(t *table.Table, ix table.Index) string { return t.Name + "_" + ix
 // createTableSQL returns CREATE TABLE for t.
 func createTableSQL(d Dialect, t *table.Table) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE %s (%s", t.Name, d.PrimaryKey(t.Columns[0].Name))
+	fmt.Fprintf(&b, "CREATE TABLE %s (%s", t.Name, d.PrimaryKey(t.Columns[0]))
 	for _, c := range t.Columns[1:] {
 		fmt.Fprintf(&b, ", %s %s", c.Name, d.ColumnType(c))
 		if c.NotNull {
@@ -162,4 +166,53 @@ func countSQL(d Dialect, t *table.Table, ix *table.Index) string {
 		return "SELECT COUNT(*) FROM " + t.Name
 	}
 	return fmt.Sprintf("SELECT COUNT(*) FROM %s %s", t.Name, d.IndexHint(t, *ix))
+}
+
+// AutoIDInsertZero returns the MySQL form of an insert with a generated key: 0 for the key
+// ("INSERT INTO t (id, k, c) VALUES (0, ?, ?)").
+func AutoIDInsertZero(t *table.Table) string { return autoIDInsert(t, "0", "?") }
+
+// AutoIDInsertNull returns the SQLite form: NULL for the key.
+func AutoIDInsertNull(t *table.Table) string { return autoIDInsert(t, "NULL", "?") }
+
+// AutoIDInsertOmit returns the PostgreSQL form: the key left out; placeholders are ph followed by
+// their number ("$1"), or "?".
+func AutoIDInsertOmit(t *table.Table, ph string) string { return autoIDInsert(t, "", ph) }
+
+func autoIDInsert(t *table.Table, key, ph string) string {
+	var cols, vals []string
+	if key != "" {
+		cols, vals = append(cols, t.Columns[0].Name), append(vals, key)
+	}
+	for i, c := range t.Columns[1:] {
+		cols = append(cols, c.Name)
+		if ph == "?" {
+			vals = append(vals, "?")
+		} else {
+			vals = append(vals, fmt.Sprintf("%s%d", ph, i+1))
+		}
+	}
+	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", t.Name, strings.Join(cols, ", "), strings.Join(vals, ", "))
+}
+
+// Renumber rewrites the '?' placeholders of q (outside quotes) with the dialect's.
+func Renumber(d Dialect, q string) string {
+	if d.Placeholder(0) == "?" {
+		return q
+	}
+	var b strings.Builder
+	n, quoted := 0, false
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c == '\'':
+			quoted = !quoted
+			b.WriteByte(c)
+		case c == '?' && !quoted:
+			b.WriteString(d.Placeholder(n))
+			n++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

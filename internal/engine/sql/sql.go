@@ -131,6 +131,7 @@ type session struct {
 	e     *Engine
 	conn  *sql.Conn
 	stmts map[stmtKey]*sql.Stmt
+	execs map[*table.Stmt]*execStmt
 	args  []any
 	dest  []any
 	raw   []sql.RawBytes
@@ -267,6 +268,11 @@ func (s *session) query(ctx context.Context, st *sql.Stmt, t *table.Table, cols 
 	if err != nil {
 		return fmt.Errorf("%s: query %s: %w", s.e.d.Name(), t.Name, err)
 	}
+	return s.scanRows(rs, t, cols, out)
+}
+
+// scanRows appends the rows of rs (columns cols of t) to out and closes rs.
+func (s *session) scanRows(rs *sql.Rows, t *table.Table, cols []int, out *table.Rows) error {
 	defer rs.Close()
 	if cap(s.ints) < len(cols) {
 		s.ints = make([]int64, len(cols))
@@ -325,6 +331,11 @@ func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, 
 func (s *session) Close() error {
 	for _, st := range s.stmts {
 		st.Close()
+	}
+	for _, x := range s.execs {
+		if x.st != nil {
+			x.st.Close()
+		}
 	}
 	return s.conn.Close()
 }

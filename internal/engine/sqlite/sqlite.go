@@ -119,6 +119,9 @@ func (dialect) Name() string { return "sqlite" }
 func (dialect) ColumnType(c table.Column) string {
 	switch c.Type {
 	case table.Bytes:
+		if c.Fixed {
+			return fmt.Sprintf("CHAR(%d)", c.MaxLen)
+		}
 		if c.MaxLen > 0 {
 			return fmt.Sprintf("VARCHAR(%d)", c.MaxLen)
 		}
@@ -129,11 +132,15 @@ func (dialect) ColumnType(c table.Column) string {
 	return "INTEGER"
 }
 
-func (dialect) PrimaryKey(name string) string { return name + " INTEGER PRIMARY KEY" }
-func (dialect) TableSuffix() string           { return "" }
-func (dialect) Placeholder(int) string        { return "?" }
-func (dialect) MaxParams() int                { return 32766 }
-func (dialect) NativeTime() bool              { return false }
+// PrimaryKey declares the rowid alias, which SQLite assigns (largest + 1) when NULL is inserted.
+func (dialect) PrimaryKey(c table.Column) string { return c.Name + " INTEGER PRIMARY KEY" }
+
+// AutoIDInsert inserts NULL into the rowid alias, which generates the key.
+func (dialect) AutoIDInsert(t *table.Table) string { return sqlfam.AutoIDInsertNull(t) }
+func (dialect) TableSuffix() string                { return "" }
+func (dialect) Placeholder(int) string             { return "?" }
+func (dialect) MaxParams() int                     { return 32766 }
+func (dialect) NativeTime() bool                   { return false }
 
 func (dialect) IndexDDL(t *table.Table) []string { return sqlfam.CreateIndexStatements(t) }
 

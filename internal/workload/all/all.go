@@ -2,5 +2,6 @@
 package all
 
 import (
-	_ "github.com/rumbench/rumbench/internal/workload/insert" // insert benchmark
+	_ "github.com/rumbench/rumbench/internal/workload/insert"   // insert benchmark
+	_ "github.com/rumbench/rumbench/internal/workload/sysbench" // sysbench microbenchmarks
 )

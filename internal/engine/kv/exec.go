@@ -1,0 +1,434 @@
+package kv
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+var errTxnOpen = errors.New("kv: a transaction is already open")
+
+// Exec implements table.Session: the logical form of st, computed in the adapter (aggregates
+// included), as MyRocks computes SQL above RocksDB.
+func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, out *table.Rows) (int64, error) {
+	t := st.Table
+	ts, err := s.e.state(t)
+	if err != nil {
+		return 0, err
+	}
+	if len(args) != st.Args() {
+		return 0, fmt.Errorf("kv: statement on %s takes %d arguments, got %d", t.Name, st.Args(), len(args))
+	}
+	if st.Match == table.In {
+		// SQL's IN is a set: each row matches once however often its key is listed.
+		nset := len(args) - st.InLen
+		s.inKeys = uniqueSorted(s.inKeys[:0], args[nset:])
+		s.inArgs = append(append(s.inArgs[:0], args[:nset]...), s.inKeys...)
+		args = s.inArgs
+	}
+	switch st.Kind {
+	case table.Select:
+		return s.selectRows(st, ts, args, out)
+	case table.InsertRow:
+		n, err := s.insertRow(t, ts, st, args)
+		return n, s.finish(ctx, err)
+	}
+	nset := 0 // assigned values come first in args
+	for _, a := range st.Set {
+		if a.Add == 0 {
+			nset++
+		}
+	}
+	var n int64
+	for _, key := range args[nset:] {
+		var hit bool
+		if st.Kind == table.Update {
+			hit, err = s.updateRow(t, ts, st, key.I, args[:nset])
+		} else {
+			hit, err = s.deleteRow(t, ts, key.I)
+		}
+		if err != nil {
+			break
+		}
+		if hit {
+			n++
+		}
+	}
+	return n, s.finish(ctx, err)
+}
+
+// loadRow locks and reads row pk into s.row; found is false when it does not exist.
+func (s *session) loadRow(t *table.Table, ts *tableState, pk int64) (found bool, err error) {
+	if err := s.lock(ts.id, pk); err != nil {
+		return false, err
+	}
+	val, found, err := s.readRow(s.c.pkKey(t, ts.id, pk))
+	if err != nil || !found {
+		return false, err
+	}
+	row := s.rowBuf(len(t.Columns))
+	row[0].I = pk
+	return true, s.c.decodeValue(t, val, row)
+}
+
+func (s *session) setIndexes(t *table.Table, ts *tableState, row []table.Value, del bool) error {
+	if !ts.indexed {
+		return nil
+	}
+	for i := range t.Indexes {
+		k := s.c.indexKey(t, ts.indexIDs[i], i, row)
+		var err error
+		if del {
+			err = s.batch.Delete(k)
+		} else {
+			err = s.batch.Set(k, nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *session) putRow(t *table.Table, ts *tableState, row []table.Value) error {
+	key, val := s.c.pkKey(t, ts.id, row[0].I), s.c.encodeRow(t, row)
+	if err := s.batch.Set(key, val); err != nil {
+		return err
+	}
+	s.remember(key, val, false)
+	return nil
+}
+
+// updateRow applies st's assignments to row pk (vals are the assigned values in order).
+func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk int64, vals []table.Value) (bool, error) {
+	found, err := s.loadRow(t, ts, pk)
+	if err != nil || !found {
+		return false, err
+	}
+	row := s.row
+	indexed := false
+	for _, a := range st.Set {
+		for _, ix := range t.Indexes {
+			for _, c := range ix.Columns {
+				indexed = indexed || c == a.Col
+			}
+		}
+	}
+	if indexed {
+		if err := s.setIndexes(t, ts, row, true); err != nil {
+			return false, err
+		}
+	}
+	v := 0
+	for _, a := range st.Set {
+		if a.Add != 0 {
+			row[a.Col].I += a.Add
+			continue
+		}
+		row[a.Col] = vals[v]
+		v++
+	}
+	if indexed {
+		if err := s.setIndexes(t, ts, row, false); err != nil {
+			return false, err
+		}
+	}
+	return true, s.putRow(t, ts, row)
+}
+
+// deleteRow deletes row pk and its index entries.
+func (s *session) deleteRow(t *table.Table, ts *tableState, pk int64) (bool, error) {
+	found, err := s.loadRow(t, ts, pk)
+	if err != nil || !found {
+		return false, err
+	}
+	if err := s.setIndexes(t, ts, s.row, true); err != nil {
+		return false, err
+	}
+	key := s.c.pkKey(t, ts.id, pk)
+	if err := s.batch.Delete(key); err != nil {
+		return false, err
+	}
+	s.remember(key, nil, true)
+	return true, nil
+}
+
+// insertRow inserts one row; a key that exists is an error, as in SQL.
+func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args []table.Value) (int64, error) {
+	row := s.rowBuf(len(t.Columns))
+	if st.AutoID {
+		id, err := s.nextID(t, ts)
+		if err != nil {
+			return 0, err
+		}
+		row[0].I = id
+		copy(row[1:], args)
+	} else {
+		copy(row, args)
+	}
+	found, err := s.loadRow(t, ts, row[0].I)
+	if err != nil {
+		return 0, err
+	}
+	if found {
+		return 0, fmt.Errorf("kv: duplicate key %d in %s", row[0].I, t.Name)
+	}
+	// loadRow decoded nothing into s.row when the key is absent, so row still holds the values.
+	if err := s.setIndexes(t, ts, row, false); err != nil {
+		return 0, err
+	}
+	return 1, s.putRow(t, ts, row)
+}
+
+// selectState holds a session's reusable Select buffers.
+type selectState struct {
+	acc   int64
+	order rowOrder
+}
+
+// selectRows runs a Select: it visits the matched rows in key order and emits their columns or
+// their aggregate.
+func (s *session) selectRows(st *table.Stmt, ts *tableState, args []table.Value, out *table.Rows) (int64, error) {
+	t := st.Table
+	base := out.N
+	s.sel.acc = 0
+	var err error
+	switch {
+	case st.Match == table.All:
+		err = s.scanRows(st, ts, ts.bounds[0].lower, ts.bounds[0].upper, out)
+	case st.Index < 0 && st.Match == table.Between:
+		lo := append(s.key[:0], s.c.pkKey(t, ts.id, args[0].I)...)
+		s.key = lo
+		hi := table.PrefixEnd(nil, s.c.pkKey(t, ts.id, args[1].I))
+		err = s.scanRows(st, ts, lo, hi, out)
+	case st.Index < 0:
+		for _, a := range args {
+			if err = s.getRow(st, ts, a.I, out); err != nil {
+				break
+			}
+		}
+	default:
+		err = s.indexMatch(st, ts, args, out)
+	}
+	if err != nil {
+		return 0, err
+	}
+	switch st.Agg {
+	case table.Count, table.Sum:
+		out.Append()[0].I = s.sel.acc
+		return 1, nil
+	case table.OrderBy, table.Distinct:
+		s.sortRows(st, out, base)
+	}
+	return int64(out.N - base), nil
+}
+
+// emit adds one matched row (its columns in s.row) to the result.
+func (s *session) emit(st *table.Stmt, row []table.Value, out *table.Rows) {
+	switch st.Agg {
+	case table.Count:
+		if st.Table.Columns[st.AggCol].Type != table.Bytes || row[st.AggCol].B != nil {
+			s.sel.acc++
+		}
+		return
+	case table.Sum:
+		s.sel.acc += row[st.AggCol].I
+		return
+	}
+	dst := out.Append()
+	for i, c := range st.Cols {
+		dst[i].I = row[c].I
+		if row[c].B != nil {
+			dst[i].B = out.CopyBytes(row[c].B)
+		}
+	}
+}
+
+// getRow emits row pk if it exists.
+func (s *session) getRow(st *table.Stmt, ts *tableState, pk int64, out *table.Rows) error {
+	t := st.Table
+	val, found, err := s.readRow(s.c.pkKey(t, ts.id, pk))
+	if err != nil || !found {
+		return err
+	}
+	row := s.rowBuf(len(t.Columns))
+	row[0].I = pk
+	if err := s.c.decodeValue(t, val, row); err != nil {
+		return err
+	}
+	s.emit(st, row, out)
+	return nil
+}
+
+// scanRows emits the rows with keys in [lo, hi) that pass st's filter.
+func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, out *table.Rows) error {
+	t := st.Table
+	it, err := s.e.store.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	row := s.rowBuf(len(t.Columns))
+	for ok := it.SeekGE(lo); ok; ok = it.Next() {
+		if err := s.c.decodeRow(t, it.Key()[4:], it.Value(), row); err != nil {
+			it.Close()
+			return err
+		}
+		if st.Match == table.All && len(row[st.FilterCol].B) >= st.FilterLenBelow {
+			continue
+		}
+		s.emit(st, row, out)
+	}
+	return it.Close()
+}
+
+// indexMatch emits the rows whose secondary-index key matches st's predicate, from the index
+// alone when it covers st.Cols, else fetching each row by its primary key.
+func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value, out *table.Rows) error {
+	t := st.Table
+	if !ts.indexed {
+		return fmt.Errorf("kv: table %s has no secondary indexes yet", t.Name)
+	}
+	ix := t.Indexes[st.Index]
+	rg := ts.bounds[st.Index+1]
+	covered := st.Agg == table.NoAgg || st.Agg == table.Count || st.Agg == table.Sum
+	for _, c := range st.Cols {
+		covered = covered && (c == 0 || contains(ix.Columns, c))
+	}
+	if st.Agg != table.NoAgg {
+		covered = covered && (st.AggCol == 0 || contains(ix.Columns, st.AggCol))
+	}
+	it, err := s.e.store.NewIter(rg.lower, rg.upper)
+	if err != nil {
+		return err
+	}
+	prefix := func(dst []byte, v table.Value) []byte {
+		return table.AppendValue(append(dst[:0], rg.lower...), t.Columns[ix.Columns[0]].Type, v)
+	}
+	walk := func(lo, hi []byte) error {
+		row := s.rowBuf(len(t.Columns))
+		for ok := it.SeekGE(lo); ok && bytes.Compare(it.Key(), hi) < 0; ok = it.Next() {
+			rest := it.Key()[4:]
+			var err error
+			for _, c := range ix.Columns {
+				if row[c].I, rest, err = table.DecodeValue(t.Columns[c].Type, rest); err != nil {
+					return err
+				}
+			}
+			if row[0].I, _, err = table.DecodeValue(t.Columns[0].Type, rest); err != nil {
+				return err
+			}
+			if covered {
+				s.emit(st, row, out)
+				continue
+			}
+			// getRow decodes into the same buffer: the index columns are decoded afresh
+			// for the next entry.
+			if err := s.getRow(st, ts, row[0].I, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if st.Match == table.Between {
+		s.key = prefix(s.key, args[0])
+		err = walk(s.key, table.PrefixEnd(nil, prefix(nil, args[1])))
+	} else {
+		var lo, hi []byte
+		for _, a := range args {
+			lo = prefix(lo, a)
+			hi = table.PrefixEnd(hi[:0], lo)
+			if err = walk(lo, hi); err != nil {
+				break
+			}
+		}
+	}
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// uniqueSorted appends the distinct integer values of vals to dst, in ascending order.
+func uniqueSorted(dst, vals []table.Value) []table.Value {
+	dst = append(dst, vals...)
+	slices.SortFunc(dst, func(a, b table.Value) int { return cmp.Compare(a.I, b.I) })
+	n := 0
+	for i := range dst {
+		if i == 0 || dst[i].I != dst[n-1].I {
+			dst[n] = dst[i]
+			n++
+		}
+	}
+	return dst[:n]
+}
+
+func contains(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// rowOrder sorts a block's rows [from, N) by one of their cells.
+type rowOrder struct {
+	r     *table.Rows
+	from  int
+	col   int
+	bytes bool
+	tmp   []table.Value
+}
+
+func (o *rowOrder) Len() int { return o.r.N - o.from }
+func (o *rowOrder) Less(i, j int) bool {
+	a, b := o.r.Row(o.from + i)[o.col], o.r.Row(o.from + j)[o.col]
+	if o.bytes {
+		return bytes.Compare(a.B, b.B) < 0
+	}
+	return a.I < b.I
+}
+func (o *rowOrder) Swap(i, j int) {
+	a, b := o.r.Row(o.from+i), o.r.Row(o.from+j)
+	o.tmp = append(o.tmp[:0], a...)
+	copy(a, b)
+	copy(b, o.tmp)
+}
+
+// sortRows orders the result rows from base on by st.AggCol (which must be one of st.Cols), and
+// for Distinct keeps the first of each run of equal values.
+func (s *session) sortRows(st *table.Stmt, out *table.Rows, base int) {
+	pos := -1
+	for i, c := range st.Cols {
+		if c == st.AggCol {
+			pos = i
+		}
+	}
+	if pos < 0 {
+		return
+	}
+	o := &s.sel.order
+	*o = rowOrder{r: out, from: base, col: pos, bytes: st.Table.Columns[st.AggCol].Type == table.Bytes, tmp: o.tmp}
+	sort.Stable(o)
+	if st.Agg != table.Distinct {
+		return
+	}
+	n := base
+	for i := base; i < out.N; i++ {
+		if i > base && !o.Less(n-1-base, i-base) {
+			continue // equal to the last kept value
+		}
+		if n != i {
+			copy(out.Row(n), out.Row(i))
+		}
+		n++
+	}
+	out.N = n
+	out.Vals = out.Vals[:n*out.Cols]
+}

@@ -1,0 +1,162 @@
+package sql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// unpreparer is implemented by dialects whose driver needs extra arguments to send a statement
+// without preparing it (pgx: the simple protocol).
+type unpreparer interface {
+	UnpreparedArgs() []any
+}
+
+// execStmt is a workload statement as a session runs it: its text in the dialect's placeholders,
+// the column of each argument, and the prepared statement (nil when unprepared).
+type execStmt struct {
+	text string
+	cols []int
+	st   *sql.Stmt
+}
+
+// argColumns returns, for each argument of st, the column it is compared with or assigned to.
+func argColumns(st *table.Stmt) []int {
+	t := st.Table
+	var cols []int
+	if st.Kind == table.InsertRow {
+		for c := range t.Columns {
+			if c > 0 || !st.AutoID {
+				cols = append(cols, c)
+			}
+		}
+		return cols
+	}
+	for _, a := range st.Set {
+		if a.Add == 0 {
+			cols = append(cols, a.Col)
+		}
+	}
+	for len(cols) < st.Args() {
+		cols = append(cols, st.KeyCol())
+	}
+	return cols
+}
+
+// execFor returns the session's form of st, preparing it on first use.
+func (s *session) execFor(ctx context.Context, st *table.Stmt) (*execStmt, error) {
+	if x := s.execs[st]; x != nil {
+		return x, nil
+	}
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	text := st.SQL
+	if st.Kind == table.InsertRow && st.AutoID && text == "" {
+		text = s.e.d.AutoIDInsert(st.Table)
+	} else {
+		if text == "" {
+			return nil, fmt.Errorf("%s: statement on %s has no SQL text", s.e.d.Name(), st.Table.Name)
+		}
+		text = Renumber(s.e.d, text)
+	}
+	x := &execStmt{text: text, cols: argColumns(st)}
+	if !st.Unprepared {
+		p, err := s.conn.PrepareContext(ctx, text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), text, err)
+		}
+		x.st = p
+	}
+	if s.execs == nil {
+		s.execs = map[*table.Stmt]*execStmt{}
+	}
+	s.execs[st] = x
+	return x, nil
+}
+
+// Exec implements table.Session: it runs the statement's SQL text with bound arguments.
+func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, out *table.Rows) (int64, error) {
+	x, err := s.execFor(ctx, st)
+	if err != nil {
+		return 0, err
+	}
+	if len(args) != len(x.cols) {
+		return 0, fmt.Errorf("%s: %q takes %d arguments, got %d", s.e.d.Name(), x.text, len(x.cols), len(args))
+	}
+	t := st.Table
+	s.args = s.args[:0]
+	if x.st == nil {
+		if u, ok := s.e.d.(unpreparer); ok {
+			s.args = append(s.args, u.UnpreparedArgs()...)
+		}
+	}
+	for i, v := range args {
+		s.args = append(s.args, s.arg(t.Columns[x.cols[i]], v))
+	}
+	if st.Kind != table.Select {
+		var res sql.Result
+		if x.st != nil {
+			res, err = x.st.ExecContext(ctx, s.args...)
+		} else {
+			res, err = s.conn.ExecContext(ctx, x.text, s.args...)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, err)
+		}
+		return res.RowsAffected()
+	}
+	var rs *sql.Rows
+	if x.st != nil {
+		rs, err = x.st.QueryContext(ctx, s.args...)
+	} else {
+		rs, err = s.conn.QueryContext(ctx, x.text, s.args...)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, err)
+	}
+	if st.Agg == table.Count || st.Agg == table.Sum {
+		return s.scanAggregate(rs, out)
+	}
+	before := out.N
+	if err := s.scanRows(rs, t, st.Cols, out); err != nil {
+		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, err)
+	}
+	return int64(out.N - before), nil
+}
+
+// scanAggregate reads a one-row, one-column integer result (NULL is 0: SUM over no rows).
+func (s *session) scanAggregate(rs *sql.Rows, out *table.Rows) (int64, error) {
+	defer rs.Close()
+	var v sql.NullInt64
+	if rs.Next() {
+		if err := rs.Scan(&v); err != nil {
+			return 0, err
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return 0, err
+	}
+	out.Append()[0].I = v.Int64
+	return 1, rs.Close()
+}
+
+// Begin implements table.Session with the statement BEGIN, as sysbench sends it.
+func (s *session) Begin(ctx context.Context) error { return s.plain(ctx, "BEGIN") }
+
+// Commit implements table.Session.
+func (s *session) Commit(ctx context.Context) error { return s.plain(ctx, "COMMIT") }
+
+// Rollback implements table.Session.
+func (s *session) Rollback(ctx context.Context) error {
+	return s.plain(context.WithoutCancel(ctx), "ROLLBACK")
+}
+
+func (s *session) plain(ctx context.Context, q string) error {
+	if _, err := s.conn.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("%s: %s: %w", s.e.d.Name(), q, err)
+	}
+	return nil
+}

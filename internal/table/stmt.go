@@ -1,0 +1,186 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+)
+
+// StmtKind is what a statement does.
+type StmtKind uint8
+
+const (
+	// Select returns the rows that Where matches (or one aggregate row).
+	Select StmtKind = iota
+	// Update sets columns of the rows that Where matches.
+	Update
+	// Delete removes the rows that Where matches.
+	Delete
+	// InsertRow inserts one row given by the arguments.
+	InsertRow
+)
+
+// Match is the form of a statement's key predicate.
+type Match uint8
+
+const (
+	// Eq matches one key value: the predicate's argument.
+	Eq Match = iota
+	// In matches a list of key values: InLen arguments.
+	In
+	// Between matches the closed key range [lo, hi]: two arguments.
+	Between
+	// All matches every row, each tested by the statement's Filter (a full scan).
+	All
+)
+
+// Agg is the aggregation of a Select.
+type Agg uint8
+
+const (
+	// NoAgg returns the matched rows' Cols, in key order.
+	NoAgg Agg = iota
+	// Count returns one row: the number of matched rows whose column AggCol is not NULL.
+	Count
+	// Sum returns one row: the sum of column AggCol over the matched rows (0 when none).
+	Sum
+	// OrderBy returns the matched rows' Cols ordered by column AggCol (ties in key order).
+	OrderBy
+	// Distinct returns the distinct values of column AggCol, ordered; Cols must be {AggCol}.
+	Distinct
+)
+
+// Assign is one assignment of an Update: column Col gets the next argument, or, when Add is
+// not 0, its own value plus Add (SET k=k+1).
+type Assign struct {
+	Col int
+	Add int64
+}
+
+// Stmt is one statement a workload issues, in two equivalent forms: SQL, the reference text that
+// SQL engines run (with '?' placeholders, which a dialect may renumber), and the logical form
+// below, which engines without SQL execute. The two must say the same thing; the workload's tests
+// check that every engine returns the same results.
+//
+// Arguments, in the order of the SQL placeholders: Update assignments' values (for Add == 0)
+// first, then the key predicate's values (Eq: 1, In: InLen, Between: 2); for InsertRow, every
+// column (or every column but the primary key when AutoID).
+type Stmt struct {
+	Table *Table
+	Kind  StmtKind
+	// SQL is the statement text. An AutoID InsertRow may leave it empty: SQL engines render their
+	// own form (how a generated key is asked for differs between dialects).
+	SQL string
+	// Index is the index the key predicate is on: -1 for the primary key, else a secondary index
+	// of Table whose first column is the predicate's column.
+	Index int
+	Match Match
+	// InLen is the number of values of an In predicate.
+	InLen int
+	// Cols are the columns a Select returns, as positions in Table.Columns.
+	Cols []int
+	Agg  Agg
+	// AggCol is the column Count, Sum, OrderBy and Distinct work on.
+	AggCol int
+	// Set are an Update's assignments.
+	Set []Assign
+	// FilterCol and FilterLenBelow describe an All match's filter: rows where the byte length of
+	// column FilterCol is below FilterLenBelow (sysbench's LENGTH(c) < 0 returns nothing).
+	FilterCol      int
+	FilterLenBelow int
+	// AutoID says the engine assigns an InsertRow's primary key (auto-increment).
+	AutoID bool
+	// Unprepared asks SQL engines to send the text each time instead of preparing it once per
+	// session (sysbench --db-ps-mode=disable).
+	Unprepared bool
+}
+
+// Args returns the number of arguments the statement takes.
+func (s *Stmt) Args() int {
+	n := 0
+	for _, a := range s.Set {
+		if a.Add == 0 {
+			n++
+		}
+	}
+	switch s.Kind {
+	case InsertRow:
+		if s.AutoID {
+			return len(s.Table.Columns) - 1
+		}
+		return len(s.Table.Columns)
+	}
+	switch s.Match {
+	case Eq:
+		n++
+	case In:
+		n += s.InLen
+	case Between:
+		n += 2
+	}
+	return n
+}
+
+// KeyCol returns the column the key predicate is on.
+func (s *Stmt) KeyCol() int {
+	if s.Index < 0 {
+		return 0
+	}
+	return s.Table.Indexes[s.Index].Columns[0]
+}
+
+// Validate checks that the logical form is complete and consistent.
+func (s *Stmt) Validate() error {
+	t := s.Table
+	if t == nil {
+		return errors.New("statement has no table")
+	}
+	if s.Index < -1 || s.Index >= len(t.Indexes) {
+		return fmt.Errorf("statement on %s: no index %d", t.Name, s.Index)
+	}
+	if s.Match == In && s.InLen <= 0 {
+		return fmt.Errorf("statement on %s: IN with no values", t.Name)
+	}
+	col := func(c int) error {
+		if c < 0 || c >= len(t.Columns) {
+			return fmt.Errorf("statement on %s: no column %d", t.Name, c)
+		}
+		return nil
+	}
+	for _, c := range s.Cols {
+		if err := col(c); err != nil {
+			return err
+		}
+	}
+	for _, a := range s.Set {
+		if err := col(a.Col); err != nil {
+			return err
+		}
+		if a.Col == 0 {
+			return fmt.Errorf("statement on %s: updating the primary key is not supported", t.Name)
+		}
+	}
+	switch s.Kind {
+	case Select:
+		if s.Agg != NoAgg {
+			if err := col(s.AggCol); err != nil {
+				return err
+			}
+		}
+		if s.Agg == Distinct && (len(s.Cols) != 1 || s.Cols[0] != s.AggCol) {
+			return fmt.Errorf("statement on %s: DISTINCT returns its own column only", t.Name)
+		}
+		if s.Match == All {
+			return col(s.FilterCol)
+		}
+	case Update, Delete:
+		if s.Index != -1 || s.Match == All || s.Match == Between {
+			return fmt.Errorf("statement on %s: updates and deletes are by primary key (= or IN)", t.Name)
+		}
+	}
+	return nil
+}
+
+// ErrConflict is returned by a write that met a row another session holds in an open
+// transaction and could not wait for it without risking a deadlock. The transaction is rolled
+// back; the caller may retry it (as sysbench retries a deadlocked transaction).
+var ErrConflict = errors.New("write conflict: transaction rolled back")

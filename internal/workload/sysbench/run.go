@@ -1,0 +1,343 @@
+package sysbench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+)
+
+// loadBatch is the rows per insert transaction of the load.
+const loadBatch = 1000
+
+// Run is the suite's state on one engine.
+type Run struct {
+	w      *Workload
+	eng    table.Engine
+	stores bool
+	tables []*stmts
+	// rows is each table's row count by the workload's own count.
+	rows     []atomic.Int64
+	zipf     *gen.Zipf
+	sessions []table.Session
+	prev     string // the previous step
+
+	mu       sync.Mutex
+	returned map[string]int64 // rows the selects of each test returned
+	retries  atomic.Int64
+	// indexDone is set when the index step has built every index.
+	indexDone atomic.Bool
+}
+
+var _ workload.Run = (*Run)(nil)
+
+// Open implements workload.Workload: it creates the sbtest tables (the index on k comes after
+// the load).
+func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
+	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, rows: make([]atomic.Int64, w.cfg.Tables), returned: map[string]int64{}}
+	for i := 1; i <= w.cfg.Tables; i++ {
+		t := newTable(i)
+		if err := eng.CreateTable(ctx, t, false); err != nil {
+			return nil, err
+		}
+		r.tables = append(r.tables, newStmts(t, w.cfg.Prepared))
+	}
+	// The zipfian generator's setup is O(table size): build it once, when a test needs it.
+	for _, t := range w.tests {
+		if t.event == evUpdateZipf || w.cfg.RandType == "zipfian" {
+			r.zipf = gen.NewZipf(w.cfg.TableSize, w.cfg.ZipfExp)
+			break
+		}
+	}
+	return r, nil
+}
+
+// Rows implements workload.Run.
+func (r *Run) Rows() int64 {
+	var n int64
+	for i := range r.rows {
+		n += r.rows[i].Load()
+	}
+	return n
+}
+
+// RowsReturned returns the rows the selects of test returned in all, for checks across
+// engines.
+func (r *Run) RowsReturned(test string) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.returned[test]
+}
+
+func (r *Run) closeSessions() error {
+	var first error
+	for _, s := range r.sessions {
+		if err := s.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	r.sessions = r.sessions[:0]
+	return first
+}
+
+// Close implements workload.Run.
+func (r *Run) Close() error { return r.closeSessions() }
+
+// Prepare implements workload.Run: the flush after the load (before the first test) and after the
+// write tests (before the first read test that follows them), as the reference's postwrite step:
+// the engine's cleanup, then the settling wait.
+func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
+	prev := r.prev
+	r.prev = name
+	t, ok := r.w.test(name)
+	if !ok {
+		return "", nil
+	}
+	pt, prevIsTest := r.w.test(prev)
+	if prevIsTest && (!pt.Write || t.Write) {
+		return "", nil
+	}
+	if prev == "" {
+		return "", nil
+	}
+	start := time.Now()
+	what, err := r.eng.Cleanup(ctx)
+	if err != nil {
+		return "", err
+	}
+	if wait := r.w.cleanupWait() - time.Since(start); wait > 0 {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(wait):
+		}
+		what += fmt.Sprintf("; waited %.0fs", r.w.cleanupWait().Seconds())
+	}
+	return "post-write flush: " + what, nil
+}
+
+// Step implements workload.Run.
+func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
+	if err := r.closeSessions(); err != nil {
+		return runner.Step{}, err
+	}
+	switch name {
+	case StepLoad:
+		return r.loadStep(ctx)
+	case StepIndex:
+		return r.indexStep(), nil
+	}
+	t, ok := r.w.test(name)
+	if !ok {
+		return runner.Step{}, fmt.Errorf("sysbench: unknown step %q", name)
+	}
+	return r.testStep(ctx, t)
+}
+
+// loadStep loads every table: rows 1..TableSize in id order, loadBatch rows per transaction,
+// one worker per table up to Threads.
+func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
+	cfg := &r.w.cfg
+	st := runner.Step{Name: StepLoad, RateKinds: []runner.Kind{runner.Insert}}
+	workers := min(cfg.Threads, cfg.Tables)
+	for wn := 0; wn < workers; wn++ {
+		sess, err := r.session(ctx)
+		if err != nil {
+			return st, err
+		}
+		ti, next := wn, int64(1) // table index, next id
+		rows := table.NewRows(4, loadBatch)
+		var text []byte
+		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("loader %d", wn+1), Role: runner.Driver,
+			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
+				if ti >= cfg.Tables {
+					return true, nil
+				}
+				n := min(int64(loadBatch), cfg.TableSize-next+1)
+				rng := gen.NewRand(gen.Mix(cfg.Seed ^ uint64(ti)<<40 ^ uint64(next)))
+				rows.Reset(4)
+				text = text[:0]
+				for i := int64(0); i < n; i++ {
+					start := len(text)
+					text = appendDigits(text, &rng, 10)
+					text = appendDigits(text, &rng, 5)
+					row := rows.AppendRaw()
+					row[colID] = table.Value{I: next + i}
+					row[colK] = table.Value{I: rng.Range(1, cfg.TableSize)}
+					row[colC] = table.Value{B: text[start : start+cLen]}
+					row[colPad] = table.Value{B: text[start+cLen+1:]}
+				}
+				t0 := time.Now()
+				if err := sess.Insert(ctx, r.tables[ti].t, rows); err != nil {
+					return false, err
+				}
+				m.Done(runner.Insert, t0, int(n))
+				r.rows[ti].Add(n)
+				next += n
+				if next > cfg.TableSize {
+					ti, next = ti+workers, 1
+				}
+				return ti >= cfg.Tables, nil
+			}})
+	}
+	return st, nil
+}
+
+// indexStep creates the secondary index of every table.
+func (r *Run) indexStep() runner.Step {
+	done := false
+	return runner.Step{Name: StepIndex, RateKinds: []runner.Kind{runner.CreateIndex}, Workers: []runner.Worker{{
+		Name: "create index", Role: runner.Driver,
+		Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
+			if done {
+				return true, nil
+			}
+			for i, s := range r.tables {
+				t0 := time.Now()
+				if err := r.eng.CreateIndexes(ctx, s.t); err != nil {
+					return false, err
+				}
+				m.Done(runner.CreateIndex, t0, int(r.rows[i].Load()))
+			}
+			done = true
+			r.indexDone.Store(true)
+			return true, nil
+		}}}}
+}
+
+// testStep makes the threads of one test. Each runs events until the test's time (warm-up
+// included) is up, or its share of Events is done.
+func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
+	cfg := &r.w.cfg
+	secs := cfg.ReadSecs
+	if t.Write {
+		secs = cfg.WriteSecs
+	}
+	total := time.Duration((secs + cfg.WarmupSecs) * float64(time.Second))
+	st := runner.Step{Name: t.Name, Group: t.Group, RateKinds: []runner.Kind{runner.Event},
+		Warmup:      time.Duration(cfg.WarmupSecs * float64(time.Second)),
+		MaxDuration: 3*total + 10*time.Second, Percentiles: cfg.Percentiles}
+	if t.event == evScan {
+		st.ScanRows = cfg.TableSize
+	}
+	var once sync.Once
+	var deadline time.Time
+	for i := 0; i < cfg.Threads; i++ {
+		sess, err := r.session(ctx)
+		if err != nil {
+			return st, err
+		}
+		th := &thread{no: i, r: r, test: t, sess: sess, out: table.NewRows(4, 128), seen: map[int64]struct{}{},
+			rng: gen.NewRand(gen.Mix(cfg.Seed ^ uint64(i+1)<<32 ^ hashName(t.Name)))}
+		left := int64(-1)
+		if cfg.Events > 0 {
+			left = cfg.Events / int64(cfg.Threads)
+			if int64(i) < cfg.Events%int64(cfg.Threads) {
+				left++
+			}
+		}
+		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("thread %d", i+1), Role: runner.Driver,
+			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
+				once.Do(func() { deadline = time.Now().Add(total) })
+				t0 := time.Now()
+				if left == 0 || !t0.Before(deadline) {
+					r.addReturned(t.Name, th)
+					return true, nil
+				}
+				n, err := th.event(ctx)
+				if err != nil {
+					if ctx.Err() != nil {
+						return true, nil
+					}
+					if retryable(err) {
+						r.retries.Add(1)
+						return false, nil
+					}
+					return false, err
+				}
+				m.Done(runner.Event, t0, n)
+				if left > 0 {
+					left--
+				}
+				return false, nil
+			}})
+	}
+	return st, nil
+}
+
+// addReturned adds a finished thread's returned-row count to its test's total.
+func (r *Run) addReturned(test string, th *thread) {
+	r.mu.Lock()
+	r.returned[test] += th.rows
+	th.rows = 0
+	r.mu.Unlock()
+}
+
+func hashName(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}
+
+// session opens a session that the next step (or Close) closes.
+func (r *Run) session(ctx context.Context) (table.Session, error) {
+	s, err := r.eng.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.sessions = append(r.sessions, s)
+	return s, nil
+}
+
+// Check implements workload.Run: every table holds the rows the workload counted (loaded,
+// minus deleted, plus inserted) and one index entry per row.
+func (r *Run) Check(ctx context.Context) (string, error) {
+	if !r.stores {
+		return "skipped: the engine keeps no data", nil
+	}
+	sess, err := r.eng.NewSession(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer sess.Close()
+	var rows, entries int64
+	var problems []string
+	for i, s := range r.tables {
+		want := r.rows[i].Load()
+		n, err := sess.Count(ctx, s.t, -1)
+		if err != nil {
+			return "", err
+		}
+		rows += n
+		if n != want {
+			problems = append(problems, fmt.Sprintf("%s has %d rows, want %d", s.t.Name, n, want))
+		}
+		if r.indexDone.Load() {
+			e, err := sess.Count(ctx, s.t, 0)
+			if err != nil {
+				return "", err
+			}
+			entries += e
+			if e != n {
+				problems = append(problems, fmt.Sprintf("%s has %d entries in index k, want %d (one per row)", s.t.Name, e, n))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return "", fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	msg := fmt.Sprintf("ok: %d rows, %d index entries", rows, entries)
+	if n := r.retries.Load(); n > 0 {
+		msg += fmt.Sprintf("; %d events retried after a deadlock or lock conflict", n)
+	}
+	return msg, nil
+}

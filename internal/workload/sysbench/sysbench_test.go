@@ -1,0 +1,224 @@
+package sysbench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	_ "github.com/rumbench/rumbench/internal/engine/all"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/sysstat"
+)
+
+const (
+	tinyTables = 2
+	tinySize   = 1500
+	tinyEvents = 12
+)
+
+// statementsPerEvent is what each test's event runs, BEGIN and COMMIT included: the reference's
+// QPS counts every one of them.
+var statementsPerEvent = map[string]int64{
+	"read-only_range=10": 16, "read-only_range=100": 16, "read-only_range=10000": 16,
+	"read-only-simple": 13, "read-only-sum": 13, "read-only-order": 13, "read-only-distinct": 13,
+	"write-only": 6, "read-write_range=10": 20, "read-write_range=100": 20,
+}
+
+// TestEveryTestEveryEngine runs the 42-test set and the 32-test set's extra tests at tiny scale
+// on every engine with a fixed number of events per test: each result is checked for its size as
+// it runs (Verify), the statements per event are counted, the invariants hold at the end, and
+// every storing engine returns the same rows for the same events (the same seed).
+func TestEveryTestEveryEngine(t *testing.T) {
+	var mu sync.Mutex
+	returned := map[string]map[string]int64{} // engine → test → rows
+	t.Run("engines", func(t *testing.T) {
+		for _, name := range engine.Names() {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				got := runSuite(t, name)
+				mu.Lock()
+				returned[name] = got
+				mu.Unlock()
+			})
+		}
+	})
+	var base string
+	for name, got := range returned {
+		if got == nil {
+			continue
+		}
+		if base == "" {
+			base = name
+			continue
+		}
+		for test, n := range returned[base] {
+			if got[test] != n {
+				t.Errorf("%s: %s returned %d rows, %s %d", test, name, got[test], base, n)
+			}
+		}
+	}
+	if base == "" {
+		t.Fatal("no storing engine ran")
+	}
+	if n := returned[base]["range-covered-pk"]; n < tinyEvents*90 {
+		t.Errorf("range-covered-pk returned %d rows over %d events, want about 101 per event", n, tinyEvents)
+	}
+}
+
+// runSuite runs every test on one engine and returns the rows each test's selects returned (nil
+// for an engine that stores nothing).
+func runSuite(t *testing.T, name string) map[string]int64 {
+	ctx := context.Background()
+	spec, _ := engine.Lookup(name)
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755) // managed servers run as the postgres and mysql users
+	eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: 8 << 20, Sync: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	// The 42-test set, then the five tests only the 32-test set has, on the same tables.
+	cfg := Config{Tables: tinyTables, TableSize: tinySize, Threads: 1, ReadSecs: 30, WriteSecs: 30, Events: tinyEvents,
+		Pre: true, RandType: "uniform", ZipfExp: 0.8, Prepared: true, Verify: true, Seed: 11}
+	w, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.tests = append(w.tests[:len(w.tests)-2:len(w.tests)-2], append(testsNamed(readOnlyVariants...), testsNamed("delete", "insert")...)...)
+	w.steps = append([]string{StepLoad, StepIndex}, names(w.tests)...)
+	run, err := w.Open(ctx, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	sampler, err := sysstat.NewSampler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sampler.Close()
+	stores := eng.Info().Stores
+	for _, step := range w.Steps() {
+		if _, err := run.Prepare(ctx, step); err != nil {
+			t.Fatalf("%s prepare: %v", step, err)
+		}
+		st, err := run.Step(ctx, step)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		res, err := runner.Run(ctx, runner.Target{Label: name, Engine: eng, Sampler: sampler, Rows: run.Rows, Tick: 100 * time.Millisecond}, st)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if res.Status != results.StatusOK {
+			t.Fatalf("%s: status %s", step, res.Status)
+		}
+		switch step {
+		case StepLoad:
+			if res.RowsInserted != tinyTables*tinySize {
+				t.Errorf("load inserted %d rows, want %d", res.RowsInserted, tinyTables*tinySize)
+			}
+			continue
+		case StepIndex:
+			continue
+		}
+		if res.Events != tinyEvents {
+			t.Errorf("%s: %d events, want %d", step, res.Events, tinyEvents)
+		}
+		per := statementsPerEvent[baseName(step)]
+		if per == 0 {
+			per = 1
+		}
+		if res.Statements != per*tinyEvents {
+			t.Errorf("%s: %d statements, want %d per event", step, res.Statements, per)
+		}
+		test, _ := w.test(step)
+		if res.Group != test.Group || res.Group == "" {
+			t.Errorf("%s: group %q, want %q", step, res.Group, test.Group)
+		}
+	}
+	msg, err := run.Check(ctx)
+	if err != nil {
+		t.Fatalf("invariants: %v", err)
+	}
+	t.Logf("%s: %s", name, msg)
+	if !stores {
+		return nil
+	}
+	r := run.(*Run)
+	got := map[string]int64{}
+	for _, step := range w.Steps() {
+		got[step] = r.RowsReturned(step)
+	}
+	// hot-points reads the same 100 ids every time.
+	if n := got["hot-points"]; n != 100*tinyEvents {
+		t.Errorf("hot-points returned %d rows, want %d", n, 100*tinyEvents)
+	}
+	if n := got["scan"]; n != 0 {
+		t.Errorf("scan returned %d rows, want 0", n)
+	}
+	return got
+}
+
+func testsNamed(ns ...string) []Test {
+	var out []Test
+	for _, n := range ns {
+		t, _ := lookup(n)
+		out = append(out, t)
+	}
+	return out
+}
+
+func baseName(step string) string {
+	if len(step) > 4 && step[len(step)-4:] == ".pre" {
+		return step[:len(step)-4]
+	}
+	return step
+}
+
+// The 32-test set and the 42-test set are the reference's, in its order.
+func TestTestSets(t *testing.T) {
+	if n := len(Tests(false)); n != 32 {
+		t.Errorf("32-test set has %d tests", n)
+	}
+	if n := len(Tests(true)); n != 42 {
+		t.Errorf("42-test set has %d tests", n)
+	}
+	groups := map[string]int{}
+	for _, x := range Tests(false) {
+		groups[x.Group]++
+	}
+	want := map[string]int{GroupPoint: 9, GroupRange: 5, GroupRangeAgg: 8, GroupWrite: 10}
+	for g, n := range want {
+		if groups[g] != n {
+			t.Errorf("group %s has %d tests, want %d", g, groups[g], n)
+		}
+	}
+	pre := Tests(true)
+	if pre[0].Name != "point-query.pre" || pre[14].Name != "read-only_range=10000.pre" || pre[15].Name != "update-inlist" {
+		t.Errorf("42-test order starts %s ... %s, %s", pre[0].Name, pre[14].Name, pre[15].Name)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, c := range []struct {
+		mod  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Tables = 0 }, "--tables 0: must be 1..1000"},
+		{func(c *Config) { c.RandType = "pareto" }, `--rand-type "pareto": must be uniform or zipfian`},
+		{func(c *Config) { c.Tests = []string{"read-only-sum"}; c.Pre = true }, `unknown test "read-only-sum" in the 42-test set (--pre)`},
+		{func(c *Config) { c.Percentiles = []float64{100} }, "--percentiles 100: each must be in (0, 100)"},
+	} {
+		cfg := Default()
+		c.mod(&cfg)
+		err := cfg.Validate()
+		if err == nil || len(err.Error()) < len(c.want) || err.Error()[:len(c.want)] != c.want {
+			t.Errorf("got %v, want %q...", err, c.want)
+		}
+	}
+}
