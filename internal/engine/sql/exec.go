@@ -94,7 +94,13 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 		}
 	}
 	for i, v := range args {
-		s.args = append(s.args, s.arg(t.Columns[x.cols[i]], v))
+		c := t.Columns[x.cols[i]]
+		if x.st == nil && c.Text && v.B != nil {
+			// Sent as text: a []byte would be quoted as a binary literal by the simple protocol.
+			s.args = append(s.args, string(v.B))
+			continue
+		}
+		s.args = append(s.args, s.arg(c, v))
 	}
 	if st.Kind != table.Select {
 		var res sql.Result
