@@ -48,6 +48,7 @@ type runFlags struct {
 	sync, fresh, keepData, quiet      bool
 	out, dataDir, label, cpuProfile   string
 	seed                              uint64
+	sb                                sysbenchFlags
 }
 
 func newRunCmd(env *Env) *cobra.Command {
@@ -90,6 +91,7 @@ Sizes (--rows, --writes) are per client; each client has its own table.`,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fl.Uint64Var(&f.seed, "seed", 3221223452, "random seed for data and query keys")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
+	addSysbenchFlags(fl, &f.sb)
 	return cmd
 }
 
@@ -98,9 +100,27 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	if _, ok := workload.Lookup(f.workload); !ok {
 		return bench.Config{}, usagef("unknown workload %q (valid: %s)", f.workload, strings.Join(workload.Names(), ", "))
 	}
+	if err := refuseOtherFlags(cmd, f.workload); err != nil {
+		return bench.Config{}, err
+	}
+	var wl workload.Workload
+	var err error
+	if f.workload == "sysbench" {
+		wl, err = buildSysbench(cmd, f)
+	} else {
+		wl, err = buildInsert(cmd, f)
+	}
+	if err != nil {
+		return bench.Config{}, err
+	}
+	return buildBenchConfig(env, f, wl)
+}
+
+// buildInsert makes the insert benchmark from the flags and the profile.
+func buildInsert(cmd *cobra.Command, f *runFlags) (workload.Workload, error) {
 	p, ok := profiles[f.profile]
 	if !ok {
-		return bench.Config{}, usagef("unknown profile %q (valid: %s)", f.profile, strings.Join(profileNames, ", "))
+		return nil, usagef("unknown profile %q (valid: %s)", f.profile, strings.Join(profileNames, ", "))
 	}
 	changed := cmd.Flags().Changed
 	ic := insert.Config{Clients: f.clients, Rows: p.rows, Writes: p.writes, QuerySecs: p.querySecs,
@@ -120,13 +140,18 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	if f.steps != "" {
 		var err error
 		if ic.Steps, err = splitList("--steps", f.steps); err != nil {
-			return bench.Config{}, err
+			return nil, err
 		}
 	}
 	wl, err := insert.New(ic)
 	if err != nil {
-		return bench.Config{}, usageError{err}
+		return nil, usageError{err}
 	}
+	return wl, nil
+}
+
+// buildBenchConfig makes the run's configuration around workload wl.
+func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config, error) {
 	engines, err := splitList("--engine", f.engines)
 	if err != nil {
 		return bench.Config{}, err
@@ -161,13 +186,21 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:   env.Now().UTC().Format("20060102T150405Z") + "-" + label,
-		Warmup:  time.Duration(f.warmupSecs * float64(time.Second)),
+		Warmup:  insertWarmup(f),
 		Command: append([]string{"rumbench"}, env.Args...),
 		Settings: map[string]any{
 			"profile": f.profile, "engines": engines, "server_configs": f.serverConfigs, "dsn": f.dsn != "", "cache_mb": f.cacheMB, "sync": f.sync,
 			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
 		},
 	}, nil
+}
+
+// insertWarmup is the warm-up of the insert benchmark's query steps (sysbench keeps its own).
+func insertWarmup(f *runFlags) time.Duration {
+	if f.workload != "insert" {
+		return 0
+	}
+	return time.Duration(f.warmupSecs * float64(time.Second))
 }
 
 // buildTargets makes the run's targets: one per engine, and for server engines one per
@@ -332,7 +365,18 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	}
 	if len(out.Steps) > 0 {
 		fmt.Fprintln(env.Stdout)
-		if err := report.Text(env.Stdout, out.Steps); err != nil {
+		var plain, tests []results.Step
+		for _, s := range out.Steps {
+			if report.IsSysbench(&s) {
+				tests = append(tests, s)
+			} else {
+				plain = append(plain, s)
+			}
+		}
+		if err := report.Text(env.Stdout, plain); err != nil {
+			return err
+		}
+		if err := report.Sysbench(env.Stdout, tests); err != nil {
 			return err
 		}
 		fmt.Fprintln(env.Stdout)
@@ -362,12 +406,18 @@ func targetLabels(ts []bench.Target) string {
 
 // describe renders the effective workload configuration in one line, keys sorted.
 func describe(cfg map[string]any) string {
-	keys := []string{"clients", "rows", "writes", "query_secs", "rows_per_commit", "delete_per_insert", "steps", "seed"}
+	keys := []string{"clients", "rows", "writes", "query_secs", "rows_per_commit", "delete_per_insert", "steps",
+		"tables", "table_size", "threads", "read_secs", "write_secs", "warmup_secs", "events", "rand_type", "prepared", "pre", "tests", "seed"}
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		if v, ok := cfg[k]; ok {
-			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+		v, ok := cfg[k]
+		if !ok {
+			continue
 		}
+		if list, isList := v.([]string); isList && k == "tests" {
+			v = fmt.Sprintf("%d", len(list))
+		}
+		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
 	}
 	return strings.Join(parts, " ")
 }

@@ -135,7 +135,7 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 		Secs:         secs,
 		IPS:          per(float64(b.units[Insert]-a.units[Insert]), secs),
 		DPS:          per(float64(b.units[Delete]-a.units[Delete]), secs),
-		QPS:          per(float64(b.ops[RangeQuery]+b.ops[PointQuery]-a.ops[RangeQuery]-a.ops[PointQuery]), secs),
+		QPS:          per(float64(b.ops[RangeQuery]+b.ops[PointQuery]+b.units[Event]-a.ops[RangeQuery]-a.ops[PointQuery]-a.units[Event]), secs),
 		Rate:         per(float64(c.rateCount(b)-c.rateCount(a)), secs),
 		MaxInsertUs:  float64(b.hists[Insert].IntervalMax) / 1e3,
 		MaxDeleteUs:  float64(b.hists[Delete].IntervalMax) / 1e3,
@@ -259,7 +259,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 			l.Percentiles = percentiles(&d, c.st.Percentiles)
 			r.Latency = append(r.Latency, l)
 			if k == Event && c.st.ScanRows > 0 && l.MeanUs > 0 {
-				r.Rate = float64(c.st.ScanRows) / (l.MeanUs / 1e3) / 1e3
+				r.Rate = float64(c.st.ScanRows) / (l.MeanUs / 1e3) // rows per ms = thousand rows per second
 			}
 		}
 		d.Sub(&b.intended[k], &a.intended[k])

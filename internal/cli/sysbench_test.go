@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// A tiny sysbench run through the command line: the group tables are printed, every test is
+// recorded with its group, events and statements, and QPS counts BEGIN and COMMIT.
+func TestRunSysbenchTiny(t *testing.T) {
+	out, _, d := dirs(t)
+	args := append([]string{"run", "--workload", "sysbench", "--engine", "sqlite,pebble", "--table-size", "2000",
+		"--tables", "2", "--events", "20", "--tests", "point-query,scan,read-only_range=10,update-index,insert",
+		"--percentiles", "50,99.9", "--quiet"}, d...)
+	tr := run(t, nil, args...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
+	}
+	for _, want := range []string{"== sysbench: point queries", "== sysbench: range queries without aggregation",
+		"== sysbench: range queries with aggregation", "== sysbench: writes", "p99.9_ms",
+		"invariants sqlite: ok: 4020 rows, 4020 index entries", "invariants pebble: ok: 4020 rows, 4020 index entries"} {
+		if !strings.Contains(tr.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, tr.stdout)
+		}
+	}
+	_, m, steps := readRun(t, out)
+	if m.Workload != "sysbench" || len(steps) != 2*7 {
+		t.Fatalf("workload %q, %d steps, want 2 engines × (load, create-index, 5 tests)", m.Workload, len(steps))
+	}
+	wantStmts := map[string]int64{"point-query": 20, "scan": 20, "read-only_range=10": 16 * 20, "update-index": 20, "insert": 20}
+	for _, s := range steps {
+		if n, ok := wantStmts[s.Step]; ok {
+			if s.Events != 20 || s.Statements != n || s.Group == "" || s.Rate <= 0 {
+				t.Errorf("%s %s: events %d statements %d group %q rate %g", s.Target, s.Step, s.Events, s.Statements, s.Group, s.Rate)
+			}
+			if s.Step != "scan" && (s.QPS != s.Rate || s.Ops != n) {
+				t.Errorf("%s %s: qps %g, rate %g, ops %d: QPS is statements per second", s.Target, s.Step, s.QPS, s.Rate, s.Ops)
+			}
+			if l := s.Latency[0]; l.Kind != "event" || l.Percentiles["p99.9"] <= 0 || l.Percentiles["p50"] <= 0 {
+				t.Errorf("%s %s: latency %+v", s.Target, s.Step, l)
+			}
+		}
+	}
+}
