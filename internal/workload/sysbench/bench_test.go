@@ -1,0 +1,52 @@
+package sysbench
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/engine/null"
+	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// benchThread returns a thread of test name on the null engine: what one event costs the
+// client alone (argument generation, statement dispatch, metering).
+func benchThread(b *testing.B, name string) (*thread, *runner.Meter) {
+	cfg := Default()
+	cfg.TableSize = 10_000_000
+	cfg.Tests = []string{name} // no zipfian setup unless the test needs it
+	w, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	run, err := w.Open(ctx, null.Engine{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	test, _ := lookup(name)
+	sess, _ := null.Engine{}.NewSession(ctx)
+	th := &thread{r: run.(*Run), test: test, sess: sess, out: table.NewRows(4, 128), seen: map[int64]struct{}{}, rng: gen.NewRand(1)}
+	return th, runner.NewMeter(false)
+}
+
+func benchEvent(b *testing.B, name string) {
+	th, m := benchThread(b, name)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := timeNow()
+		n, err := th.event(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Done(runner.Event, t0, n)
+	}
+}
+
+func BenchmarkEventPointQuery(b *testing.B)      { benchEvent(b, "point-query") }
+func BenchmarkEventRandomPoints100(b *testing.B) { benchEvent(b, "random-points_range=100") }
+func BenchmarkEventReadWrite10(b *testing.B)     { benchEvent(b, "read-write_range=10") }
+func BenchmarkEventUpdateNonIndex(b *testing.B)  { benchEvent(b, "update-nonindex") }
