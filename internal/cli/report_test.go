@@ -90,3 +90,37 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareCommand(t *testing.T) {
+	out := t.TempDir()
+	writeRun(t, out, "20261121T120000Z-insert", []string{"pebble", "sqlite"}, []string{"l.i0", "l.i1"},
+		func(ti, si int) float64 { return float64(1000 * (ti + 1) * (si + 1)) })
+	writeRun(t, out, "20261121T130000Z-insert", []string{"pebble"}, []string{"l.i0"}, func(int, int) float64 { return 500 })
+
+	tr := run(t, nil, "compare", "--out", out, "20261121T12")
+	if tr.code != 0 {
+		t.Fatalf("exit %d: %s", tr.code, tr.stderr)
+	}
+	// sqlite loads at twice pebble's rate and spends half its CPU per row.
+	for _, want := range []string{"== l.i0 (relative to pebble)", "    ips    2.00", "  cpu/o    0.50"} {
+		if !strings.Contains(tr.stdout, want) {
+			t.Errorf("compare lacks %q:\n%s", want, tr.stdout)
+		}
+	}
+	// Two runs: run × target columns, the base chosen by column label.
+	tr = run(t, nil, "compare", "--out", out, "20261121T12", "20261121T13", "--base", "r2/pebble", "--format", "tsv")
+	if tr.code != 0 {
+		t.Fatalf("exit %d: %s", tr.code, tr.stderr)
+	}
+	if !strings.Contains(tr.stdout, "comparison l.i0\tips\t2\t4\n") {
+		t.Errorf("compare tsv:\n%s", tr.stdout)
+	}
+	tr = run(t, nil, "compare", "--out", out, "20261121T12", "--absolute", "--format", "csv")
+	if !strings.Contains(tr.stdout, "comparison l.i1,ips,2000,4000\n") {
+		t.Errorf("compare --absolute csv:\n%s", tr.stdout)
+	}
+	tr = run(t, nil, "compare", "--out", out, "20261121T12", "--base", "bbolt")
+	if tr.code != ExitUsage || !strings.HasPrefix(tr.stderr, `rumbench: --base: unknown base "bbolt" (valid: a target, a run id or one of pebble, sqlite)`) {
+		t.Errorf("unknown base: exit %d, %q", tr.code, tr.stderr)
+	}
+}
