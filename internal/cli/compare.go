@@ -10,7 +10,7 @@ import (
 	"github.com/rumbench/rumbench/internal/report"
 )
 
-var compareFormats = []string{"text", "md", "tsv", "csv", "json"}
+var compareFormats = []string{"text", "md", "tsv", "csv", "json", "html"}
 
 func newCompareCmd(env *Env) *cobra.Command {
 	o := &outputFlags{}
@@ -45,6 +45,9 @@ per-operation costs. --absolute prints the figures instead of the ratios.`,
 				return err
 			}
 			return writeOutput(env, o.output, func(w io.Writer) error {
+				if o.format == "html" {
+					return report.HTML(w, runs, report.HTMLOptions{Base: base})
+				}
 				return report.Render(w, o.format, c.Document(absolute))
 			})
 		},

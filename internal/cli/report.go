@@ -26,7 +26,7 @@ func (o *outputFlags) add(cmd *cobra.Command, formats []string) {
 	fl.StringVar(&o.out, "out", "results", "results directory holding the run ids given as arguments")
 }
 
-var reportFormats = []string{"text", "md", "csv", "tsv", "json", "gobench"}
+var reportFormats = []string{"text", "md", "csv", "tsv", "json", "html", "gobench"}
 
 func newReportCmd(env *Env) *cobra.Command {
 	o := &outputFlags{}
@@ -50,6 +50,8 @@ benchstat).`,
 			}
 			return writeOutput(env, o.output, func(w io.Writer) error {
 				switch o.format {
+				case "html":
+					return report.HTML(w, runs, report.HTMLOptions{})
 				case "gobench":
 					return report.GoBench(w, runs)
 				}
@@ -145,4 +147,19 @@ func resolveRun(out, arg string) (string, error) {
 		return "", usagef("run %q: no such run in %s (latest: %s)", arg, out, strings.Join(ids, ", "))
 	}
 	return "", usagef("run %q is ambiguous in %s: %s", arg, out, strings.Join(matches, ", "))
+}
+
+// writeRunReport writes report.html into a run directory from what the directory holds (a failed
+// or interrupted run included) and returns its path.
+func writeRunReport(dir string) (string, error) {
+	r, err := results.Load(dir)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := report.HTML(&b, []*results.Run{r}, report.HTMLOptions{}); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "report.html")
+	return path, os.WriteFile(path, b.Bytes(), 0o644)
 }

@@ -81,7 +81,7 @@ func TestReportCommand(t *testing.T) {
 	}{
 		{[]string{"report", "--out", out, "2026"}, `rumbench: run "2026" is ambiguous in ` + out + `: 20261121T120000Z-insert, 20261121T130000Z-insert`},
 		{[]string{"report", "--out", out, "nosuch"}, `rumbench: run "nosuch": no such run in ` + out + ` (latest: 20261121T120000Z-insert, 20261121T130000Z-insert)`},
-		{[]string{"report", "--out", out, "2026112113", "--format", "xml"}, `rumbench: unknown format "xml" (valid: text, md, csv, tsv, json, gobench)`},
+		{[]string{"report", "--out", out, "2026112113", "--format", "xml"}, `rumbench: unknown format "xml" (valid: text, md, csv, tsv, json, html, gobench)`},
 		{[]string{"report", out}, `rumbench: ` + out + ` is not a run directory (it holds no run.json)`},
 	} {
 		tr := run(t, nil, tc.args...)

@@ -323,7 +323,6 @@ func (c *Comparison) Tables(absolute bool) []*Table {
 			unit = b.Metric.Unit
 		}
 		if absolute {
-			t.Kind = AbsoluteRows
 			if unit != "" {
 				t.Note = "absolute, " + unit
 			} else {

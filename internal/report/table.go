@@ -30,13 +30,11 @@ type TableKind int
 const (
 	// Plain tables are not colored.
 	Plain TableKind = iota
-	// Absolute tables color the bottom quartile of each column's range red and the top quartile
-	// green (no red when the column's minimum is at least 80% of its maximum).
+	// Absolute tables color the bottom quartile of each rate column's range red and the top
+	// quartile green (no red when the column's minimum is at least 80% of its maximum).
 	Absolute
 	// Relative tables color ratios below 0.95 yellow and above 1.05 blue.
 	Relative
-	// AbsoluteRows colors like Absolute, over each row's range instead of each column's.
-	AbsoluteRows
 )
 
 // Column is a table column: its header as printed and the unit of its numbers ("" for text
@@ -44,6 +42,8 @@ const (
 type Column struct {
 	Name string `json:"name"`
 	Unit string `json:"unit,omitempty"`
+	// Rate marks a throughput column, the one HTML colors by quartile in absolute tables.
+	Rate bool `json:"-"`
 }
 
 // Cell is one table cell. A numeric cell keeps its Value for machine formats (JSON, CSV, TSV) and
@@ -53,6 +53,9 @@ type Cell struct {
 	Value   float64
 	Numeric bool
 	Missing bool
+	// Flag marks a cell for HTML: "bad" (red: a missed target) or "gray" (a rate measured while
+	// the background writers missed their target).
+	Flag string
 }
 
 // TextCell returns a text cell.

@@ -18,6 +18,9 @@ type column struct {
 	cell       func(s *results.Step) Cell
 }
 
+// rateColumns are the throughput columns (colored by quartile in HTML).
+var rateColumns = map[string]bool{"ips": true, "qps": true, "rate": true}
+
 // storage renders a storage figure, missing when the device was not measured.
 func storage(f func(s *results.Step) float64) func(s *results.Step) Cell {
 	return func(s *results.Step) Cell {
@@ -164,12 +167,15 @@ func stepTable(name string, rows []*results.Step) *Table {
 	}
 	t := &Table{Title: name, Note: legend, Kind: Absolute}
 	for _, c := range cols {
-		t.Columns = append(t.Columns, Column{Name: c.head, Unit: c.unit})
+		t.Columns = append(t.Columns, Column{Name: c.head, Unit: c.unit, Rate: rateColumns[c.head]})
 	}
 	for _, s := range rows {
 		row := make([]Cell, len(cols))
 		for i, c := range cols {
 			row[i] = c.cell(s)
+			if rateColumns[c.head] && c.head != "ips" && s.TargetMet != nil && !*s.TargetMet {
+				row[i].Flag = "gray" // measured while the writers missed their target
+			}
 		}
 		t.Rows = append(t.Rows, row)
 	}
