@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -52,7 +53,11 @@ func describeConfig(cfg map[string]any) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%v", k, cfg[k])
+		v := cfg[k]
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1e15 {
+			v = int64(f) // JSON numbers read back as float64: print whole numbers as such
+		}
+		parts[i] = fmt.Sprintf("%s=%v", k, v)
 	}
 	return strings.Join(parts, " ")
 }
