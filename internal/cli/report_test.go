@@ -124,3 +124,20 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("unknown base: exit %d, %q", tr.code, tr.stderr)
 	}
 }
+
+// checkRunReport checks that a run wrote report.html into its directory, with the figures of its
+// steps, and printed its path.
+func checkRunReport(t *testing.T, dir, stdout string) {
+	t.Helper()
+	path := filepath.Join(dir, "report.html")
+	if !strings.Contains(stdout, "report: "+path+"\n") {
+		t.Errorf("the run did not print the report path %s:\n%s", path, stdout)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `<div class="chart" id="s0-rate">`) {
+		t.Errorf("%s has no throughput chart for the step measured", path)
+	}
+}

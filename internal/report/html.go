@@ -332,7 +332,7 @@ func compareCharts(c *Comparison) []chart {
 			"legend":    map[string]any{"top": 22, "type": "scroll"},
 			"grid":      map[string]any{"top": 60, "left": 50, "right": 20, "bottom": 60},
 			"xAxis":     map[string]any{"type": "category", "data": cats, "axisLabel": map[string]any{"interval": 0, "rotate": 20}},
-			"yAxis":     map[string]any{"type": "value", "name": "relative to " + c.Series[c.Base].Label},
+			"yAxis":     map[string]any{"type": "value"},
 			"series":    series,
 		}}
 	}

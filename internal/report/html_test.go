@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -88,5 +90,40 @@ func TestQuartileColors(t *testing.T) {
 	got := []string{cls[0][1], cls[1][1], cls[2][1], cls[3][1], cls[3][2]}
 	if want := []string{"top", "bottom", "", "top", ""}; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("classes %q, want %q", got, want)
+	}
+}
+
+func TestHTMLSysbenchRuns(t *testing.T) {
+	runs := []*results.Run{sysbenchRun("20261121T120000Z-sb", 1), sysbenchRun("20261122T120000Z-sb", 1.1)}
+	for _, r := range runs {
+		for i := range r.Steps {
+			s := &r.Steps[i]
+			for k := 1; k <= 3; k++ {
+				r.Intervals = append(r.Intervals, results.Interval{Target: s.Target, Step: s.Step, T: float64(k),
+					Secs: 1, Rate: s.Rate * (1 + 0.05*float64(k)), MaxQueryUs: 100 * float64(k)})
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, runs, HTMLOptions{Base: "r1/mysql"}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	// One relative-QPS bar chart per group, in the reference's order, then per test the
+	// throughput and max response time charts (the synthetic steps have no histogram).
+	ids := regexp.MustCompile(`<div class="chart" id="(cmp[0-9]+)">`).FindAllStringSubmatch(page, -1)
+	if len(ids) != 4 {
+		t.Errorf("%d comparison charts, want 4 (point, range, range_agg, write)", len(ids))
+	}
+	for _, want := range []string{"point queries: qps relative to r1/mysql", "writes: qps relative to r1/mysql",
+		`"name":"r2/myrocks"`, `<td class="hi num">3.30</td>`, "<h2>update-index</h2>", `id="s5-max"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if dir := os.Getenv("RUMBENCH_ARTIFACTS"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "sysbench-compare.html"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -142,7 +142,7 @@ details{margin:6px 0}pre{font-size:11px;background:#f8f8f8;padding:6px;overflow-
 <script>{{.ECharts}}</script>
 </head><body>
 <h1>{{.Title}}</h1>
-<ul>{{range .Runs}}<li>{{.Label}}: {{.ID}} ({{.Status}})</li>{{end}}</ul>
+<ul>{{range .Runs}}<li>{{.Label}}: {{.ID}}{{if .Status}} ({{.Status}}){{end}}</li>{{end}}</ul>
 {{if .Compare}}<h2>Comparison (relative to {{.BaseLabel}})</h2>
 <p class="note">Each value is value(column) / value(base); 0/0 is 1, x/0 is inf. Yellow: below 0.95, blue: above 1.05.</p>
 <div class="charts">{{range .Compare}}<div class="chart" id="{{.ID}}"></div>{{end}}</div>
