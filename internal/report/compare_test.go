@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rumbench/rumbench/internal/results"
@@ -113,4 +115,47 @@ func TestCompareInsertGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "compare-insert.text", b.Bytes())
+}
+
+func TestGoBenchSysbench(t *testing.T) {
+	r := sysbenchRun("20261121T120000Z-sb", 1)
+	r.Steps = append(r.Steps, sbStep("mysql", "scan", "range", 2500, 1, 0))
+	var b bytes.Buffer
+	if err := GoBench(&b, []*results.Run{r}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sysbench.gobench", b.Bytes())
+	checkBenchFormat(t, b.String())
+}
+
+// checkBenchFormat checks every Benchmark line against the Go benchmark format benchstat reads:
+// a name without spaces, an integer iteration count, then value-unit pairs.
+func checkBenchFormat(t *testing.T, out string) {
+	t.Helper()
+	lines := 0
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "Benchmark") {
+			continue
+		}
+		lines++
+		f := strings.Fields(l)
+		if len(f) < 4 || len(f)%2 != 0 {
+			t.Errorf("%q: want name, iterations and value-unit pairs", l)
+			continue
+		}
+		if _, err := strconv.Atoi(f[1]); err != nil {
+			t.Errorf("%q: iterations %q", l, f[1])
+		}
+		for i := 2; i < len(f); i += 2 {
+			if _, err := strconv.ParseFloat(f[i], 64); err != nil {
+				t.Errorf("%q: value %q", l, f[i])
+			}
+			if _, err := strconv.ParseFloat(f[i+1], 64); err == nil {
+				t.Errorf("%q: unit %q is a number", l, f[i+1])
+			}
+		}
+	}
+	if lines == 0 {
+		t.Error("no Benchmark line")
+	}
 }

@@ -100,12 +100,15 @@ type benchFigure struct {
 }
 
 // benchFigures are the figures of one step line: the rate first, in the unit of the step (ips
-// for load steps, qps for query steps and sysbench tests; bg-ips is the background insert rate of
+// for load steps, qps for query steps and sysbench tests, Krps for sysbench's scan; bg-ips is the background insert rate of
 // a query step), then the per-op costs.
 func benchFigures(s *results.Step) []benchFigure {
 	unit := "ips"
 	if s.Group != "" || (len(s.RateKinds) > 0 && strings.HasSuffix(s.RateKinds[0], "query")) {
 		unit = "qps"
+	}
+	if s.Group != "" && s.Step == "scan" {
+		unit = "Krps" // the scan test's rate is thousand rows scanned per second
 	}
 	out := []benchFigure{{s.Rate, unit}}
 	if unit == "qps" && s.Group == "" {

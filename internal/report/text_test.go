@@ -100,4 +100,5 @@ func TestGoBenchGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "report.gobench", b.Bytes())
+	checkBenchFormat(t, b.String())
 }
