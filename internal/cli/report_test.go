@@ -112,7 +112,7 @@ func TestCompareCommand(t *testing.T) {
 	if tr.code != 0 {
 		t.Fatalf("exit %d: %s", tr.code, tr.stderr)
 	}
-	if !strings.Contains(tr.stdout, "comparison l.i0\tips\t2\t4\n") {
+	if !strings.Contains(tr.stdout, "comparison l.i0 (relative to r2/pebble)\tips\t2\t4\n") {
 		t.Errorf("compare tsv:\n%s", tr.stdout)
 	}
 	tr = run(t, nil, "compare", "--out", out, "20261121T12", "--absolute", "--format", "csv")

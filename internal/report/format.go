@@ -182,7 +182,8 @@ func numericColumn(t *Table, i int) bool {
 }
 
 // writeDelimited writes every table as a block of CSV (sep ',') or TSV (sep '\t') records: a
-// header record "table,<columns>", then one record per row starting with the table's title;
+// header record "table,<columns>", then one record per row starting with the table's title (and,
+// for relative tables, the base);
 // blocks are separated by an empty line (which CSV readers skip). Numbers are written at full
 // precision, "inf" for an infinite ratio, an empty field for a missing figure.
 func writeDelimited(w io.Writer, doc *Document, sep rune) error {
@@ -205,6 +206,9 @@ func writeDelimited(w io.Writer, doc *Document, sep rune) error {
 			title := t.Title
 			if title == "" {
 				title = t.Key
+			}
+			if t.Kind == Relative && t.Note != "" {
+				title += " (" + t.Note + ")" // the base: not a column of a relative table
 			}
 			if s.Title != "" {
 				title = s.Title + " " + title
