@@ -28,7 +28,7 @@ Insert benchmark runs get one table per step (the rate and the efficiency metric
 get the relative QPS of each group (point queries, range queries without and with aggregation,
 writes) with a row per test, then the same tables for cpu/o, cs/o, rKB/o, wKB/o and the other
 per-operation costs. --absolute prints the figures instead of the ratios.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !contains(compareFormats, o.format) {
 				return usagef("unknown format %q (valid: %s)", o.format, strings.Join(compareFormats, ", "))

@@ -39,7 +39,7 @@ response times. RUN is a run directory or a run id (or a unique prefix of one) u
 Formats: text (as rumbench run prints), md (Markdown), csv and tsv (one block per table, full
 precision), json, html (one self-contained file with charts) and gobench (Go benchmark lines for
 benchstat).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !contains(reportFormats, o.format) {
 				return usagef("unknown format %q (valid: %s)", o.format, strings.Join(reportFormats, ", "))
@@ -61,6 +61,14 @@ benchstat).`,
 	}
 	o.add(cmd, reportFormats)
 	return cmd
+}
+
+// needRuns refuses a report or compare command without a run argument.
+func needRuns(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return usagef("rumbench %s needs at least one RUN: a run directory, or a run id (or unique prefix) under --out", cmd.Name())
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {
