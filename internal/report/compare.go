@@ -156,13 +156,14 @@ func (c *Comparison) findBase(base string) (int, error) {
 	return 0, fmt.Errorf("%w %q (valid: a target, a run id or one of %s)", ErrUnknownBase, base, strings.Join(labels, ", "))
 }
 
-// stepOrder is the names of the steps of runs in order of first appearance.
-func stepOrder(runs []*results.Run, group string, any bool) []string {
+// stepOrder is the names of the steps of runs in order of first appearance: all of them, or
+// those of one sysbench group.
+func stepOrder(runs []*results.Run, group string, all bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range runs {
 		for _, s := range r.Steps {
-			if !seen[s.Step] && (any || s.Group == group) {
+			if !seen[s.Step] && (all || s.Group == group) {
 				seen[s.Step] = true
 				out = append(out, s.Step)
 			}
@@ -175,20 +176,20 @@ func stepOrder(runs []*results.Run, group string, any bool) []string {
 // has the figure.
 func (c *Comparison) row(name, step string, m *Metric) (Row, bool) {
 	r := Row{Name: name, Abs: make([]float64, len(c.Series)), Rel: make([]float64, len(c.Series))}
-	any := false
+	found := false
 	for i, s := range c.Series {
 		r.Abs[i] = math.NaN()
 		if st := s.steps[step]; st != nil && st.Status != results.StatusFailed {
 			if v, ok := m.get(st); ok {
 				r.Abs[i] = v
-				any = true
+				found = true
 			}
 		}
 	}
 	for i := range r.Abs {
 		r.Rel[i] = Ratio(r.Abs[i], r.Abs[c.Base])
 	}
-	return r, any
+	return r, found
 }
 
 // SysbenchGroups are the sysbench groups in the reference's order, with their titles.

@@ -168,7 +168,7 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // numericColumn says whether every present cell of column i is a number.
 func numericColumn(t *Table, i int) bool {
-	any := false
+	found := false
 	for _, row := range t.Rows {
 		if i >= len(row) || row[i].Missing {
 			continue
@@ -176,9 +176,9 @@ func numericColumn(t *Table, i int) bool {
 		if !row[i].Numeric {
 			return false
 		}
-		any = true
+		found = true
 	}
-	return any
+	return found
 }
 
 // writeDelimited writes every table as a block of CSV (sep ',') or TSV (sep '\t') records: a
