@@ -10,7 +10,7 @@ PKG     := github.com/rumbench/rumbench/internal/bench
 LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitSHA=$(SHA)
 APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 
-.PHONY: build run test bench deps server-deps clean
+.PHONY: build run test bench deps server-deps browser-deps clean
 
 build: deps
 	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
@@ -20,7 +20,7 @@ run: build
 	./bin/rumbench run $(ARGS)
 
 ## test: vet and every test (real engines and private servers, no mocks)
-test: deps server-deps
+test: deps server-deps browser-deps
 	$(GO) vet ./...
 	CGO_ENABLED=1 $(GO) test -count=1 -timeout 30m ./...
 
@@ -42,6 +42,13 @@ server-deps:
 		ls /usr/lib/mysql/plugin/ha_rocksdb.so >/dev/null 2>&1; then :; else \
 		echo "installing $(SERVER_PKGS)"; \
 		$(APT) update && { $(APT) install $(SERVER_PKGS) || $(APT) install $(SERVER_PKGS); }; fi
+
+## browser-deps: headless Chromium for the HTML report's browser test (internal/report)
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing chromium (HTML report browser test)"; \
+		$(APT) update && { $(APT) install --no-install-recommends chromium || \
+			$(APT) install --no-install-recommends chromium; }; }
 
 clean:
 	rm -rf bin rumbench-data

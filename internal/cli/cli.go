@@ -126,6 +126,7 @@ Run "rumbench run" with no flags for a quick LSM-vs-B-tree comparison.`,
 		return usageError{fmt.Errorf("%v (see rumbench %s --help)", err, c.Name())}
 	})
 	root.AddCommand(newRunCmd(env), newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env))
+	root.AddCommand(newReportCmd(env), newCompareCmd(env))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }

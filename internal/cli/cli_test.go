@@ -248,7 +248,8 @@ func TestInterruptKeepsResults(t *testing.T) {
 	if !strings.Contains(tr.stderr, "interrupted; results measured so far are written") {
 		t.Errorf("stderr %q", tr.stderr)
 	}
-	_, m, steps := readRun(t, out)
+	dir, m, steps := readRun(t, out)
+	checkRunReport(t, dir, tr.stdout)
 	if m.Status != results.StatusInterrupted {
 		t.Errorf("manifest status %q", m.Status)
 	}
@@ -277,7 +278,8 @@ func TestFullDiskStopsCleanly(t *testing.T) {
 	if tr.stderr != want {
 		t.Errorf("stderr\n got %q\nwant %q", tr.stderr, want)
 	}
-	_, m, steps := readRun(t, out)
+	dir, m, steps := readRun(t, out)
+	checkRunReport(t, dir, tr.stdout)
 	if m.Status != results.StatusFailed || !strings.Contains(m.Error, "no space left on device") {
 		t.Errorf("manifest status %q error %q", m.Status, m.Error)
 	}

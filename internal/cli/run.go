@@ -386,6 +386,11 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			fmt.Fprintf(env.Stdout, "invariants %s: %s\n", t.Label, t.Check)
 		}
 	}
+	if path, err := writeRunReport(out.Dir); err != nil {
+		fmt.Fprintf(env.Stderr, "rumbench: report.html: %v\n", err)
+	} else {
+		fmt.Fprintf(env.Stdout, "report: %s\n", path)
+	}
 	fmt.Fprintf(env.Stdout, "results: %s\n", out.Dir)
 	if runErr != nil {
 		return runErr

@@ -43,10 +43,10 @@ func sampleSteps() []results.Step {
 			ClientRSSMB: 47, MaxInsertUs: 4660, RateP50: 167716, RateP99: 167716,
 			Latency: []results.Latency{{Kind: "insert", Count: 2000, P50Us: 451, P90Us: 696, P99Us: 2950, P999Us: 4260, MaxUs: 4660}}},
 		{Target: "sqlite", Engine: "sqlite", Step: "l.i0", Status: "ok", Secs: 1.48, RateKinds: []string{"insert"}, Ops: 200000,
-			IPS: 135360, Rows: 200000, DBBytes: 12 << 20, BytesPerRow: 62.1, HostCPUUsPerOp: 4.8, ClientCPUUsPerOp: 5.23,
+			IPS: 135360, Rate: 135360, Rows: 200000, DBBytes: 12 << 20, BytesPerRow: 62.1, HostCPUUsPerOp: 4.8, ClientCPUUsPerOp: 5.23,
 			Latency: []results.Latency{{Kind: "insert", Count: 2000, P50Us: 549, P90Us: 1050, P99Us: 3240, P999Us: 6680, MaxUs: 9160}}},
 		{Target: "pebble", Engine: "pebble", Step: "qr100", Status: "ok", Secs: 5, RateKinds: []string{"range_query", "point_query"},
-			Queries: 177824, QPS: 35562, IPS: 100, TargetIPS: 100, TargetMet: &met, Device: "vda", Rows: 250600,
+			Queries: 177824, QPS: 35562, Rate: 35562, IPS: 100, TargetIPS: 100, TargetMet: &met, Device: "vda", Rows: 250600,
 			Latency: []results.Latency{{Kind: "range_query", Count: 177824, P50Us: 26, P90Us: 34, P99Us: 95, P999Us: 299, MaxUs: 9500}}},
 		{Target: "bbolt", Engine: "bbolt", Step: "qr100", Status: "failed", Error: "writer pi1: disk full", Secs: 2,
 			RateKinds: []string{"range_query", "point_query"}, Queries: 10, QPS: 5, IPS: 20, TargetIPS: 100, TargetMet: &missed},
@@ -70,4 +70,35 @@ func TestNum(t *testing.T) {
 			t.Errorf("num(%g) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
+}
+
+// sampleRun is a run of the insert benchmark on three targets, as Load returns it.
+func sampleRun() *results.Run {
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	return &results.Run{Dir: "results/20261121T120000Z-insert", Manifest: &results.Manifest{
+		SchemaVersion: 1, RunID: "20261121T120000Z-insert", Workload: "insert",
+		WorkloadConfig: map[string]any{"clients": 1, "rows": 200000},
+		Targets:        []results.Target{{Label: "pebble", Check: "ok"}, {Label: "sqlite"}, {Label: "bbolt"}},
+		Start:          t0, End: t0.Add(time.Minute), Status: "failed", Error: "bbolt: writer pi1: disk full",
+	}, Steps: sampleSteps()}
+}
+
+func TestFormatsGolden(t *testing.T) {
+	doc := RunsDocument([]*results.Run{sampleRun()})
+	for _, f := range Formats {
+		var b bytes.Buffer
+		if err := Render(&b, f, doc); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "report."+f, b.Bytes())
+	}
+}
+
+func TestGoBenchGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := GoBench(&b, []*results.Run{sampleRun()}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.gobench", b.Bytes())
+	checkBenchFormat(t, b.String())
 }

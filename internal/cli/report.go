@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rumbench/rumbench/internal/report"
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// outputFlags are the flags report and compare share.
+type outputFlags struct {
+	format, output, out string
+}
+
+func (o *outputFlags) add(cmd *cobra.Command, formats []string) {
+	fl := cmd.Flags()
+	fl.StringVar(&o.format, "format", "text", "output format: "+strings.Join(formats, ", "))
+	fl.StringVarP(&o.output, "output", "o", "", "write to this file instead of stdout")
+	fl.StringVar(&o.out, "out", "results", "results directory holding the run ids given as arguments")
+}
+
+var reportFormats = []string{"text", "md", "csv", "tsv", "json", "html", "gobench"}
+
+func newReportCmd(env *Env) *cobra.Command {
+	o := &outputFlags{}
+	cmd := &cobra.Command{
+		Use:   "report RUN...",
+		Short: "Print the step tables of finished runs in a chosen format",
+		Long: `Print the tables of one or more runs: one table per step with a row per target, and the
+response times. RUN is a run directory or a run id (or a unique prefix of one) under --out.
+
+Formats: text (as rumbench run prints), md (Markdown), csv and tsv (one block per table, full
+precision), json, html (one self-contained file with charts) and gobench (Go benchmark lines for
+benchstat).`,
+		Args: needRuns,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !contains(reportFormats, o.format) {
+				return usagef("unknown format %q (valid: %s)", o.format, strings.Join(reportFormats, ", "))
+			}
+			runs, err := loadRuns(o.out, args)
+			if err != nil {
+				return err
+			}
+			return writeOutput(env, o.output, func(w io.Writer) error {
+				switch o.format {
+				case "html":
+					return report.HTML(w, runs, report.HTMLOptions{})
+				case "gobench":
+					return report.GoBench(w, runs)
+				}
+				return report.Render(w, o.format, report.RunsDocument(runs))
+			})
+		},
+	}
+	o.add(cmd, reportFormats)
+	return cmd
+}
+
+// needRuns refuses a report or compare command without a run argument.
+func needRuns(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return usagef("rumbench %s needs at least one RUN: a run directory, or a run id (or unique prefix) under --out", cmd.Name())
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// writeOutput renders into a buffer, then writes it to the file (when given) or stdout, so a
+// failed render leaves no partial file.
+func writeOutput(env *Env, file string, render func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return err
+	}
+	if file == "" {
+		_, err := env.Stdout.Write(b.Bytes())
+		return err
+	}
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		return usagef("-o %s: %v", file, err)
+	}
+	return nil
+}
+
+// loadRuns reads the runs named on the command line: each a run directory (holding run.json) or
+// a run id, or a unique prefix of one, under out.
+func loadRuns(out string, args []string) ([]*results.Run, error) {
+	runs := make([]*results.Run, 0, len(args))
+	for _, a := range args {
+		dir, err := resolveRun(out, a)
+		if err != nil {
+			return nil, err
+		}
+		r, err := results.Load(dir)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// resolveRun finds the directory of a run argument, or returns a usage error saying what is
+// valid.
+func resolveRun(out, arg string) (string, error) {
+	if _, err := os.Stat(filepath.Join(arg, "run.json")); err == nil {
+		return arg, nil
+	}
+	if strings.ContainsRune(arg, os.PathSeparator) {
+		return "", usagef("%s is not a run directory (it holds no run.json)", arg)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return "", usagef("run %q: not a run directory, and --out %s cannot be read: %v", arg, out, err)
+	}
+	var ids, matches []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(out, e.Name(), "run.json")); !e.IsDir() || err != nil {
+			continue
+		}
+		ids = append(ids, e.Name())
+		if e.Name() == arg {
+			return filepath.Join(out, arg), nil
+		}
+		if strings.HasPrefix(e.Name(), arg) {
+			matches = append(matches, e.Name())
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return filepath.Join(out, matches[0]), nil
+	case 0:
+		sort.Strings(ids)
+		if len(ids) == 0 {
+			return "", usagef("run %q: no run directory of that name, and %s holds no runs", arg, out)
+		}
+		if len(ids) > 5 {
+			ids = append(ids[len(ids)-5:], "...")
+		}
+		return "", usagef("run %q: no such run in %s (latest: %s)", arg, out, strings.Join(ids, ", "))
+	}
+	return "", usagef("run %q is ambiguous in %s: %s", arg, out, strings.Join(matches, ", "))
+}
+
+// writeRunReport writes report.html into a run directory from what the directory holds (a failed
+// or interrupted run included) and returns its path.
+func writeRunReport(dir string) (string, error) {
+	r, err := results.Load(dir)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := report.HTML(&b, []*results.Run{r}, report.HTMLOptions{}); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "report.html")
+	return path, os.WriteFile(path, b.Bytes(), 0o644)
+}

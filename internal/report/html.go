@@ -1,0 +1,365 @@
+package report
+
+import (
+	_ "embed" // echarts.min.js
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// echartsJS is Apache ECharts 5.6.0 (dist/echarts.min.js of the npm package; Apache-2.0, see
+// assets/echarts.LICENSE and assets/echarts.NOTICE), inlined so a report opens offline.
+//
+//go:embed assets/echarts.min.js
+var echartsJS string
+
+// HTMLOptions tunes the HTML report.
+type HTMLOptions struct {
+	// Base is the comparison base (see Compare); "" for the first target of the first run.
+	Base string
+}
+
+// chart is one echarts chart: the id of its div and its option object.
+type chart struct {
+	ID     string         `json:"id"`
+	Option map[string]any `json:"option"`
+}
+
+// htmlStep is the part of the page for one step.
+type htmlStep struct {
+	Name   string
+	Charts []chart
+	Tables []template.HTML
+}
+
+// htmlRun is a run's manifest, shown collapsed.
+type htmlRun struct {
+	Label, ID, Status string
+	Manifest          string
+}
+
+type htmlPage struct {
+	Title      string
+	ECharts    template.JS
+	Runs       []htmlRun
+	Compare    []chart
+	CompareTab []template.HTML
+	BaseLabel  string
+	Steps      []htmlStep
+	Charts     []chart
+}
+
+// HTML writes one self-contained HTML file (echarts inlined, no network access needed) for runs:
+// for several targets or runs the relative-QPS bar charts and the relative tables; per step the
+// per-second throughput and maximum response time of every target overlaid, the response-time
+// percentile curves from the histograms, the step tables (colored as the reference colors them)
+// and the background writers' target check; each run's manifest in a collapsed block.
+func HTML(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
+	p := &htmlPage{Title: "rumbench report", ECharts: template.JS(echartsJS)}
+	if len(runs) == 1 {
+		p.Title = "rumbench " + runs[0].Manifest.RunID
+	}
+	for i, r := range runs {
+		m, err := json.MarshalIndent(r.Manifest, "", "  ")
+		if err != nil {
+			return err
+		}
+		p.Runs = append(p.Runs, htmlRun{Label: fmt.Sprintf("r%d", i+1), ID: r.Manifest.RunID, Status: r.Manifest.Status,
+			Manifest: string(m)})
+	}
+	if c, err := Compare(runs, opt.Base); err == nil && len(c.Series) > 1 {
+		p.BaseLabel = c.Series[c.Base].Label
+		p.Compare = compareCharts(c)
+		for _, t := range c.Tables(false) {
+			p.CompareTab = append(p.CompareTab, tableHTML(t))
+		}
+	} else if err != nil && len(runs) > 0 && hasSteps(runs) {
+		return err
+	}
+	p.Steps = stepSections(runs)
+	p.Charts = append(p.Charts, p.Compare...)
+	for _, s := range p.Steps {
+		p.Charts = append(p.Charts, s.Charts...)
+	}
+	return pageTemplate.Execute(w, p)
+}
+
+func hasSteps(runs []*results.Run) bool {
+	for _, r := range runs {
+		if len(r.Steps) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// seriesLabel names a target of run ri as Compare does.
+func seriesLabel(nruns, ri int, target string) string {
+	if nruns > 1 {
+		return fmt.Sprintf("r%d/%s", ri+1, target)
+	}
+	return target
+}
+
+// stepSections builds the charts and tables of every step (in order of first appearance).
+func stepSections(runs []*results.Run) []htmlStep {
+	order := stepOrder(runs, "", true)
+	var all []results.Step
+	for ri, r := range runs {
+		for _, s := range r.Steps {
+			s.Target = seriesLabel(len(runs), ri, s.Target)
+			all = append(all, s)
+		}
+	}
+	tables := StepTables(all)
+	byName := map[string][]*Table{}
+	for _, t := range tables {
+		if t.Title != "" {
+			byName[t.Title] = append(byName[t.Title], t)
+		}
+	}
+	out := make([]htmlStep, 0, len(order))
+	for i, name := range order {
+		hs := htmlStep{Name: name}
+		id := func(kind string) string { return fmt.Sprintf("s%d-%s", i, kind) }
+		for _, c := range []chart{{id("rate"), throughputChart(runs, name)}, {id("max"), maxChart(runs, name)},
+			{id("lat"), latencyChart(runs, name)}} {
+			if len(c.Option["series"].([]map[string]any)) > 0 { // a step that measured nothing has no chart
+				hs.Charts = append(hs.Charts, c)
+			}
+		}
+		for k := 0; k+1 < len(tables); k += 2 {
+			if tables[k].Title == name {
+				hs.Tables = append(hs.Tables, tableHTML(tables[k]), tableHTML(tables[k+1]))
+			}
+		}
+		if t := targetCheckTable(all, name); t != nil {
+			hs.Tables = append(hs.Tables, tableHTML(t))
+		}
+		out = append(out, hs)
+	}
+	return out
+}
+
+// targetCheckTable is the background writers' target check of a paced step: the insert rate
+// against its target, red below 95% (the reference's SLA); nil when the step is not paced.
+func targetCheckTable(steps []results.Step, name string) *Table {
+	t := &Table{Title: name + ": background insert target", Columns: []Column{{Name: "target"},
+		{Name: "target_ips", Unit: "rows/s"}, {Name: "ips", Unit: "rows/s"}, {Name: "% of target", Unit: "%"}, {Name: "met"}}}
+	for i := range steps {
+		s := &steps[i]
+		if s.Step != name || s.TargetIPS <= 0 {
+			continue
+		}
+		met := TextCell("yes")
+		if s.TargetMet != nil && !*s.TargetMet {
+			met = TextCell("NO")
+			met.Flag = "bad"
+		}
+		pct := NumCell(100 * s.IPS / s.TargetIPS)
+		if s.IPS < 0.95*s.TargetIPS {
+			pct.Flag = "bad"
+		}
+		t.Rows = append(t.Rows, []Cell{TextCell(s.Target), NumCell(s.TargetIPS), NumCell(s.IPS), pct, met})
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+// lineChart is the option of a line chart over seconds.
+func lineChart(title, yName string, logY bool, series []map[string]any) map[string]any {
+	yAxis := map[string]any{"type": "value", "name": yName}
+	if logY {
+		yAxis["type"], yAxis["min"] = "log", "dataMin"
+	}
+	return map[string]any{
+		"animation": false,
+		"title":     map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 13}},
+		"tooltip":   map[string]any{"trigger": "axis"},
+		"legend":    map[string]any{"top": 22, "type": "scroll"},
+		"grid":      map[string]any{"top": 60, "left": 60, "right": 20, "bottom": 40},
+		"xAxis":     map[string]any{"type": "value", "name": "s", "min": 0},
+		"yAxis":     yAxis,
+		"series":    series,
+	}
+}
+
+func line(name string, data [][2]float64) map[string]any {
+	return map[string]any{"name": name, "type": "line", "showSymbol": len(data) < 3, "data": data}
+}
+
+// throughputChart overlays the per-second rate (rate_per_sec of intervals.jsonl) of every target.
+func throughputChart(runs []*results.Run, step string) map[string]any {
+	var series []map[string]any
+	for ri, r := range runs {
+		for _, tg := range targetsOf(r) {
+			var data [][2]float64
+			for _, iv := range r.Intervals {
+				if iv.Step == step && iv.Target == tg {
+					data = append(data, [2]float64{round3(iv.T), round3(iv.Rate)})
+				}
+			}
+			if len(data) > 0 {
+				series = append(series, line(seriesLabel(len(runs), ri, tg), data))
+			}
+		}
+	}
+	return lineChart(step+": throughput per second", "ops/s", false, series)
+}
+
+// maxChart overlays the largest response time of each second, ms: queries in query steps (and
+// the background inserts), inserts otherwise.
+func maxChart(runs []*results.Run, step string) map[string]any {
+	var series []map[string]any
+	for ri, r := range runs {
+		query := false
+		for _, s := range r.Steps {
+			if s.Step == step && isQuery(&s) {
+				query = true
+			}
+		}
+		for _, tg := range targetsOf(r) {
+			var qd, id [][2]float64
+			for _, iv := range r.Intervals {
+				if iv.Step == step && iv.Target == tg {
+					qd = append(qd, [2]float64{round3(iv.T), round3(iv.MaxQueryUs / 1e3)})
+					id = append(id, [2]float64{round3(iv.T), round3(iv.MaxInsertUs / 1e3)})
+				}
+			}
+			label := seriesLabel(len(runs), ri, tg)
+			if query && len(qd) > 0 {
+				series = append(series, line(label+" query", qd), line(label+" insert", id))
+			} else if len(id) > 0 {
+				series = append(series, line(label, id))
+			}
+		}
+	}
+	return lineChart(step+": max response time per second", "ms", false, series)
+}
+
+// percentiles are the points of the latency curves.
+var percentiles = []struct {
+	name string
+	p    float64
+}{{"p50", 50}, {"p75", 75}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99}, {"max", 100}}
+
+// latencyChart draws, per target and operation kind, the response time (µs, log scale) at each
+// percentile, computed from the histogram buckets of steps.json.
+func latencyChart(runs []*results.Run, step string) map[string]any {
+	cats := make([]string, len(percentiles))
+	for i, p := range percentiles {
+		cats[i] = p.name
+	}
+	var series []map[string]any
+	for ri, r := range runs {
+		for _, s := range r.Steps {
+			if s.Step != step {
+				continue
+			}
+			for _, l := range s.Latency {
+				if len(l.Buckets) == 0 {
+					continue
+				}
+				data := make([]float64, len(percentiles))
+				for i, p := range percentiles {
+					data[i] = round3(float64(BucketPercentile(l.Buckets, p.p)) / 1e3)
+				}
+				series = append(series, map[string]any{"name": seriesLabel(len(runs), ri, s.Target) + " " + l.Kind,
+					"type": "line", "data": data})
+			}
+		}
+	}
+	o := lineChart(step+": response time percentiles (histogram)", "µs", true, series)
+	o["xAxis"] = map[string]any{"type": "category", "data": cats, "boundaryGap": false}
+	return o
+}
+
+// round3 keeps about 3 decimals, enough for a chart and a smaller page.
+func round3(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return math.Round(v*1000) / 1000
+}
+
+// targetsOf is the targets of a run in the order of its steps.
+func targetsOf(r *results.Run) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range r.Steps {
+		if !seen[s.Target] {
+			seen[s.Target] = true
+			out = append(out, s.Target)
+		}
+	}
+	for _, iv := range r.Intervals {
+		if !seen[iv.Target] {
+			seen[iv.Target] = true
+			out = append(out, iv.Target)
+		}
+	}
+	return out
+}
+
+// compareCharts are the relative-rate bar charts: one per sysbench group (a bar per test), or one
+// over the steps of the insert benchmark; a bar per compared series, the base left out.
+func compareCharts(c *Comparison) []chart {
+	cols := c.columns(false)
+	bars := func(id, title string, cats []string, rows []Row) chart {
+		var series []map[string]any
+		for _, i := range cols {
+			data := make([]any, len(rows))
+			for k, r := range rows {
+				if v := r.Rel[i]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+					data[k] = math.Round(v*100) / 100
+				}
+			}
+			series = append(series, map[string]any{"name": c.Series[i].Label, "type": "bar", "data": data,
+				"label": map[string]any{"show": len(rows)*len(cols) <= 24, "position": "top", "fontSize": 10}})
+		}
+		series[0]["markLine"] = map[string]any{"silent": true, "symbol": "none", "data": []any{map[string]any{"yAxis": 1}},
+			"lineStyle": map[string]any{"color": "#888"}}
+		return chart{id, map[string]any{
+			"animation": false,
+			"title":     map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 13}},
+			"tooltip":   map[string]any{"trigger": "axis"},
+			"legend":    map[string]any{"top": 22, "type": "scroll"},
+			"grid":      map[string]any{"top": 60, "left": 50, "right": 20, "bottom": 60},
+			"xAxis":     map[string]any{"type": "category", "data": cats, "axisLabel": map[string]any{"interval": 0, "rotate": 20}},
+			"yAxis":     map[string]any{"type": "value"},
+			"series":    series,
+		}}
+	}
+	var out []chart
+	if c.Sysbench {
+		for i, b := range c.Blocks {
+			if b.Metric != metRate {
+				continue
+			}
+			cats := make([]string, len(b.Rows))
+			for k, r := range b.Rows {
+				cats[k] = r.Name
+			}
+			out = append(out, bars(fmt.Sprintf("cmp%d", i), b.Title+" relative to "+c.Series[c.Base].Label, cats, b.Rows))
+		}
+		return out
+	}
+	var cats []string
+	var rows []Row
+	for _, b := range c.Blocks {
+		if len(b.Rows) > 0 && (b.Rows[0].Name == "ips" || b.Rows[0].Name == "qps") {
+			cats = append(cats, b.Step)
+			rows = append(rows, b.Rows[0])
+		}
+	}
+	if len(rows) > 0 {
+		out = append(out, bars("cmp0", "ips and qps per step relative to "+c.Series[c.Base].Label, cats, rows))
+	}
+	return out
+}

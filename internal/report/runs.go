@@ -1,0 +1,163 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// RunsDocument is the report of whole runs: one section per run, titled with its id, with its
+// context lines (workload, targets, status) and its step tables (StepTables).
+func RunsDocument(runs []*results.Run) *Document {
+	doc := &Document{}
+	for _, r := range runs {
+		m := r.Manifest
+		sec := Section{Title: "run " + m.RunID}
+		sec.Lines = append(sec.Lines, "workload: "+m.Workload+" "+describeConfig(m.WorkloadConfig))
+		labels := make([]string, len(m.Targets))
+		for i, t := range m.Targets {
+			labels[i] = t.Label
+			if t.Engine.Version != "" {
+				labels[i] += " (" + t.Engine.Name + " " + t.Engine.Version + ")"
+			}
+		}
+		sec.Lines = append(sec.Lines, "targets: "+strings.Join(labels, ", "))
+		status := m.Status
+		if m.Error != "" {
+			status += ": " + m.Error
+		}
+		sec.Lines = append(sec.Lines, "status: "+status+", started "+m.Start.UTC().Format("2006-01-02 15:04:05Z"))
+		for _, t := range m.Targets {
+			if t.Check != "" {
+				sec.Lines = append(sec.Lines, "invariants "+t.Label+": "+t.Check)
+			}
+		}
+		sec.Tables = StepTables(r.Steps)
+		doc.Sections = append(doc.Sections, sec)
+	}
+	return doc
+}
+
+// describeConfig renders a configuration map in one line, keys sorted.
+func describeConfig(cfg map[string]any) string {
+	keys := make([]string, 0, len(cfg))
+	for k := range cfg {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v := cfg[k]
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1e15 {
+			v = int64(f) // JSON numbers read back as float64: print whole numbers as such
+		}
+		parts[i] = fmt.Sprintf("%s=%v", k, v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// GoBench writes the runs' step figures in the Go benchmark format, which benchstat reads: per
+// run a "run: <id>" configuration line, then one line per target × step,
+// "Benchmark<Workload>/step=<step>/target=<target> 1 <value> <unit> ...". Compare two runs with
+// "benchstat old.txt new.txt", or targets of one run with "benchstat -col /target file.txt".
+// Figures that were not measured are left out of the line; failed steps are left out.
+func GoBench(w io.Writer, runs []*results.Run) error {
+	bw := bufio.NewWriter(w)
+	for i, r := range runs {
+		m := r.Manifest
+		if i == 0 {
+			fmt.Fprintf(bw, "goos: linux\npkg: rumbench/%s\n", m.Workload)
+			if m.Host.CPUs > 0 {
+				fmt.Fprintf(bw, "cpus: %d\n", m.Host.CPUs)
+			}
+		}
+		fmt.Fprintf(bw, "run: %s\n", m.RunID)
+		name := "Benchmark" + capitalize(m.Workload)
+		for k := range r.Steps {
+			s := &r.Steps[k]
+			if s.Status == results.StatusFailed {
+				continue
+			}
+			fmt.Fprintf(bw, "%s/step=%s/target=%s 1", name, benchKey(s.Step), benchKey(s.Target))
+			for _, f := range benchFigures(s) {
+				fmt.Fprintf(bw, " %s %s", benchValue(f.v), f.unit)
+			}
+			fmt.Fprintln(bw)
+		}
+	}
+	return bw.Flush()
+}
+
+type benchFigure struct {
+	v    float64
+	unit string
+}
+
+// benchFigures are the figures of one step line: the rate first, in the unit of the step (ips
+// for load steps, qps for query steps and sysbench tests, Krps for sysbench's scan; bg-ips is the background insert rate of
+// a query step), then the per-op costs.
+func benchFigures(s *results.Step) []benchFigure {
+	unit := "ips"
+	if s.Group != "" || (len(s.RateKinds) > 0 && strings.HasSuffix(s.RateKinds[0], "query")) {
+		unit = "qps"
+	}
+	if s.Group != "" && s.Step == "scan" {
+		unit = "Krps" // the scan test's rate is thousand rows scanned per second
+	}
+	out := []benchFigure{{s.Rate, unit}}
+	if unit == "qps" && s.Group == "" {
+		out[0].v = s.QPS
+		out = append(out, benchFigure{s.IPS, "bg-ips"})
+	}
+	out = append(out, benchFigure{s.HostCPUUsPerOp, "cpu-us/op"}, benchFigure{s.ClientCPUUsPerOp, "ccpu-us/op"},
+		benchFigure{s.CSPerOp, "cs/op"})
+	if s.Server == "managed" {
+		out = append(out, benchFigure{s.ServerCPUUsPerOp, "scpu-us/op"})
+	}
+	if s.Device != "" {
+		out = append(out, benchFigure{s.ReadKBPerOp, "rKB/op"})
+		if s.Group != "" {
+			out = append(out, benchFigure{s.WriteKBPerOp, "wKB/op"})
+		} else {
+			out = append(out, benchFigure{s.WriteKBPerInsert, "wKB/i"})
+		}
+	}
+	out = append(out, benchFigure{float64(s.DBBytes) / (1 << 20), "dbMB"})
+	if max := maxUs(s); max > 0 {
+		out = append(out, benchFigure{max / 1e3, "max-ms"})
+	}
+	return out
+}
+
+// maxUs is the step's largest response time of the kind its rate counts.
+func maxUs(s *results.Step) float64 {
+	if s.Group != "" || (len(s.RateKinds) > 0 && strings.HasSuffix(s.RateKinds[0], "query")) {
+		return s.MaxQueryUs
+	}
+	return s.MaxInsertUs
+}
+
+func benchValue(v float64) string { return fmt.Sprintf("%.6g", v) }
+
+// benchKey makes a name part safe for the benchmark format (no spaces, no slashes).
+func benchKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '/' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return "Run"
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,118 @@
+package report
+
+import (
+	"math"
+	"strconv"
+)
+
+// Table is a titled table of cells, the one model every output format renders: aligned text,
+// Markdown, CSV, TSV, JSON and HTML.
+type Table struct {
+	// Title names the table ("l.i0", "point: relative QPS"); an empty title prints no heading.
+	Title string `json:"title,omitempty"`
+	// Key names the table in machine formats (CSV, TSV, JSON) when it has no title.
+	Key string `json:"key,omitempty"`
+	// Note qualifies the title (what the per-op figures are per, what the base is).
+	Note    string   `json:"note,omitempty"`
+	Columns []Column `json:"columns"`
+	Rows    [][]Cell `json:"rows"`
+	// Footer holds lines printed after the rows (step errors).
+	Footer []string `json:"footer,omitempty"`
+	// Kind tells HTML how to color the numeric cells: Absolute (quartiles of each numeric column),
+	// Relative (ratios against a base) or none.
+	Kind TableKind `json:"-"`
+}
+
+// TableKind selects the coloring of a table's numeric cells.
+type TableKind int
+
+// Table kinds.
+const (
+	// Plain tables are not colored.
+	Plain TableKind = iota
+	// Absolute tables color the bottom quartile of each rate column's range red and the top
+	// quartile green (no red when the column's minimum is at least 80% of its maximum).
+	Absolute
+	// Relative tables color ratios below 0.95 yellow and above 1.05 blue.
+	Relative
+)
+
+// Column is a table column: its header as printed and the unit of its numbers ("" for text
+// columns and plain counts).
+type Column struct {
+	Name string `json:"name"`
+	Unit string `json:"unit,omitempty"`
+	// Rate marks a throughput column, the one HTML colors by quartile in absolute tables.
+	Rate bool `json:"-"`
+}
+
+// Cell is one table cell. A numeric cell keeps its Value for machine formats (JSON, CSV, TSV) and
+// its Text for display; a text cell has only Text; a missing figure has Missing set and Text "-".
+type Cell struct {
+	Text    string
+	Value   float64
+	Numeric bool
+	Missing bool
+	// Flag marks a cell for HTML: "bad" (red: a missed target) or "gray" (a rate measured while
+	// the background writers missed their target).
+	Flag string
+}
+
+// TextCell returns a text cell.
+func TextCell(s string) Cell { return Cell{Text: s} }
+
+// NumCell returns a numeric cell displayed with about three significant digits.
+func NumCell(v float64) Cell { return Cell{Text: num(v), Value: v, Numeric: true} }
+
+// IntCell returns a numeric cell displayed as an integer.
+func IntCell(v int64) Cell {
+	return Cell{Text: strconv.FormatInt(v, 10), Value: float64(v), Numeric: true}
+}
+
+// RatioCell returns a numeric cell displayed with two decimals; +Inf prints "inf" and NaN
+// (no figure) is a missing cell.
+func RatioCell(v float64) Cell {
+	switch {
+	case math.IsNaN(v):
+		return MissingCell()
+	case math.IsInf(v, 1):
+		return Cell{Text: "inf", Value: v, Numeric: true}
+	}
+	return Cell{Text: strconv.FormatFloat(v, 'f', 2, 64), Value: v, Numeric: true}
+}
+
+// MissingCell returns the cell of a figure that was not measured.
+func MissingCell() Cell { return Cell{Text: "-", Missing: true} }
+
+// machine returns the cell as machine formats write it: full precision for numbers, "inf" for
+// infinity, "" for a missing figure.
+func (c Cell) machine() string {
+	switch {
+	case c.Missing:
+		return ""
+	case !c.Numeric:
+		return c.Text
+	case math.IsInf(c.Value, 1):
+		return "inf"
+	case math.IsInf(c.Value, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(c.Value, 'g', -1, 64)
+}
+
+// num renders a figure with about three significant digits.
+func num(v float64) string {
+	switch a := math.Abs(v); {
+	case v == 0:
+		return "0"
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a >= 0.01:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64)
+}
