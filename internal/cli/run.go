@@ -376,6 +376,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		if err := report.Text(env.Stdout, plain); err != nil {
 			return err
 		}
+		if len(plain) > 0 && len(tests) > 0 {
+			fmt.Fprintln(env.Stdout)
+		}
 		if err := report.Sysbench(env.Stdout, tests); err != nil {
 			return err
 		}

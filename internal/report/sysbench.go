@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rumbench/rumbench/internal/results"
 )
@@ -70,11 +69,12 @@ func percentileUs(l *results.Latency, name string) float64 {
 	return 0
 }
 
-// Sysbench writes one table per test group: a row per test × target with QPS as the reference
-// counts it (statements/s, BEGIN and COMMIT included; Krps for scan), events/s, per-event
-// response times in ms, and the per-statement efficiency figures. Steps without a group are
-// left out.
-func Sysbench(w io.Writer, steps []results.Step) error {
+// SysbenchTables returns one table per test group, in the reference's group order: a row per
+// test × target with QPS as the reference counts it (statements/s, BEGIN and COMMIT included;
+// Krps for scan), events/s, per-event response times in ms, and the per-statement efficiency
+// figures. Steps without a group are left out.
+func SysbenchTables(steps []results.Step) []*Table {
+	var out []*Table
 	for _, g := range sysbenchGroups {
 		var rows []*results.Step
 		for i := range steps {
@@ -90,50 +90,49 @@ func Sysbench(w io.Writer, steps []results.Step) error {
 			server = server || s.Server != ""
 		}
 		pcts := percentileNames(rows)
-		head := []string{"test", "target", "qps", "eps"}
+		t := &Table{Title: "sysbench: " + g.title, Kind: Absolute,
+			Note: "qps = statements/s incl. BEGIN/COMMIT, scan: Krps; per-op figures per statement"}
+		t.Columns = []Column{{Name: "test"}, {Name: "target"}, {Name: "qps", Unit: "statements/s", Rate: true}, {Name: "eps", Unit: "events/s"}}
 		for _, p := range pcts {
-			head = append(head, p+"_ms")
+			t.Columns = append(t.Columns, Column{Name: p + "_ms", Unit: "ms"})
 		}
-		head = append(head, "max_ms", "cpu/o", "ccpu/o")
+		t.Columns = append(t.Columns, Column{Name: "max_ms", Unit: "ms"}, Column{Name: "cpu/o", Unit: "µs/op"}, Column{Name: "ccpu/o", Unit: "µs/op"})
 		if server {
-			head = append(head, "scpu/o")
+			t.Columns = append(t.Columns, Column{Name: "scpu/o", Unit: "µs/op"})
 		}
-		head = append(head, "cs/o", "rKB/o", "wKB/o", "fl/o")
+		t.Columns = append(t.Columns, Column{Name: "cs/o", Unit: "switches/op"}, Column{Name: "rKB/o", Unit: "KB/op"},
+			Column{Name: "wKB/o", Unit: "KB/op"}, Column{Name: "fl/o", Unit: "flushes/op"})
 		if server {
-			head = append(head, "fsync/o")
+			t.Columns = append(t.Columns, Column{Name: "fsync/o", Unit: "fsyncs/op"})
 		}
-		fmt.Fprintf(w, "== sysbench: %s (qps = statements/s incl. BEGIN/COMMIT, scan: Krps; per-op figures per statement)\n", g.title)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 		for _, s := range rows {
 			l := eventLatency(s)
-			cells := []string{s.Step, colTarget.cell(s), num(s.Rate), num(s.EventsPerSec)}
+			cells := []Cell{TextCell(s.Step), colTarget.cell(s), NumCell(s.Rate), NumCell(s.EventsPerSec)}
 			for _, p := range pcts {
-				cells = append(cells, num(percentileUs(l, p)/1e3))
+				cells = append(cells, NumCell(percentileUs(l, p)/1e3))
 			}
-			cells = append(cells, num(l.MaxUs/1e3), num(s.HostCPUUsPerOp), num(s.ClientCPUUsPerOp))
+			cells = append(cells, NumCell(l.MaxUs/1e3), NumCell(s.HostCPUUsPerOp), NumCell(s.ClientCPUUsPerOp))
 			if server {
-				cells = append(cells, num(s.ServerCPUUsPerOp))
+				cells = append(cells, managed(func(s *results.Step) float64 { return s.ServerCPUUsPerOp })(s))
 			}
-			cells = append(cells, num(s.CSPerOp), colRKBo.cell(s),
-				storage(func(s *results.Step) float64 { return s.WriteKBPerOp })(s), colFlo.cell(s))
+			cells = append(cells, NumCell(s.CSPerOp), colRKBo.cell(s), colWKBo.cell(s), colFlo.cell(s))
 			if server {
-				cells = append(cells, counter(s.ServerFsyncsPerOp))
+				cells = append(cells, counter(func(s *results.Step) float64 { return s.ServerFsyncsPerOp })(s))
 			}
-			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+			t.Rows = append(t.Rows, cells)
 		}
-		if err := tw.Flush(); err != nil {
+		out = append(out, t)
+	}
+	return out
+}
+
+// Sysbench writes SysbenchTables as aligned text.
+func Sysbench(w io.Writer, steps []results.Step) error {
+	for _, t := range SysbenchTables(steps) {
+		if err := WriteText(w, t); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
 	}
 	return nil
-}
-
-// counter renders a server counter figure, "-" when the server does not report it.
-func counter(v float64) string {
-	if v < 0 {
-		return "-"
-	}
-	return num(v)
 }
