@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/store"
 )
 
@@ -193,5 +195,44 @@ func TestRunsUsageErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(empty, "rumbench.db")); !os.IsNotExist(err) {
 		t.Errorf("listing created a store in %s", empty)
+	}
+}
+
+// TestRunsPostgresStore records a run in a private PostgreSQL server's database and lists and
+// deletes it there.
+func TestRunsPostgresStore(t *testing.T) {
+	base := t.TempDir()
+	for _, dir := range []string{filepath.Dir(base), base} {
+		os.Chmod(dir, 0o755) // the server runs as the postgres user when we are root
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	srv, err := server.Start(ctx, server.Config{Kind: server.Postgres, Dir: filepath.Join(base, "pg")})
+	if errors.Is(err, server.ErrBinaryNotFound) {
+		t.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(context.Background())
+	pg := srv.DSN()
+
+	out, _, d := dirs(t)
+	tr := run(t, nil, append([]string{"run", "--engine", "null", "--steps", "l.i0,l.x", "--rows", "1000", "--store", pg}, d...)...)
+	if tr.code != 0 || !strings.Contains(tr.stderr, "rumbench: run recorded in "+pg+"\n") {
+		t.Fatalf("run: exit %d, stderr %s", tr.code, tr.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "rumbench.db")); !os.IsNotExist(err) {
+		t.Errorf("a SQLite store was created beside the PostgreSQL one: %v", err)
+	}
+	runs := listRuns(t, "--store", pg)
+	if len(runs) != 1 || runs[0].RunID != "20261121T120000Z-insert" || runs[0].Steps != 2 || runs[0].Status != "ok" {
+		t.Fatalf("runs --store postgres: %+v", runs)
+	}
+	if tr := run(t, nil, "runs", "delete", "2026", "--store", pg); tr.code != 0 {
+		t.Errorf("runs delete: exit %d, %s", tr.code, tr.stderr)
+	}
+	if runs := listRuns(t, "--store", pg); len(runs) != 0 {
+		t.Errorf("after delete: %+v", runs)
 	}
 }

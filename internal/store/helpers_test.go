@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 
 // postgresSpec returns the URL of a new, empty database on the shared private server, or skips
 // the test when PostgreSQL is not installed.
-func postgresSpec(t *testing.T) string {
+func postgresSpec(t testing.TB) string {
 	t.Helper()
 	pgOnce.Do(func() {
 		if pgTmp, pgErr = os.MkdirTemp("", "rumbench-store-"); pgErr != nil {
@@ -80,11 +80,11 @@ func postgresSpec(t *testing.T) string {
 // backend is a way to get an empty store.
 type backend struct {
 	name string
-	spec func(t *testing.T) string
+	spec func(t testing.TB) string
 }
 
 var backends = []backend{
-	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "sub", "rumbench.db") }},
+	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "sub", "rumbench.db") }},
 	{"postgres", postgresSpec},
 }
 
