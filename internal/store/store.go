@@ -100,7 +100,7 @@ func Open(ctx context.Context, spec string) (*Store, error) {
 		if err := os.MkdirAll(filepath.Dir(spec), 0o755); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
-		q := url.Values{"_busy_timeout": {"30000"}, "_txlock": {"immediate"}, "_foreign_keys": {"0"}}
+		q := url.Values{"_busy_timeout": {"30000"}, "_txlock": {"immediate"}}
 		db, err := sql.Open("sqlite3", "file:"+spec+"?"+q.Encode())
 		if err != nil {
 			return nil, fmt.Errorf("store: %w", err)

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -407,4 +408,48 @@ func asBytes(v any) []byte {
 		return b
 	}
 	return []byte("x")
+}
+
+// TestConcurrentWriters opens the same new store from several handles at once (as several
+// rumbench processes would) and records runs from all of them in parallel.
+func TestConcurrentWriters(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			spec := b.spec(t)
+			const writers, each = 3, 4
+			errs := make(chan error, writers*each+writers)
+			var wg sync.WaitGroup
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s, err := Open(context.Background(), spec)
+					if err != nil {
+						errs <- err
+						return
+					}
+					defer s.Close()
+					for i := range each {
+						id := fmt.Sprintf("20261120T22000%dZ-w%d", i, w)
+						errs <- s.Record(context.Background(), syntheticRun(id, "insert", "w", t0.Add(time.Duration(i)*time.Second), []string{"pebble"}, 2, 30))
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Error(err)
+				}
+			}
+			s, err := Open(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if l, err := s.List(context.Background(), Filter{}); err != nil || len(l) != writers*each {
+				t.Errorf("%d runs listed (%v), want %d", len(l), err, writers*each)
+			}
+		})
+	}
 }
