@@ -236,3 +236,26 @@ func TestRunsPostgresStore(t *testing.T) {
 		t.Errorf("after delete: %+v", runs)
 	}
 }
+
+// TestImportSkipsBadDirectory imports a directory holding a run and a broken run directory: the
+// good run is recorded, the bad one reported, and the exit code is 1.
+func TestImportSkipsBadDirectory(t *testing.T) {
+	out, _, d := dirs(t)
+	if tr := run(t, nil, append([]string{"run", "--engine", "null", "--steps", "l.i0", "--rows", "1000", "--quiet", "--store", "none"}, d...)...); tr.code != 0 {
+		t.Fatalf("run: exit %d: %s", tr.code, tr.stderr)
+	}
+	bad := filepath.Join(out, "broken")
+	if err := os.Mkdir(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, "run.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := run(t, nil, "runs", "import", out, "--out", out)
+	if tr.code != ExitFailure || !strings.HasPrefix(tr.stdout, "20261121T120000Z-insert: imported from "+filepath.Join(out, "20261121T120000Z-insert")+" (ok, 1 steps, ") ||
+		strings.Count(tr.stdout, "\n") != 1 ||
+		!strings.HasPrefix(tr.stderr, "rumbench: import "+bad+": results: "+bad+" is not a run directory") ||
+		!strings.HasSuffix(tr.stderr, "rumbench: 1 of 2 run directories not imported\n") {
+		t.Errorf("exit %d\nstdout %q\nstderr %q", tr.code, tr.stdout, tr.stderr)
+	}
+}
