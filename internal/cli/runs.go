@@ -304,7 +304,7 @@ func runsImport(env *Env, f *runsFlags, args []string) error {
 				failed++
 				continue
 			}
-			fmt.Fprintf(env.Stdout, "%s: imported from %s (%s, %d steps, %d intervals)\n", run.Manifest.RunID, d,
+			fmt.Fprintf(env.Stdout, "%s: imported from %s (%s; steps %d, intervals %d)\n", run.Manifest.RunID, d,
 				run.Manifest.Status, len(run.Steps), len(run.Intervals))
 		}
 		if failed > 0 {

@@ -110,7 +110,7 @@ func TestRunsTranscript(t *testing.T) {
 		t.Errorf("runs on an empty store: exit %d, %q", tr.code, tr.stdout)
 	}
 	tr = run(t, nil, append([]string{"runs", "import", out}, o...)...)
-	if tr.code != 0 || !strings.HasPrefix(tr.stdout, "20261121T120000Z-insert: imported from "+sqliteDir+" (ok, 2 steps, ") || strings.Count(tr.stdout, "\n") != 1 {
+	if tr.code != 0 || !strings.HasPrefix(tr.stdout, "20261121T120000Z-insert: imported from "+sqliteDir+" (ok; steps 2, ") || strings.Count(tr.stdout, "\n") != 1 {
 		t.Errorf("runs import: exit %d, %q %q", tr.code, tr.stdout, tr.stderr)
 	}
 	if runs := listRuns(t, o...); len(runs) != 1 || runs[0].Label != "insert" || runs[0].Steps != 2 {
@@ -252,7 +252,7 @@ func TestImportSkipsBadDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := run(t, nil, "runs", "import", out, "--out", out)
-	if tr.code != ExitFailure || !strings.HasPrefix(tr.stdout, "20261121T120000Z-insert: imported from "+filepath.Join(out, "20261121T120000Z-insert")+" (ok, 1 steps, ") ||
+	if tr.code != ExitFailure || !strings.HasPrefix(tr.stdout, "20261121T120000Z-insert: imported from "+filepath.Join(out, "20261121T120000Z-insert")+" (ok; steps 1, ") ||
 		strings.Count(tr.stdout, "\n") != 1 ||
 		!strings.HasPrefix(tr.stderr, "rumbench: import "+bad+": results: "+bad+" is not a run directory") ||
 		!strings.HasSuffix(tr.stderr, "rumbench: 1 of 2 run directories not imported\n") {
