@@ -33,6 +33,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(childEnv); spec != "" {
+		recordForever(spec)
+		return
+	}
 	code := m.Run()
 	if pgServer != nil {
 		pgServer.Stop(context.Background())

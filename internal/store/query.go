@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -31,8 +32,8 @@ type RunSummary struct {
 	// Targets are the target labels (engine, or engine:config file), in run order.
 	Targets []string  `json:"targets"`
 	Start   time.Time `json:"start"`
-	// End is the zero time for a run recorded while it was still running.
-	End time.Time `json:"end"`
+	// End is the zero time (absent in JSON) for a run recorded while it was still running.
+	End time.Time `json:"end,omitzero"`
 	// DurationSecs is End - Start in seconds, 0 without an end.
 	DurationSecs float64 `json:"duration_secs"`
 	// Status is the run's final status: ok, failed, interrupted (running: the run never
@@ -180,7 +181,7 @@ func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) 
 }
 
 // ErrAmbiguous is returned when a run id prefix matches several runs.
-var ErrAmbiguous = fmt.Errorf("ambiguous run id")
+var ErrAmbiguous = errors.New("ambiguous run id")
 
 // Get returns the summary of the run idOrPrefix names (see Resolve).
 func (s *Store) Get(ctx context.Context, idOrPrefix string) (RunSummary, error) {
