@@ -332,6 +332,7 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	}
 	ctx, cancel := env.Context()
 	defer cancel()
+	probeStore(ctx, env, storeAt)
 	out, runErr := bench.Run(ctx, cfg)
 	if out == nil {
 		return runErr

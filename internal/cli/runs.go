@@ -321,15 +321,16 @@ func recordRun(ctx context.Context, env *Env, spec, dir string, quiet bool) {
 	if spec == "none" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
-	defer cancel()
+	ctx = context.WithoutCancel(ctx) // an interrupted run is recorded too
 	name := spec
 	run, err := results.Load(dir)
 	if err == nil {
 		var s *store.Store
-		if s, err = store.Open(ctx, spec); err == nil {
+		if s, err = openStore(ctx, spec); err == nil {
 			name = s.Name()
-			err = s.Record(ctx, run)
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+			err = s.Record(rctx, run)
+			cancel()
 			s.Close()
 		}
 	}
@@ -340,4 +341,26 @@ func recordRun(ctx context.Context, env *Env, spec, dir string, quiet bool) {
 	if !quiet {
 		fmt.Fprintf(env.Stderr, "rumbench: run recorded in %s\n", name)
 	}
+}
+
+// openStore opens the store within 30 s (an unreachable PostgreSQL server must not hold up the
+// end of a run).
+func openStore(ctx context.Context, spec string) (*store.Store, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return store.Open(ctx, spec)
+}
+
+// probeStore opens the store before a run, so that a store that cannot be written is reported
+// at the start and not only at the end. The run goes on either way.
+func probeStore(ctx context.Context, env *Env, spec string) {
+	if spec == "none" {
+		return
+	}
+	s, err := openStore(ctx, spec)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "rumbench: warning: %v; the run goes on (rumbench runs import records its directory later)\n", err)
+		return
+	}
+	s.Close()
 }

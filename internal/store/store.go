@@ -98,7 +98,7 @@ func Open(ctx context.Context, spec string) (*Store, error) {
 			spec = DefaultPath
 		}
 		if err := os.MkdirAll(filepath.Dir(spec), 0o755); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
+			return nil, fmt.Errorf("store %s: %w", spec, err)
 		}
 		q := url.Values{"_busy_timeout": {"30000"}, "_txlock": {"immediate"}}
 		db, err := sql.Open("sqlite3", "file:"+spec+"?"+q.Encode())
@@ -110,7 +110,7 @@ func Open(ctx context.Context, spec string) (*Store, error) {
 	}
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()
-		return nil, fmt.Errorf("store %s: %w", s.name, err)
+		return nil, fmt.Errorf("store %s: %w", s.name, oneLine{err})
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
@@ -242,3 +242,13 @@ func (c timeCol) parse(s string) error {
 	*c.t = t.UTC()
 	return nil
 }
+
+// oneLine shows an error on one line (pgx connection errors list each address tried on a line
+// of its own).
+type oneLine struct{ err error }
+
+func (e oneLine) Error() string {
+	s := strings.ReplaceAll(strings.ReplaceAll(e.err.Error(), ":\n", ": "), "\n", "; ")
+	return strings.Join(strings.Fields(s), " ")
+}
+func (e oneLine) Unwrap() error { return e.err }
