@@ -29,15 +29,16 @@ var renamed = map[string]string{"start": "start_time", "end": "end_time", "group
 
 var (
 	timeType    = reflect.TypeFor[time.Time]()
-	stepCols    = columnsOf(reflect.TypeFor[results.Step]())
-	latencyCols = columnsOf(reflect.TypeFor[results.Latency]())
-	intervalCol = columnsOf(reflect.TypeFor[results.Interval]())
+	stepCols    = columnsOf(reflect.TypeFor[results.Step](), "run_id", "seq", "doc")
+	latencyCols = columnsOf(reflect.TypeFor[results.Latency](), "run_id", "step_seq", "seq", "target", "step", "doc")
+	intervalCol = columnsOf(reflect.TypeFor[results.Interval](), "run_id", "seq", "doc")
 )
 
 // columnsOf returns a column for each scalar field of t with a JSON name: strings, integers,
 // floats, bools (also *bool, NULL when nil), times and string lists (comma-joined). Maps and
-// other slices live in the row's JSON document only.
-func columnsOf(t reflect.Type) []column {
+// other slices live in the row's JSON document only, as does a field named like one of the
+// table's own columns (reserved).
+func columnsOf(t reflect.Type, reserved ...string) []column {
 	var cols []column
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -47,6 +48,9 @@ func columnsOf(t reflect.Type) []column {
 		}
 		if r, ok := renamed[name]; ok {
 			name = r
+		}
+		if contains(reserved, name) {
+			continue
 		}
 		var typ string
 		switch k := f.Type.Kind(); {
