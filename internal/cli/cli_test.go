@@ -139,10 +139,17 @@ func TestEnginesAndWorkloads(t *testing.T) {
 	}
 }
 
-// readRun reads the only run directory under out.
+// readRun reads the only run directory under out (files beside it, such as the results
+// store, are skipped).
 func readRun(t *testing.T, out string) (string, *results.Manifest, []results.Step) {
 	t.Helper()
-	entries, err := os.ReadDir(out)
+	all, err := os.ReadDir(out)
+	var entries []os.DirEntry
+	for _, e := range all {
+		if e.IsDir() {
+			entries = append(entries, e)
+		}
+	}
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("want one run directory in %s, got %v (%v)", out, entries, err)
 	}

@@ -33,7 +33,7 @@ per-operation costs. --absolute prints the figures instead of the ratios.`,
 			if !contains(compareFormats, o.format) {
 				return usagef("unknown format %q (valid: %s)", o.format, strings.Join(compareFormats, ", "))
 			}
-			runs, err := loadRuns(o.out, args)
+			runs, err := loadRuns(env, o, args)
 			if err != nil {
 				return err
 			}

@@ -12,11 +12,12 @@ import (
 
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/store"
 )
 
 // outputFlags are the flags report and compare share.
 type outputFlags struct {
-	format, output, out string
+	format, output, out, store string
 }
 
 func (o *outputFlags) add(cmd *cobra.Command, formats []string) {
@@ -24,6 +25,7 @@ func (o *outputFlags) add(cmd *cobra.Command, formats []string) {
 	fl.StringVar(&o.format, "format", "text", "output format: "+strings.Join(formats, ", "))
 	fl.StringVarP(&o.output, "output", "o", "", "write to this file instead of stdout")
 	fl.StringVar(&o.out, "out", "results", "results directory holding the run ids given as arguments")
+	fl.StringVar(&o.store, "store", "", "results store to read runs from when their directory is gone (default <out>/rumbench.db; a SQLite file or a postgres:// URL)")
 }
 
 var reportFormats = []string{"text", "md", "csv", "tsv", "json", "html", "gobench"}
@@ -44,7 +46,7 @@ benchstat).`,
 			if !contains(reportFormats, o.format) {
 				return usagef("unknown format %q (valid: %s)", o.format, strings.Join(reportFormats, ", "))
 			}
-			runs, err := loadRuns(o.out, args)
+			runs, err := loadRuns(env, o, args)
 			if err != nil {
 				return err
 			}
@@ -98,12 +100,17 @@ func writeOutput(env *Env, file string, render func(io.Writer) error) error {
 }
 
 // loadRuns reads the runs named on the command line: each a run directory (holding run.json) or
-// a run id, or a unique prefix of one, under out.
-func loadRuns(out string, args []string) ([]*results.Run, error) {
+// a run id, or a unique prefix of one, under --out; a run whose directory is gone is read from the
+// results store.
+func loadRuns(env *Env, o *outputFlags, args []string) ([]*results.Run, error) {
 	runs := make([]*results.Run, 0, len(args))
 	for _, a := range args {
-		dir, err := resolveRun(out, a)
+		dir, err := resolveRun(o.out, a)
 		if err != nil {
+			if r := loadFromStore(env, o, a); r != nil {
+				runs = append(runs, r)
+				continue
+			}
 			return nil, err
 		}
 		r, err := results.Load(dir)
@@ -113,6 +120,27 @@ func loadRuns(out string, args []string) ([]*results.Run, error) {
 		runs = append(runs, r)
 	}
 	return runs, nil
+}
+
+// loadFromStore reads run id (or prefix) arg from the results store, nil when there is no store
+// or it does not hold the run.
+func loadFromStore(env *Env, o *outputFlags, arg string) *results.Run {
+	spec, err := storeSpec(o.store, o.out, false)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := env.Context()
+	defer cancel()
+	s, err := store.OpenExisting(ctx, spec)
+	if err != nil {
+		return nil
+	}
+	defer s.Close()
+	r, err := s.Load(ctx, arg)
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 // resolveRun finds the directory of a run argument, or returns a usage error saying what is

@@ -47,6 +47,7 @@ type runFlags struct {
 	cacheMB                           int64
 	sync, fresh, keepData, quiet      bool
 	out, dataDir, label, cpuProfile   string
+	store                             string
 	seed                              uint64
 	sb                                sysbenchFlags
 }
@@ -90,6 +91,7 @@ Sizes (--rows, --writes) are per client; each client has its own table.`,
 	fl.StringVar(&f.label, "label", "", "label added to the run id (default the workload name)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fl.Uint64Var(&f.seed, "seed", 3221223452, "random seed for data and query keys")
+	fl.StringVar(&f.store, "store", "", "results store the run is recorded in: a SQLite file, a postgres:// URL, or none (default <out>/rumbench.db)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	addSysbenchFlags(fl, &f.sb)
 	return cmd
@@ -337,6 +339,10 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	storeAt, err := storeSpec(f.store, f.out, true)
+	if err != nil {
+		return err
+	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
@@ -359,10 +365,12 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	}
 	ctx, cancel := env.Context()
 	defer cancel()
+	probeStore(ctx, env, storeAt)
 	out, runErr := bench.Run(ctx, cfg)
 	if out == nil {
 		return runErr
 	}
+	recordRun(ctx, env, storeAt, out.Dir, f.quiet)
 	if len(out.Steps) > 0 {
 		fmt.Fprintln(env.Stdout)
 		var plain, tests []results.Step

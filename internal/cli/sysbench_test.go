@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -40,5 +41,33 @@ func TestRunSysbenchTiny(t *testing.T) {
 				t.Errorf("%s %s: latency %+v", s.Target, s.Step, l)
 			}
 		}
+	}
+}
+
+// compare works across the targets of one sysbench run, and reads the run from the results
+// store once its directory is gone.
+func TestCompareSysbenchFromStore(t *testing.T) {
+	out, _, d := dirs(t)
+	args := append([]string{"run", "--workload", "sysbench", "--engine", "sqlite,bbolt", "--table-size", "1000",
+		"--events", "10", "--tests", "point-query,range-covered-pk,read-only-sum,update-index", "--quiet"}, d...)
+	if tr := run(t, nil, args...); tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", tr.code, tr.stderr)
+	}
+	dir, m, _ := readRun(t, out)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	tr := run(t, nil, "compare", m.RunID, "--out", out, "--format", "tsv")
+	if tr.code != 0 {
+		t.Fatalf("compare: exit %d\nstderr: %s", tr.code, tr.stderr)
+	}
+	for _, want := range []string{"point-query", "range-covered-pk", "read-only-sum", "update-index", "sqlite", "bbolt"} {
+		if !strings.Contains(tr.stdout, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, tr.stdout)
+		}
+	}
+	tr = run(t, nil, "compare", "nosuchrun", "--out", out)
+	if tr.code != ExitUsage || !strings.Contains(tr.stderr, `run "nosuchrun"`) {
+		t.Errorf("unknown run: exit %d, stderr %q", tr.code, tr.stderr)
 	}
 }

@@ -210,7 +210,11 @@ func (c *Comparison) sysbenchBlocks(runs []*results.Run) {
 		for _, s := range r.Steps {
 			if !known[s.Group] {
 				known[s.Group] = true
-				groups = append(groups, struct{ Name, Title string }{s.Group, s.Group})
+				title := s.Group
+				if title == "" {
+					title = "load (rate = rows/s)" // the load and index steps have no group
+				}
+				groups = append(groups, struct{ Name, Title string }{s.Group, title})
 			}
 		}
 	}

@@ -10,14 +10,6 @@ import (
 	"github.com/rumbench/rumbench/internal/results"
 )
 
-// sysbenchGroups are the reference's four groups, in its order, with their titles.
-var sysbenchGroups = []struct{ key, title string }{
-	{"point", "point queries"},
-	{"range", "range queries without aggregation"},
-	{"range_agg", "range queries with aggregation"},
-	{"write", "writes"},
-}
-
 // IsSysbench says whether a step is a sysbench test (it has a group).
 func IsSysbench(s *results.Step) bool { return s.Group != "" }
 
@@ -75,10 +67,10 @@ func percentileUs(l *results.Latency, name string) float64 {
 // figures. Steps without a group are left out.
 func SysbenchTables(steps []results.Step) []*Table {
 	var out []*Table
-	for _, g := range sysbenchGroups {
+	for _, g := range SysbenchGroups {
 		var rows []*results.Step
 		for i := range steps {
-			if steps[i].Group == g.key {
+			if steps[i].Group == g.Name {
 				rows = append(rows, &steps[i])
 			}
 		}
@@ -90,7 +82,7 @@ func SysbenchTables(steps []results.Step) []*Table {
 			server = server || s.Server != ""
 		}
 		pcts := percentileNames(rows)
-		t := &Table{Title: "sysbench: " + g.title, Kind: Absolute,
+		t := &Table{Title: "sysbench: " + g.Title, Kind: Absolute,
 			Note: "qps = statements/s incl. BEGIN/COMMIT, scan: Krps; per-op figures per statement"}
 		t.Columns = []Column{{Name: "test"}, {Name: "target"}, {Name: "qps", Unit: "statements/s", Rate: true}, {Name: "eps", Unit: "events/s"}}
 		for _, p := range pcts {

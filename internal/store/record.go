@@ -1,0 +1,180 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// maxParams bounds the parameters of one multi-row INSERT (SQLite's historical limit is 999).
+const maxParams = 900
+
+// Record writes run into the store in one transaction, replacing an earlier record of the same
+// run id. If ctx ends or anything fails before the commit, the store is left as it was. The
+// run's Dir is recorded as an absolute path.
+func (s *Store) Record(ctx context.Context, run *results.Run) error {
+	if run == nil || run.Manifest == nil || run.Manifest.RunID == "" {
+		return errors.New("store: record: the run has no manifest or run id")
+	}
+	if err := s.record(ctx, run); err != nil {
+		if ctx.Err() != nil { // the statement's error may only say the transaction is done
+			err = ctx.Err()
+		}
+		return fmt.Errorf("store %s: record %s: %w", s.name, run.Manifest.RunID, err)
+	}
+	return nil
+}
+
+func (s *Store) record(ctx context.Context, run *results.Run) error {
+	m := run.Manifest
+	id := m.RunID
+	manifest, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	dir := run.Dir
+	if dir != "" {
+		if dir, err = filepath.Abs(dir); err != nil {
+			return err
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, t := range []string{"step_latency", "steps", "intervals", "targets", "runs"} {
+		if _, err := tx.ExecContext(ctx, s.d.q("DELETE FROM "+t+" WHERE run_id = ?"), id); err != nil {
+			return err
+		}
+	}
+	var engines, labels []string
+	for _, t := range m.Targets {
+		labels = append(labels, t.Label)
+		if !contains(engines, t.Engine.Name) {
+			engines = append(engines, t.Engine.Name)
+		}
+	}
+	_, err = tx.ExecContext(ctx, s.d.q(`INSERT INTO runs (run_id, label, workload, engines, targets, start_time, end_time,
+		status, error, rumbench_version, git_sha, result_schema_version, dir, steps_count, intervals_count, recorded_at, manifest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		id, m.Label, m.Workload, strings.Join(engines, ","), strings.Join(labels, ","), s.d.timeArg(m.Start), s.d.timeArg(m.End),
+		m.Status, m.Error, m.Version, m.GitSHA, m.SchemaVersion, dir, len(run.Steps), len(run.Intervals),
+		s.d.timeArg(time.Now()), string(manifest))
+	if err != nil {
+		return err
+	}
+	s.hook("runs")
+
+	rows := make([][]any, 0, len(m.Targets))
+	for i, t := range m.Targets {
+		doc, err := json.Marshal(t)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, []any{id, i, t.Label, t.Engine.Name, t.Engine.Family, t.Engine.Version, t.DataDir, t.Check, string(doc)})
+	}
+	if err := s.insert(ctx, tx, "targets", []string{"run_id", "seq", "label", "engine", "family", "engine_version", "data_dir", "check_result", "doc"}, rows); err != nil {
+		return err
+	}
+	s.hook("targets")
+
+	var stepRows, latRows [][]any
+	for i := range run.Steps {
+		st := run.Steps[i]
+		for j := range st.Latency {
+			doc, err := json.Marshal(&st.Latency[j])
+			if err != nil {
+				return err
+			}
+			row := []any{id, i, j, st.Target, st.Step, string(doc)}
+			latRows = append(latRows, s.d.values(row, reflect.ValueOf(st.Latency[j]), latencyCols))
+		}
+		if len(st.Latency) > 0 {
+			st.Latency = nil // kept in step_latency
+		}
+		doc, err := json.Marshal(&st)
+		if err != nil {
+			return err
+		}
+		stepRows = append(stepRows, s.d.values([]any{id, i, string(doc)}, reflect.ValueOf(st), stepCols))
+	}
+	if err := s.insert(ctx, tx, "steps", append([]string{"run_id", "seq", "doc"}, names(stepCols)...), stepRows); err != nil {
+		return err
+	}
+	s.hook("steps")
+	if err := s.insert(ctx, tx, "step_latency", append([]string{"run_id", "step_seq", "seq", "target", "step", "doc"}, names(latencyCols)...), latRows); err != nil {
+		return err
+	}
+	s.hook("step_latency")
+
+	ivRows := make([][]any, 0, len(run.Intervals))
+	for i := range run.Intervals {
+		doc, err := json.Marshal(&run.Intervals[i])
+		if err != nil {
+			return err
+		}
+		ivRows = append(ivRows, s.d.values([]any{id, i, string(doc)}, reflect.ValueOf(run.Intervals[i]), intervalCol))
+	}
+	if err := s.insert(ctx, tx, "intervals", append([]string{"run_id", "seq", "doc"}, names(intervalCol)...), ivRows); err != nil {
+		return err
+	}
+	s.hook("intervals")
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *Store) hook(table string) {
+	if s.afterTable != nil {
+		s.afterTable(table)
+	}
+}
+
+// insert writes rows into table with multi-row INSERT statements.
+func (s *Store) insert(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = quote(c)
+	}
+	head := "INSERT INTO " + table + " (" + strings.Join(quoted, ", ") + ") VALUES "
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
+	per := max(1, maxParams/len(cols))
+	for len(rows) > 0 {
+		n := min(per, len(rows))
+		args := make([]any, 0, n*len(cols))
+		for _, r := range rows[:n] {
+			if len(r) != len(cols) {
+				return fmt.Errorf("insert into %s: %d values for %d columns", table, len(r), len(cols))
+			}
+			args = append(args, r...)
+		}
+		query := head + strings.TrimSuffix(strings.Repeat(one+", ", n), ", ")
+		if _, err := tx.ExecContext(ctx, s.d.q(query), args...); err != nil {
+			return fmt.Errorf("insert into %s: %w", table, err)
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
