@@ -193,6 +193,9 @@ func Text(w io.Writer, steps []results.Step) error {
 		if err := latencyTable(w, rows); err != nil {
 			return err
 		}
+		if err := syscallTable(w, rows); err != nil {
+			return err
+		}
 	}
 	return nil
 }
