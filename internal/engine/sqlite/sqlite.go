@@ -32,7 +32,7 @@ var options = map[string]string{
 func init() {
 	engine.Register(engine.Spec{
 		Name:        "sqlite",
-		Description: "B-tree (SQLite via mattn/go-sqlite3, WAL mode), SQL family",
+		Description: "B-tree (SQLite via mattn/go-sqlite3, WAL or rollback journal: journal_mode), SQL family",
 		Options:     options,
 		Open:        open,
 		Check: func(extra map[string]string) error {

@@ -106,6 +106,7 @@ func TestInjectedLatency(t *testing.T) {
 			t.Errorf("%s: delay %.3fs for %d syncs, want at least %.3fs", s.Target, x.DelaySecs, x.Syncs, min)
 		}
 		within(t, s.Target+" syncs/commit", x.SyncsPerCommit, 0.95, 1.2)
+		within(t, s.Target+" log syncs/commit", x.LogSyncsPerCommit, 0.95, 1.1)
 	}
 }
 
@@ -145,8 +146,20 @@ func TestMariaDBBinlog(t *testing.T) {
 }
 
 // PostgreSQL syncs its WAL once per commit with one client; the hooks agree with pg_stat_wal.
+// With wal_sync_method=open_datasync the WAL is opened O_DSYNC: its writes are the syncs.
 func TestPostgresWAL(t *testing.T) {
-	steps := runLoad(t, syncacct.Config{Enabled: true}, bench.Target{Label: "postgres", Engine: "postgres"})
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	dsync := filepath.Join(dir, "dsync.conf")
+	os.WriteFile(dsync, []byte("wal_sync_method = open_datasync\n"), 0o644)
+	steps := runLoad(t, syncacct.Config{Enabled: true}, bench.Target{Label: "postgres", Engine: "postgres"},
+		bench.Target{Label: "postgres:dsync", Engine: "postgres", Options: map[string]string{"server_config": dsync}})
+	d := figures(t, steps[1])
+	within(t, "open_datasync: syncs/commit", d.SyncsPerCommit, 0.95, 1.3)
+	within(t, "open_datasync: O_DSYNC writes/commit", float64(d.DsyncWrites)/commits, 0.95, 1.3)
+	if d.Fdatasyncs > commits/10 {
+		t.Errorf("open_datasync: %d fdatasync calls, want almost none", d.Fdatasyncs)
+	}
 	x := figures(t, steps[0])
 	within(t, "syncs/commit", x.SyncsPerCommit, 0.95, 1.2)
 	within(t, "log syncs/commit", x.LogSyncsPerCommit, 0.95, 1.1)
