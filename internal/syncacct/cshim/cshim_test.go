@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"unsafe"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -141,6 +142,9 @@ dd if=/dev/zero of=%[2]s/outside.log bs=100 count=3 conv=fsync 2>/dev/null`, roo
 	cmd.Env = append(os.Environ(), pl.Env()...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
+	}
+	if words := (*[2]uint64)(unsafe.Pointer(&pl.mem[0])); words[0] != syncacct.Magic || words[1] != syncacct.Version {
+		t.Errorf("counter file header %x %d, want the magic %x and version %d (C and Go layouts differ)", words[0], words[1], uint64(syncacct.Magic), syncacct.Version)
 	}
 	var s syncacct.Sample
 	pl.Read(&s)
