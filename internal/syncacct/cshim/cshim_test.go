@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -164,5 +165,35 @@ dd if=/dev/zero of=%[2]s/outside.log bs=100 count=3 conv=fsync 2>/dev/null`, roo
 	want := 12 * time.Millisecond // 10 + 1 + 1 syncs
 	if got := time.Duration(lg.DelayNs + dt.DelayNs + ot.DelayNs); got < want || got > 10*want {
 		t.Errorf("injected delay %v, want about %v", got, want)
+	}
+}
+
+// Without a prebuilt library, Library compiles the embedded source into the user cache once.
+func TestLibraryCompilesEmbeddedSource(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not installed")
+	}
+	cache := t.TempDir()
+	t.Setenv(LibraryEnv, "")
+	t.Setenv("XDG_CACHE_HOME", cache)
+	p, err := Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(p) != filepath.Join(cache, "rumbench") || !strings.HasPrefix(filepath.Base(p), "librumsync-") {
+		t.Errorf("library at %s, want a hashed name in %s/rumbench", p, cache)
+	}
+	st1, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := Library()
+	st2, _ := os.Stat(p2)
+	if err != nil || p2 != p || !st2.ModTime().Equal(st1.ModTime()) {
+		t.Errorf("second call: %s %v, want the cached %s unchanged", p2, err, p)
+	}
+	t.Setenv(LibraryEnv, filepath.Join(cache, "missing.so"))
+	if _, err := Library(); err == nil || !strings.Contains(err.Error(), LibraryEnv) {
+		t.Errorf("a missing $%s: error %v, want one naming it", LibraryEnv, err)
 	}
 }
