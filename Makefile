@@ -10,23 +10,32 @@ PKG     := github.com/rumbench/rumbench/internal/bench
 LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitSHA=$(SHA)
 APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 
-.PHONY: build run test bench deps server-deps browser-deps clean
+.PHONY: build run test bench deps server-deps browser-deps clean syncshim
 
-build: deps
+build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
+
+## syncshim: the sync accounting library (--syscalls) that managed servers load with
+## LD_PRELOAD, beside the binary; rumbench compiles its embedded copy with gcc when it is missing
+CC      ?= gcc
+SHIM    := bin/librumsync.so
+syncshim: $(SHIM)
+$(SHIM): internal/syncacct/cshim/syncshim.c | deps
+	@mkdir -p bin
+	$(CC) -O2 -Wall -shared -fPIC -DRUMSYNC_PRELOAD -o $@ $< -ldl
 
 ## run: the main job; pass flags with ARGS="--engine pebble --profile small"
 run: build
 	./bin/rumbench run $(ARGS)
 
 ## test: vet and every test (real engines and private servers, no mocks)
-test: deps server-deps browser-deps
+test: deps server-deps browser-deps syncshim
 	$(GO) vet ./...
-	CGO_ENABLED=1 $(GO) test -count=1 -timeout 30m ./...
+	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -count=1 -timeout 30m ./...
 
 ## bench: the client-cost benchmarks (go test -bench)
-bench: deps
-	CGO_ENABLED=1 $(GO) test -run '^$$' -bench . -benchmem ./...
+bench: deps syncshim
+	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## deps: a C compiler for the cgo SQLite driver; installed with apt-get when missing
 deps:

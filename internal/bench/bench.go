@@ -18,6 +18,7 @@ import (
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/sysstat"
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -42,6 +43,9 @@ type Config struct {
 	DataDir  string
 	Fresh    bool
 	KeepData bool
+	// SyncAcct turns on sync and write accounting and the injected sync latency for every
+	// engine (--syscalls, --fsync-latency).
+	SyncAcct syncacct.Config
 	// Warmup is excluded from the measurement of each query step.
 	Warmup time.Duration
 	// Out is the results directory; the run writes Out/<RunID>.
@@ -199,7 +203,7 @@ func runEngine(ctx context.Context, cfg Config, t Target, spec engine.Spec, w *r
 			os.RemoveAll(dir)
 		}
 	}()
-	eng, err = spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: t.Options})
+	eng, err = spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: t.Options, SyncAcct: cfg.SyncAcct})
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
@@ -222,7 +226,12 @@ func runEngine(ctx context.Context, cfg Config, t Target, spec engine.Spec, w *r
 		return fmt.Errorf("%s: sampler: %w", label, serr)
 	}
 	defer sampler.Close()
-	target := runner.Target{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, OnTick: func(iv *results.Interval) {
+	if r, ok := eng.(syncacct.Reporter); ok && cfg.SyncAcct.Enabled {
+		if cov := r.SyncCoverage(); !cov.Complete {
+			m.Notes = append(m.Notes, label+": sync accounting incomplete: "+cov.Note)
+		}
+	}
+	target := runner.Target{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency, OnTick: func(iv *results.Interval) {
 		if err := w.Interval(iv); err != nil {
 			event(cfg, "%s: writing intervals: %v", label, err)
 		}

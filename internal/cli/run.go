@@ -14,6 +14,7 @@ import (
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/insert"
 )
@@ -46,6 +47,8 @@ type runFlags struct {
 	dsn, serverBin                    string
 	cacheMB                           int64
 	sync, fresh, keepData, quiet      bool
+	syscalls                          bool
+	fsyncLatency                      time.Duration
 	out, dataDir, label, cpuProfile   string
 	store                             string
 	seed                              uint64
@@ -93,6 +96,8 @@ Sizes (--rows, --writes) are per client; each client has its own table.`,
 	fl.Uint64Var(&f.seed, "seed", 3221223452, "random seed for data and query keys")
 	fl.StringVar(&f.store, "store", "", "results store the run is recorded in: a SQLite file, a postgres:// URL, or none (default <out>/rumbench.db)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
+	fl.BoolVar(&f.syscalls, "syscalls", false, "count syncs and bytes written per file class (log, data, other) and report syncs per commit")
+	fl.DurationVar(&f.fsyncLatency, "fsync-latency", 0, "sleep this long in every sync call of the engine (emulated slow fsync, e.g. 2ms); implies --syscalls")
 	addSysbenchFlags(fl, &f.sb)
 	return cmd
 }
@@ -177,6 +182,10 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if f.warmupSecs < 0 {
 		return bench.Config{}, usagef("--warmup-secs %g: must be >= 0", f.warmupSecs)
 	}
+	if f.fsyncLatency < 0 || f.fsyncLatency > 10*time.Second {
+		return bench.Config{}, usagef("--fsync-latency %v: must be between 0 and 10s", f.fsyncLatency)
+	}
+	acct := syncacct.Config{Enabled: f.syscalls || f.fsyncLatency > 0, Latency: f.fsyncLatency}
 	label := f.label
 	if label == "" {
 		label = f.workload
@@ -187,12 +196,14 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	return bench.Config{
 		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
-		RunID:   env.Now().UTC().Format("20060102T150405Z") + "-" + label,
-		Warmup:  insertWarmup(f),
-		Command: append([]string{"rumbench"}, env.Args...),
+		RunID:    env.Now().UTC().Format("20060102T150405Z") + "-" + label,
+		Warmup:   insertWarmup(f),
+		SyncAcct: acct,
+		Command:  append([]string{"rumbench"}, env.Args...),
 		Settings: map[string]any{
 			"profile": f.profile, "engines": engines, "server_configs": f.serverConfigs, "dsn": f.dsn != "", "cache_mb": f.cacheMB, "sync": f.sync,
 			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
+			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(),
 		},
 	}, nil
 }

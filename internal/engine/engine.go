@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rumbench/rumbench/internal/registry"
+	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -27,6 +28,10 @@ type Options struct {
 	Sync bool
 	// Extra holds engine-specific key=value options. An engine rejects keys it does not know.
 	Extra map[string]string
+	// SyncAcct turns on the accounting of syncs and writes per file class, and the injected
+	// sync latency (--syscalls, --fsync-latency). An engine opened with it enabled implements
+	// syncacct.Reporter and says in its coverage what it cannot see.
+	SyncAcct syncacct.Config
 }
 
 // Factory opens an engine with the given options.

@@ -77,9 +77,10 @@ func SysbenchTables(steps []results.Step) []*Table {
 		if len(rows) == 0 {
 			continue
 		}
-		server := false
+		server, syncs := false, false
 		for _, s := range rows {
 			server = server || s.Server != ""
+			syncs = syncs || s.Syscalls != nil
 		}
 		pcts := percentileNames(rows)
 		t := &Table{Title: "sysbench: " + g.Title, Kind: Absolute,
@@ -97,6 +98,9 @@ func SysbenchTables(steps []results.Step) []*Table {
 		if server {
 			t.Columns = append(t.Columns, Column{Name: "fsync/o", Unit: "fsyncs/op"})
 		}
+		if syncs {
+			t.Columns = append(t.Columns, Column{Name: "sync/c", Unit: "syncs/commit"})
+		}
 		for _, s := range rows {
 			l := eventLatency(s)
 			cells := []Cell{TextCell(s.Step), colTarget.cell(s), NumCell(s.Rate), NumCell(s.EventsPerSec)}
@@ -110,6 +114,13 @@ func SysbenchTables(steps []results.Step) []*Table {
 			cells = append(cells, NumCell(s.CSPerOp), colRKBo.cell(s), colWKBo.cell(s), colFlo.cell(s))
 			if server {
 				cells = append(cells, counter(func(s *results.Step) float64 { return s.ServerFsyncsPerOp })(s))
+			}
+			if syncs {
+				if s.Syscalls != nil && s.Syscalls.Commits > 0 {
+					cells = append(cells, NumCell(s.Syscalls.SyncsPerCommit))
+				} else {
+					cells = append(cells, MissingCell())
+				}
 			}
 			t.Rows = append(t.Rows, cells)
 		}

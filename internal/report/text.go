@@ -193,6 +193,15 @@ func Text(w io.Writer, steps []results.Step) error {
 		if err := WriteText(w, tables[i], tables[i+1]); err != nil {
 			return err
 		}
+		var rows []*results.Step
+		for j := range steps {
+			if steps[j].Step == tables[i].Title {
+				rows = append(rows, &steps[j])
+			}
+		}
+		if err := syscallTable(w, rows); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -131,6 +131,8 @@ type Step struct {
 	ServerFsyncsPerOp float64 `json:"server_fsyncs_per_op"`
 	// ServerCounters are the server's other counters over the step (deltas), by their own names.
 	ServerCounters map[string]int64 `json:"server_counters,omitempty"`
+	// Syscalls is the sync and write accounting of the step (--syscalls), nil when off.
+	Syscalls *Syscalls `json:"syscalls,omitempty"`
 
 	MaxInsertUs float64 `json:"max_insert_us"`
 	MaxDeleteUs float64 `json:"max_delete_us"`

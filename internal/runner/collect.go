@@ -59,6 +59,7 @@ func (c *collector) takeExtra(s *snapshot) {
 		cancel()
 		s.srvOK = err == nil
 	}
+	takeAcct(c.tgt.Engine, s)
 }
 
 // takeRusage records this process's user+system CPU time from getrusage, kept beside the sample
@@ -242,6 +243,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		r.ClientMaxRSSMB = float64(b.sys.SelfHWMBytes) / mib
 	}
 	c.serverFigures(&r, a, b, ops)
+	c.syscallFigures(&r, a, b, ops)
 	r.MaxInsertUs = float64(c.maxNs[Insert]) / 1e3
 	r.MaxDeleteUs = float64(c.maxNs[Delete]) / 1e3
 	r.MaxQueryUs = float64(max(c.maxNs[RangeQuery], c.maxNs[PointQuery], c.maxNs[Event])) / 1e3

@@ -40,6 +40,7 @@ type Meter struct {
 	intended [NumKinds]*hist.Histogram // response time from the intended start (paced workers)
 	ops      [NumKinds]atomic.Int64
 	units    [NumKinds]atomic.Int64
+	commits  atomic.Int64
 	// intendedStart is the pacer's intended start of the current call, zero when unpaced.
 	intendedStart time.Time
 }
@@ -69,3 +70,7 @@ func (m *Meter) Done(k Kind, start time.Time, units int) {
 	m.ops[k].Add(1)
 	m.units[k].Add(int64(units))
 }
+
+// Commit records n write transactions committed: the denominator of syncs per commit. A
+// workload that never calls it has its insert and delete operations counted instead.
+func (m *Meter) Commit(n int) { m.commits.Add(int64(n)) }

@@ -11,6 +11,7 @@ import (
 	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/hist"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/sysstat"
 	"github.com/rumbench/rumbench/internal/table"
 )
@@ -29,6 +30,9 @@ type Target struct {
 	OnTick func(iv *results.Interval)
 	// Tick is the sampling interval; 0 means 1 s.
 	Tick time.Duration
+	// SyncLatency is the latency injected into the engine's sync calls (recorded in the step's
+	// syscalls figures).
+	SyncLatency time.Duration
 }
 
 // ErrTimeLimit is the cause of a step stopped by its MaxDuration.
@@ -152,15 +156,22 @@ type snapshot struct {
 	cpuNs    int64 // this process's user+system CPU time (getrusage), ns
 	srv      table.ServerSample
 	srvOK    bool
+	commits  int64
+	acct     syncacct.Sample
+	acctOK   bool
 }
 
 func (s *snapshot) take(meters []*Meter, sampler *sysstat.Sampler, t time.Time, tmp *hist.Snapshot) {
 	s.t = t
+	s.commits = 0
 	for k := Kind(0); k < NumKinds; k++ {
 		s.ops[k], s.units[k] = 0, 0
 		s.hists[k].Reset()
 		s.intended[k].Reset()
 		for _, m := range meters {
+			if k == 0 {
+				s.commits += m.commits.Load()
+			}
 			s.ops[k] += m.ops[k].Load()
 			s.units[k] += m.units[k].Load()
 			m.hists[k].Snapshot(tmp)

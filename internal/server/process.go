@@ -97,7 +97,7 @@ func (s *Server) launch(ctx context.Context) error {
 	logLine(logFile, "$ "+shellLine(s.bins.server, args))
 	cmd := exec.Command(s.bins.server, args...)
 	cmd.Dir = s.dir
-	cmd.Env = s.toolEnv(true)
+	cmd.Env = append(s.toolEnv(true), s.cfg.Env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:    true,

@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 )
@@ -84,6 +85,10 @@ type Config struct {
 	Plugins []string
 	// StartTimeout bounds the whole of Start; 0 means DefaultStartTimeout.
 	StartTimeout time.Duration
+	// Env are extra environment variables (KEY=VALUE) of the server processes, set after the
+	// caller's environment (they win), e.g. LD_PRELOAD for the sync accounting library. The
+	// set-up programs (initdb, mariadb-install-db, psql, mariadb) do not get them.
+	Env []string
 
 	pickPort func() (int, error) // tests: the port source (nil: freePort)
 }
@@ -142,6 +147,11 @@ func (c *Config) validate() error {
 	for _, p := range c.Plugins {
 		if !settingName.MatchString(p) {
 			return fmt.Errorf("server: invalid plugin name %q", p)
+		}
+	}
+	for _, kv := range c.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return fmt.Errorf("server: environment entry %q is not KEY=VALUE", kv)
 		}
 	}
 	if c.StartTimeout < 0 {

@@ -148,6 +148,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Kind: Postgres, Dir: "x", Settings: []Setting{{"a b", "1"}}}, `invalid postgres setting name "a b"`},
 		{Config{Kind: MariaDB, Dir: "x", Settings: []Setting{{"a", "1\n[client]"}}}, "value must be one line"},
 		{Config{Kind: Postgres, Dir: "x", Plugins: []string{"ha_rocksdb"}}, "MariaDB-only"},
+		{Config{Kind: Postgres, Dir: "x", Env: []string{"LD_PRELOAD"}}, `environment entry "LD_PRELOAD" is not KEY=VALUE`},
 	} {
 		err := c.cfg.validate()
 		if err == nil || !strings.Contains(err.Error(), c.want) {

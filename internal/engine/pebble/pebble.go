@@ -11,9 +11,12 @@ import (
 	pdb "github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/kv"
+	"github.com/rumbench/rumbench/internal/syncacct"
+	"github.com/rumbench/rumbench/internal/syncacct/pebblefs"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -105,6 +108,11 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			opts.Levels[i].FilterPolicy = bloom.FilterPolicy(bloomBits)
 		}
 	}
+	var block *syncacct.Block
+	if o.SyncAcct.Enabled {
+		block = syncacct.NewBlock()
+		opts.FS = pebblefs.New(vfs.Default, block, o.SyncAcct.Latency)
+	}
 	db, err := pdb.Open(o.Dir, opts)
 	if err != nil {
 		cache.Unref()
@@ -130,7 +138,24 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			"format_major_version":    strconv.FormatUint(uint64(db.FormatMajorVersion()), 10),
 		},
 	}
+	if block != nil {
+		return &acctEngine{Engine: kv.New(s, info), block: block}, nil
+	}
 	return kv.New(s, info), nil
+}
+
+// acctEngine is the engine with its sync accounting (a wrapping vfs.FS, package pebblefs).
+type acctEngine struct {
+	*kv.Engine
+	block *syncacct.Block
+}
+
+// SyncSample implements syncacct.Reporter.
+func (e *acctEngine) SyncSample(s *syncacct.Sample) error { e.block.Read(s); return nil }
+
+// SyncCoverage implements syncacct.Reporter: Pebble opens every file through its vfs.FS.
+func (e *acctEngine) SyncCoverage() syncacct.Coverage {
+	return syncacct.Coverage{Source: "pebble-vfs", Complete: true}
 }
 
 type quiet struct{}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +20,7 @@ import (
 	"github.com/rumbench/rumbench/internal/engine"
 	sqlfam "github.com/rumbench/rumbench/internal/engine/sql"
 	"github.com/rumbench/rumbench/internal/server"
+	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -46,6 +48,15 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		"cache_mb": strconv.FormatInt(o.CacheBytes>>20, 10), "sync": strconv.FormatBool(o.Sync),
 	}}
 	dsn := o.Extra["dsn"]
+	acct, cov, env, err := sqlfam.StartAcct(o.SyncAcct, dsn != "", filepath.Join(o.Dir, "data"), syncacct.PostgresPatterns, true, "")
+	if err != nil {
+		return nil, err
+	}
+	closeAcct := func() {
+		if acct != nil {
+			acct.Close()
+		}
+	}
 	var srv *server.Server
 	if dsn == "" {
 		sync := "off"
@@ -60,8 +71,10 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 				{Name: "synchronous_commit", Value: sync},
 				{Name: "max_parallel_maintenance_workers", Value: "0"}, // serial index builds, as the reference's configs
 			},
+			Env: env,
 		})
 		if err != nil {
+			closeAcct()
 			return nil, err
 		}
 		dsn = srv.DSN()
@@ -75,9 +88,10 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		if srv != nil {
 			srv.Stop(context.WithoutCancel(ctx))
 		}
+		closeAcct()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{}, info), Srv: srv}}
+	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{}, info), Srv: srv, Acct: acct, AcctCoverage: cov}}
 	if err := e.describe(ctx); err != nil {
 		e.Close()
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rumbench/rumbench/internal/server"
+	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -12,6 +13,10 @@ import (
 type ServerEngine struct {
 	*Engine
 	Srv *server.Server
+	// Acct is the managed server's sync accounting (nil: off); AcctCoverage says what it sees
+	// (an empty Source: accounting off). Close closes Acct after stopping the server.
+	Acct         AcctSource
+	AcctCoverage syncacct.Coverage
 }
 
 // Close closes the pool and stops the managed server.
@@ -20,6 +25,11 @@ func (e *ServerEngine) Close() error {
 	if e.Srv != nil {
 		if serr := e.Srv.Stop(context.Background()); serr != nil && err == nil {
 			err = serr
+		}
+	}
+	if e.Acct != nil {
+		if aerr := e.Acct.Close(); aerr != nil && err == nil {
+			err = aerr
 		}
 	}
 	return err

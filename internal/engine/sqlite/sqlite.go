@@ -1,5 +1,5 @@
 // Package sqlite registers the "sqlite" engine: SQLite (mattn/go-sqlite3, cgo, the bundled
-// amalgamation) in WAL mode, an update-in-place B-tree, under the SQL family adapter.
+// amalgamation) in WAL mode (or a rollback journal: journal_mode=delete), an update-in-place B-tree, under the SQL family adapter.
 //
 // The primary key is an INTEGER PRIMARY KEY (the rowid: a clustered B-tree, as in InnoDB). Sync
 // on commit maps to synchronous=FULL (the WAL is synced at every commit); without it,
@@ -18,6 +18,8 @@ import (
 
 	"github.com/rumbench/rumbench/internal/engine"
 	sqlfam "github.com/rumbench/rumbench/internal/engine/sql"
+	"github.com/rumbench/rumbench/internal/syncacct"
+	"github.com/rumbench/rumbench/internal/syncacct/cshim"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -30,7 +32,7 @@ var options = map[string]string{
 func init() {
 	engine.Register(engine.Spec{
 		Name:        "sqlite",
-		Description: "B-tree (SQLite via mattn/go-sqlite3, WAL mode), SQL family",
+		Description: "B-tree (SQLite via mattn/go-sqlite3, WAL or rollback journal: journal_mode), SQL family",
 		Options:     options,
 		Open:        open,
 		Check: func(extra map[string]string) error {
@@ -108,7 +110,38 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			"page_size":    strconv.FormatInt(page, 10),
 		},
 	}
-	return sqlfam.New(db, dialect{}, info), nil
+	e := sqlfam.New(db, dialect{}, info)
+	if !o.SyncAcct.Enabled {
+		return e, nil
+	}
+	ip, err := cshim.StartInProcess(o.Dir, syncacct.SQLitePatterns, o.SyncAcct.Latency)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	return &acctEngine{Engine: e, ip: ip}, nil
+}
+
+// acctEngine is the engine with its sync accounting: SQLite runs in this process and calls
+// libc's fsync and pwrite64, which the shim linked into this binary counts (package cshim).
+type acctEngine struct {
+	*sqlfam.Engine
+	ip *cshim.InProcess
+}
+
+// SyncSample implements syncacct.Reporter.
+func (e *acctEngine) SyncSample(s *syncacct.Sample) error { e.ip.Read(s); return nil }
+
+// SyncCoverage implements syncacct.Reporter: every SQLite file access goes through libc.
+func (e *acctEngine) SyncCoverage() syncacct.Coverage {
+	return syncacct.Coverage{Source: "inprocess", Complete: true}
+}
+
+// Close closes the engine and turns the accounting off.
+func (e *acctEngine) Close() error {
+	err := e.Engine.Close()
+	e.ip.Stop()
+	return err
 }
 
 // dialect is SQLite's SQL.

@@ -179,6 +179,7 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 					return false, err
 				}
 				m.Done(runner.Insert, t0, int(n))
+				m.Commit(1)
 				r.rows[ti].Add(n)
 				next += n
 				if next > cfg.TableSize {
@@ -263,6 +264,9 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 					return false, err
 				}
 				m.Done(runner.Event, t0, n)
+				if t.Write {
+					m.Commit(1) // one write transaction per event: the denominator of syncs per commit
+				}
 				if left > 0 {
 					left--
 				}
