@@ -136,6 +136,15 @@ func runSuite(t *testing.T, name string) map[string]int64 {
 		if res.Statements != per*tinyEvents {
 			t.Errorf("%s: %d statements, want %d per event", step, res.Statements, per)
 		}
+		// Cross-check with the server's own count of client statements (MariaDB's Questions,
+		// BEGIN and COMMIT included, as sysbench counts them); the runner's counter sampling
+		// adds one statement per tick.
+		if q, ok := res.ServerCounters["Questions"]; ok {
+			ticks := int64(res.Secs/0.1) + 3
+			if extra := q - res.Statements; extra < 0 || extra > ticks {
+				t.Errorf("%s: %d statements counted, the server counted %d questions", step, res.Statements, q)
+			}
+		}
 		test, _ := w.test(step)
 		if res.Group != test.Group || res.Group == "" {
 			t.Errorf("%s: group %q, want %q", step, res.Group, test.Group)
