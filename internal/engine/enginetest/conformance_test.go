@@ -40,6 +40,7 @@ var cases = []testCase{
 	{"Get", true, testGet},
 	{"Scan", true, testScan},
 	{"DeleteOldest", true, testDeleteOldest},
+	{"Statements", true, testStatements},
 }
 
 func TestConformance(t *testing.T) {

@@ -194,7 +194,7 @@ func (s *session) maxPK(t *table.Table, ts *tableState) (int64, error) {
 	key := binary.BigEndian.AppendUint32(nil, ts.id)
 	exists := func(pk int64) bool { return it.SeekGE(appendPK(key[:4], t, pk)) }
 	if !exists(lo) {
-		return 0, it.Close()
+		return 0, nil // empty
 	}
 	// Invariant: a key >= lo exists; none >= hi+1.
 	for lo < hi {
