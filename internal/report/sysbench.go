@@ -77,10 +77,11 @@ func SysbenchTables(steps []results.Step) []*Table {
 		if len(rows) == 0 {
 			continue
 		}
-		server, syncs := false, false
+		server, syncs, retries := false, false, false
 		for _, s := range rows {
 			server = server || s.Server != ""
 			syncs = syncs || s.Syscalls != nil
+			retries = retries || s.Retries > 0
 		}
 		pcts := percentileNames(rows)
 		t := &Table{Title: "sysbench: " + g.Title, Kind: Absolute,
@@ -100,6 +101,9 @@ func SysbenchTables(steps []results.Step) []*Table {
 		}
 		if syncs {
 			t.Columns = append(t.Columns, Column{Name: "sync/c", Unit: "syncs/commit"})
+		}
+		if retries {
+			t.Columns = append(t.Columns, Column{Name: "retries", Unit: "events"})
 		}
 		for _, s := range rows {
 			l := eventLatency(s)
@@ -121,6 +125,9 @@ func SysbenchTables(steps []results.Step) []*Table {
 				} else {
 					cells = append(cells, MissingCell())
 				}
+			}
+			if retries {
+				cells = append(cells, IntCell(s.Retries))
 			}
 			t.Rows = append(t.Rows, cells)
 		}

@@ -75,6 +75,9 @@ type Step struct {
 	Events       int64   `json:"events"`
 	EventsPerSec float64 `json:"events_per_sec"`
 	Statements   int64   `json:"statements"`
+	// Retries counts operations abandoned after a deadlock or lock conflict (rolled back) and
+	// tried again; they are not in Ops (sysbench's "ignored errors").
+	Retries int64 `json:"retries"`
 
 	RowsInserted     int64 `json:"rows_inserted"`
 	RowsDeleted      int64 `json:"rows_deleted"`

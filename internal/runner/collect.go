@@ -194,6 +194,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	r.DPS = per(float64(r.RowsDeleted), secs)
 	r.QPS = per(float64(r.Queries), secs)
 	r.Group = c.st.Group
+	r.Retries = b.retries - a.retries
 	if ev := b.ops[Event] - a.ops[Event]; ev > 0 {
 		r.Events, r.Statements = ev, b.units[Event]-a.units[Event]
 		r.EventsPerSec = per(float64(ev), secs)

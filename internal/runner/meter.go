@@ -41,6 +41,7 @@ type Meter struct {
 	ops      [NumKinds]atomic.Int64
 	units    [NumKinds]atomic.Int64
 	commits  atomic.Int64
+	retries  atomic.Int64
 	// intendedStart is the pacer's intended start of the current call, zero when unpaced.
 	intendedStart time.Time
 }
@@ -74,3 +75,7 @@ func (m *Meter) Done(k Kind, start time.Time, units int) {
 // Commit records n write transactions committed: the denominator of syncs per commit. A
 // workload that never calls it has its insert and delete operations counted instead.
 func (m *Meter) Commit(n int) { m.commits.Add(int64(n)) }
+
+// Retry records an operation abandoned after a deadlock or lock conflict and tried again (not
+// counted in the operations): sysbench's "ignored errors".
+func (m *Meter) Retry() { m.retries.Add(1) }

@@ -157,13 +157,14 @@ type snapshot struct {
 	srv      table.ServerSample
 	srvOK    bool
 	commits  int64
+	retries  int64
 	acct     syncacct.Sample
 	acctOK   bool
 }
 
 func (s *snapshot) take(meters []*Meter, sampler *sysstat.Sampler, t time.Time, tmp *hist.Snapshot) {
 	s.t = t
-	s.commits = 0
+	s.commits, s.retries = 0, 0
 	for k := Kind(0); k < NumKinds; k++ {
 		s.ops[k], s.units[k] = 0, 0
 		s.hists[k].Reset()
@@ -171,6 +172,7 @@ func (s *snapshot) take(meters []*Meter, sampler *sysstat.Sampler, t time.Time, 
 		for _, m := range meters {
 			if k == 0 {
 				s.commits += m.commits.Load()
+				s.retries += m.retries.Load()
 			}
 			s.ops[k] += m.ops[k].Load()
 			s.units[k] += m.units[k].Load()

@@ -259,6 +259,7 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 					}
 					if retryable(err) {
 						r.retries.Add(1)
+						m.Retry()
 						return false, nil
 					}
 					return false, err

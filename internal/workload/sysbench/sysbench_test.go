@@ -231,3 +231,56 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentWrites runs the write tests with 4 threads on a small table of each embedded
+// engine: conflicting transactions are rolled back and retried, and the invariants hold (one
+// index entry per row, rows = loaded − deleted + inserted).
+func TestConcurrentWrites(t *testing.T) {
+	for _, name := range []string{"pebble", "bbolt", "sqlite"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			spec, _ := engine.Lookup(name)
+			dir := t.TempDir()
+			eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: 8 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			w, err := New(Config{Tables: 1, TableSize: 200, Threads: 4, ReadSecs: 30, WriteSecs: 30, Events: 200,
+				Tests: []string{"update-inlist", "update-index", "write-only", "read-write_range=10", "delete", "insert"},
+				RandType: "uniform", ZipfExp: 0.8, Prepared: true, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := w.Open(ctx, eng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			sampler, err := sysstat.NewSampler(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sampler.Close()
+			for _, step := range w.Steps() {
+				st, err := run.Step(ctx, step)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := runner.Run(ctx, runner.Target{Label: name, Engine: eng, Sampler: sampler, Rows: run.Rows, Tick: 100 * time.Millisecond}, st)
+				if err != nil || res.Status != results.StatusOK {
+					t.Fatalf("%s: %v %s", step, err, res.Status)
+				}
+				if step != StepLoad && step != StepIndex && res.Events != 200 {
+					t.Errorf("%s: %d events, want 200", step, res.Events)
+				}
+			}
+			msg, err := run.Check(ctx)
+			if err != nil {
+				t.Fatalf("invariants: %v", err)
+			}
+			t.Log(msg)
+		})
+	}
+}
