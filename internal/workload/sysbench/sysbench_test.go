@@ -248,7 +248,7 @@ func TestConcurrentWrites(t *testing.T) {
 			}
 			defer eng.Close()
 			w, err := New(Config{Tables: 1, TableSize: 200, Threads: 4, ReadSecs: 30, WriteSecs: 30, Events: 200,
-				Tests: []string{"update-inlist", "update-index", "write-only", "read-write_range=10", "delete", "insert"},
+				Tests:    []string{"update-inlist", "update-index", "write-only", "read-write_range=10", "delete", "insert"},
 				RandType: "uniform", ZipfExp: 0.8, Prepared: true, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
