@@ -3,16 +3,14 @@ package insert
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/rumbench/rumbench/internal/engine"
 	_ "github.com/rumbench/rumbench/internal/engine/all"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
-	"github.com/rumbench/rumbench/internal/sysstat"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
 
 // TestEveryStepEveryEngine runs every step at tiny scale on every engine, with and without
@@ -31,46 +29,15 @@ func TestEveryStepEveryEngine(t *testing.T) {
 
 func runAllSteps(t *testing.T, name string, deletes bool) {
 	ctx := context.Background()
-	spec, _ := engine.Lookup(name)
-	dir := t.TempDir()
-	os.Chmod(filepath.Dir(dir), 0o755) // managed servers run as the postgres and mysql users
-	eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: 8 << 20, Sync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng, dir := worktest.Engine(t, name, true, nil)
 	const clients, rows, writes = 2, 2000, 1000
 	w, err := New(Config{Clients: clients, Rows: rows, Writes: writes, QuerySecs: 0.3, DeletePerInsert: deletes, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := w.Open(ctx, eng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
-	sampler, err := sysstat.NewSampler(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sampler.Close()
 	stores := eng.Info().Stores
 	live := int64(0)
-	for _, step := range w.Steps() {
-		if _, err := run.Prepare(ctx, step); err != nil {
-			t.Fatalf("%s prepare: %v", step, err)
-		}
-		st, err := run.Step(ctx, step)
-		if err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-		res, err := runner.Run(ctx, runner.Target{Label: name, Engine: eng, Sampler: sampler, Rows: run.Rows, Tick: 100 * time.Millisecond}, st)
-		if err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-		if res.Status != results.StatusOK {
-			t.Fatalf("%s: status %s", step, res.Status)
-		}
+	worktest.Steps(t, eng, dir, w, func(run workload.Run, step string, res results.Step) {
 		want := map[string]int64{"l.i0": clients * rows, "l.x": clients * lxRows, "l.i1": clients * writes * 4 / 5, "l.i2": clients * writes / 5}[step]
 		if step[0] == 'q' {
 			want = clients * int64(0.3*queryRate(step))
@@ -105,7 +72,7 @@ func runAllSteps(t *testing.T, name string, deletes bool) {
 		if _, err := run.Check(ctx); err != nil {
 			t.Fatalf("after %s: %v", step, err)
 		}
-	}
+	})
 }
 
 // TestStepSelectionCreatesIndexes checks that without l.x the tables get their indexes at the

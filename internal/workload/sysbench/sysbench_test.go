@@ -2,17 +2,14 @@ package sysbench
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/rumbench/rumbench/internal/engine"
 	_ "github.com/rumbench/rumbench/internal/engine/all"
 	"github.com/rumbench/rumbench/internal/results"
-	"github.com/rumbench/rumbench/internal/runner"
-	"github.com/rumbench/rumbench/internal/sysstat"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
 
 const (
@@ -74,14 +71,7 @@ func TestEveryTestEveryEngine(t *testing.T) {
 // for an engine that stores nothing).
 func runSuite(t *testing.T, name string) map[string]int64 {
 	ctx := context.Background()
-	spec, _ := engine.Lookup(name)
-	dir := t.TempDir()
-	os.Chmod(filepath.Dir(dir), 0o755) // managed servers run as the postgres and mysql users
-	eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: 8 << 20, Sync: false})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng, dir := worktest.Engine(t, name, false, nil)
 	// The 42-test set, then the five tests only the 32-test set has, on the same tables.
 	cfg := Config{Tables: tinyTables, TableSize: tinySize, Threads: 1, ReadSecs: 30, WriteSecs: 30, Events: tinyEvents,
 		Pre: true, RandType: "uniform", ZipfExp: 0.8, Prepared: true, Verify: true, Seed: 11}
@@ -91,40 +81,15 @@ func runSuite(t *testing.T, name string) map[string]int64 {
 	}
 	w.tests = append(w.tests[:len(w.tests)-2:len(w.tests)-2], append(testsNamed(readOnlyVariants...), testsNamed("delete", "insert")...)...)
 	w.steps = append([]string{StepLoad, StepIndex}, names(w.tests)...)
-	run, err := w.Open(ctx, eng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
-	sampler, err := sysstat.NewSampler(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sampler.Close()
-	stores := eng.Info().Stores
-	for _, step := range w.Steps() {
-		if _, err := run.Prepare(ctx, step); err != nil {
-			t.Fatalf("%s prepare: %v", step, err)
-		}
-		st, err := run.Step(ctx, step)
-		if err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-		res, err := runner.Run(ctx, runner.Target{Label: name, Engine: eng, Sampler: sampler, Rows: run.Rows, Tick: 100 * time.Millisecond}, st)
-		if err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-		if res.Status != results.StatusOK {
-			t.Fatalf("%s: status %s", step, res.Status)
-		}
+	run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
 		switch step {
 		case StepLoad:
 			if res.RowsInserted != tinyTables*tinySize {
 				t.Errorf("load inserted %d rows, want %d", res.RowsInserted, tinyTables*tinySize)
 			}
-			continue
+			return
 		case StepIndex:
-			continue
+			return
 		}
 		if res.Events != tinyEvents {
 			t.Errorf("%s: %d events, want %d", step, res.Events, tinyEvents)
@@ -149,13 +114,13 @@ func runSuite(t *testing.T, name string) map[string]int64 {
 		if res.Group != test.Group || res.Group == "" {
 			t.Errorf("%s: group %q, want %q", step, res.Group, test.Group)
 		}
-	}
+	})
 	msg, err := run.Check(ctx)
 	if err != nil {
 		t.Fatalf("invariants: %v", err)
 	}
 	t.Logf("%s: %s", name, msg)
-	if !stores {
+	if !eng.Info().Stores {
 		return nil
 	}
 	r := run.(*Run)
@@ -239,44 +204,19 @@ func TestConcurrentWrites(t *testing.T) {
 	for _, name := range []string{"pebble", "bbolt", "sqlite"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
-			spec, _ := engine.Lookup(name)
-			dir := t.TempDir()
-			eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: 8 << 20})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer eng.Close()
+			eng, dir := worktest.Engine(t, name, false, nil)
 			w, err := New(Config{Tables: 1, TableSize: 200, Threads: 4, ReadSecs: 30, WriteSecs: 30, Events: 200,
 				Tests:    []string{"update-inlist", "update-index", "write-only", "read-write_range=10", "delete", "insert"},
 				RandType: "uniform", ZipfExp: 0.8, Prepared: true, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
-			run, err := w.Open(ctx, eng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer run.Close()
-			sampler, err := sysstat.NewSampler(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sampler.Close()
-			for _, step := range w.Steps() {
-				st, err := run.Step(ctx, step)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := runner.Run(ctx, runner.Target{Label: name, Engine: eng, Sampler: sampler, Rows: run.Rows, Tick: 100 * time.Millisecond}, st)
-				if err != nil || res.Status != results.StatusOK {
-					t.Fatalf("%s: %v %s", step, err, res.Status)
-				}
+			run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
 				if step != StepLoad && step != StepIndex && res.Events != 200 {
 					t.Errorf("%s: %d events, want 200", step, res.Events)
 				}
-			}
-			msg, err := run.Check(ctx)
+			})
+			msg, err := run.Check(context.Background())
 			if err != nil {
 				t.Fatalf("invariants: %v", err)
 			}

@@ -1,0 +1,76 @@
+// Package worktest runs a workload's steps on a real engine for tests: the open, sample and
+// run-every-step loop that every workload's tests share.
+package worktest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/sysstat"
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+)
+
+// Engine opens the registered engine name in a fresh directory (its parent traversable, as the
+// managed servers run as the postgres and mysql users) with an 8 MiB cache; it is closed when the
+// test ends. It returns the engine and its directory.
+func Engine(t testing.TB, name string, sync bool, extra map[string]string) (table.Engine, string) {
+	t.Helper()
+	spec, ok := engine.Lookup(name)
+	if !ok {
+		t.Fatalf("engine %s is not registered", name)
+	}
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755)
+	eng, err := spec.Open(context.Background(), engine.Options{Dir: dir, CacheBytes: 8 << 20, Sync: sync, Extra: extra})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng, dir
+}
+
+// Steps opens w on eng and runs each of its steps (Prepare, Step, runner.Run with 100 ms ticks),
+// failing the test on an error or a status other than ok; check sees each step's result. It
+// returns the run (closed when the test ends) for the invariant check.
+func Steps(t testing.TB, eng table.Engine, dir string, w workload.Workload, check func(run workload.Run, step string, res results.Step)) workload.Run {
+	t.Helper()
+	ctx := context.Background()
+	run, err := w.Open(ctx, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close() })
+	sampler, err := sysstat.NewSampler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sampler.Close()
+	label := eng.Info().Name
+	for _, step := range w.Steps() {
+		if _, err := run.Prepare(ctx, step); err != nil {
+			t.Fatalf("%s prepare: %v", step, err)
+		}
+		st, err := run.Step(ctx, step)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		res, err := runner.Run(ctx, runner.Target{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, Tick: 100 * time.Millisecond}, st)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if res.Status != results.StatusOK {
+			t.Fatalf("%s: status %s %s", step, res.Status, res.Error)
+		}
+		if check != nil {
+			check(run, step, res)
+		}
+	}
+	return run
+}
