@@ -38,7 +38,16 @@ func RunsDocument(runs []*results.Run) *Document {
 				sec.Lines = append(sec.Lines, "invariants "+t.Label+": "+t.Check)
 			}
 		}
-		sec.Tables = StepTables(r.Steps)
+		// Sysbench tests get one table per group (a row per test × target), as run prints them.
+		var plain, tests []results.Step
+		for _, s := range r.Steps {
+			if IsSysbench(&s) {
+				tests = append(tests, s)
+			} else {
+				plain = append(plain, s)
+			}
+		}
+		sec.Tables = append(StepTables(plain), SysbenchTables(tests)...)
 		doc.Sections = append(doc.Sections, sec)
 	}
 	return doc

@@ -44,21 +44,22 @@ func percentileNames(steps []*results.Step) []string {
 	return names
 }
 
-func percentileUs(l *results.Latency, name string) float64 {
+// percentileCell is percentile name of l in ms, missing when l does not have it.
+func percentileCell(l *results.Latency, name string) Cell {
 	if v, ok := l.Percentiles[name]; ok {
-		return v
+		return NumCell(v / 1e3)
 	}
 	switch name {
 	case "p50":
-		return l.P50Us
+		return NumCell(l.P50Us / 1e3)
 	case "p95":
-		return l.P95Us
+		return NumCell(l.P95Us / 1e3)
 	case "p99":
-		return l.P99Us
+		return NumCell(l.P99Us / 1e3)
 	case "p99.9":
-		return l.P999Us
+		return NumCell(l.P999Us / 1e3)
 	}
-	return 0
+	return MissingCell()
 }
 
 // SysbenchTables returns one table per test group, in the reference's group order: a row per
@@ -109,7 +110,7 @@ func SysbenchTables(steps []results.Step) []*Table {
 			l := eventLatency(s)
 			cells := []Cell{TextCell(s.Step), colTarget.cell(s), NumCell(s.Rate), NumCell(s.EventsPerSec)}
 			for _, p := range pcts {
-				cells = append(cells, NumCell(percentileUs(l, p)/1e3))
+				cells = append(cells, percentileCell(l, p))
 			}
 			cells = append(cells, NumCell(l.MaxUs/1e3), NumCell(s.HostCPUUsPerOp), NumCell(s.ClientCPUUsPerOp))
 			if server {
