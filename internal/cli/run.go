@@ -463,6 +463,11 @@ func (p *progress) tick(iv *results.Interval) {
 	}
 	line := fmt.Sprintf("%-8s %-7s %6.0fs  ips %8.0f  dps %8.0f  qps %8.0f  max_ms i %7.1f q %7.1f  wMB/s %6.1f  cpu %3.0f%%  db_MB %7.1f",
 		iv.Target, iv.Step, iv.T, iv.IPS, iv.DPS, iv.QPS, iv.MaxInsertUs/1e3, iv.MaxQueryUs/1e3, iv.WriteMBPerSec, iv.HostCPUPct, float64(iv.DBBytes)/(1<<20))
+	if iv.IPS == 0 && iv.DPS == 0 && iv.QPS > 0 {
+		// A step of queries or statements alone (sysbench tests): no insert or delete columns.
+		line = fmt.Sprintf("%-8s %-7s %6.0fs  qps %8.0f  max_ms %7.1f  rMB/s %6.1f  wMB/s %6.1f  cpu %3.0f%%  db_MB %7.1f",
+			iv.Target, iv.Step, iv.T, iv.QPS, iv.MaxQueryUs/1e3, iv.ReadMBPerSec, iv.WriteMBPerSec, iv.HostCPUPct, float64(iv.DBBytes)/(1<<20))
+	}
 	if p.tty {
 		fmt.Fprint(p.w, "\r\033[K"+line)
 		p.open = true

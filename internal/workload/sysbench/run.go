@@ -120,7 +120,10 @@ func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
 		}
 		what += fmt.Sprintf("; waited %.0fs", r.w.cleanupWait().Seconds())
 	}
-	return "post-write flush: " + what, nil
+	if prevIsTest {
+		return "post-write flush: " + what, nil
+	}
+	return "post-load flush: " + what, nil
 }
 
 // Step implements workload.Run.
