@@ -3,6 +3,7 @@ package table
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // StmtKind is what a statement does.
@@ -168,6 +169,9 @@ func (s *Stmt) Validate() error {
 		}
 		if s.Agg == Distinct && (len(s.Cols) != 1 || s.Cols[0] != s.AggCol) {
 			return fmt.Errorf("statement on %s: DISTINCT returns its own column only", t.Name)
+		}
+		if s.Agg == OrderBy && !slices.Contains(s.Cols, s.AggCol) {
+			return fmt.Errorf("statement on %s: ORDER BY a column the statement does not return", t.Name)
 		}
 		if s.Match == All {
 			return col(s.FilterCol)

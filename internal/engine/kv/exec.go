@@ -22,6 +22,15 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	if err != nil {
 		return 0, err
 	}
+	if !s.valid[st] {
+		if err := st.Validate(); err != nil {
+			return 0, err
+		}
+		if s.valid == nil {
+			s.valid = map[*table.Stmt]bool{}
+		}
+		s.valid[st] = true
+	}
 	if len(args) != st.Args() {
 		return 0, fmt.Errorf("kv: statement on %s takes %d arguments, got %d", t.Name, st.Args(), len(args))
 	}

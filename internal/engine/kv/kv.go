@@ -210,6 +210,8 @@ type session struct {
 	sel   selectState
 	// inArgs and inKeys hold the deduplicated arguments of an IN statement.
 	inArgs, inKeys []table.Value
+	// valid holds the statements that passed Validate.
+	valid map[*table.Stmt]bool
 }
 
 func (s *session) rowBuf(n int) []table.Value {
