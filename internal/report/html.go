@@ -140,6 +140,9 @@ func stepSections(runs []*results.Run) []htmlStep {
 		if t := targetCheckTable(all, name); t != nil {
 			hs.Tables = append(hs.Tables, tableHTML(t))
 		}
+		if t := SyscallTable(name, stepRows(all, name)); t != nil {
+			hs.Tables = append(hs.Tables, tableHTML(t))
+		}
 		out = append(out, hs)
 	}
 	return out

@@ -48,6 +48,11 @@ func RunsDocument(runs []*results.Run) *Document {
 			}
 		}
 		sec.Tables = append(StepTables(plain), SysbenchTables(tests)...)
+		for _, name := range stepOrder([]*results.Run{r}, "", true) {
+			if st := SyscallTable(name, stepRows(r.Steps, name)); st != nil {
+				sec.Tables = append(sec.Tables, st)
+			}
+		}
 		doc.Sections = append(doc.Sections, sec)
 	}
 	return doc

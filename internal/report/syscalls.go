@@ -1,66 +1,66 @@
 package report
 
 import (
-	"fmt"
-	"io"
-	"text/tabwriter"
-
 	"github.com/rumbench/rumbench/internal/results"
 )
 
-// syscallTable writes a step's sync accounting (--syscalls), when any target has it: syncs per
+// SyscallTable is a step's sync accounting (--syscalls), nil when no target has it: syncs per
 // commit from the hooks by file class, next to the device's flushes and the server's fsyncs per
 // commit, log and data bytes per op, the mean sync time and the injected delay. A "!" in the
 // check column marks a shortfall against another source; "incomplete" marks hooks that cannot
-// see every path. The reasons follow the table.
-func syscallTable(w io.Writer, rows []*results.Step) error {
-	any := false
-	for _, s := range rows {
-		any = any || s.Syscalls != nil
-	}
-	if !any {
-		return nil
-	}
-	fmt.Fprintln(w, "syncs per commit (hooks by file class; device flushes; server fsyncs), bytes per op:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tsource\tcommits\tsync/c\tlog/c\tdata/c\tother/c\tdev_fl/c\tsrv_fs/c\tlogB/op\tdataB/op\tsync_us\tdelay_s\tcheck\t")
-	opt := func(v float64) string {
+// see every path. The reasons are the footer.
+func SyscallTable(step string, rows []*results.Step) *Table {
+	t := &Table{Title: step + ": syncs per commit", Note: "hooks by file class; device flushes; server fsyncs; bytes per op",
+		Columns: []Column{{Name: "target"}, {Name: "source"}, {Name: "commits", Unit: "commits"},
+			{Name: "sync/c", Unit: "syncs/commit"}, {Name: "log/c", Unit: "syncs/commit"}, {Name: "data/c", Unit: "syncs/commit"},
+			{Name: "other/c", Unit: "syncs/commit"}, {Name: "dev_fl/c", Unit: "flushes/commit"}, {Name: "srv_fs/c", Unit: "fsyncs/commit"},
+			{Name: "logB/op", Unit: "bytes/op"}, {Name: "dataB/op", Unit: "bytes/op"}, {Name: "sync_us", Unit: "µs"},
+			{Name: "delay_s", Unit: "s"}, {Name: "check"}}}
+	opt := func(v float64) Cell {
 		if v < 0 {
-			return "-"
+			return MissingCell()
 		}
-		return num(v)
+		return NumCell(v)
 	}
-	var notes []string
 	for _, s := range rows {
 		x := s.Syscalls
 		if x == nil {
 			continue
 		}
-		check := "ok"
+		check := TextCell("ok")
 		switch {
 		case x.Source == "none":
-			check = "not counted"
+			check = TextCell("not counted")
 		case len(x.Disagree) > 0:
-			check = "!"
+			check = TextCell("!")
+			check.Flag = "bad"
 		case !x.Complete:
-			check = "incomplete"
+			check = TextCell("incomplete")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Target, x.Source, x.Commits,
-			num(x.SyncsPerCommit), num(x.LogSyncsPerCommit), num(x.DataSyncsPerCommit), num(x.OtherSyncsPerCommit),
-			opt(x.DeviceFlushesPerCommit), opt(x.ServerFsyncsPerCommit), num(x.LogBytesPerOp), num(x.DataBytesPerOp),
-			num(x.SyncUs), num(x.DelaySecs), check)
+		t.Rows = append(t.Rows, []Cell{TextCell(s.Target), TextCell(x.Source), IntCell(x.Commits),
+			NumCell(x.SyncsPerCommit), NumCell(x.LogSyncsPerCommit), NumCell(x.DataSyncsPerCommit), NumCell(x.OtherSyncsPerCommit),
+			opt(x.DeviceFlushesPerCommit), opt(x.ServerFsyncsPerCommit), NumCell(x.LogBytesPerOp), NumCell(x.DataBytesPerOp),
+			NumCell(x.SyncUs), NumCell(x.DelaySecs), check})
 		if x.Note != "" {
-			notes = append(notes, s.Target+": "+x.Note)
+			t.Footer = append(t.Footer, s.Target+": "+x.Note)
 		}
 		for _, d := range x.Disagree {
-			notes = append(notes, s.Target+": ! "+d)
+			t.Footer = append(t.Footer, s.Target+": ! "+d)
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	if len(t.Rows) == 0 {
+		return nil
 	}
-	for _, n := range notes {
-		fmt.Fprintln(w, "  "+n)
+	return t
+}
+
+// stepRows returns the records of step name.
+func stepRows(steps []results.Step, name string) []*results.Step {
+	var rows []*results.Step
+	for i := range steps {
+		if steps[i].Step == name {
+			rows = append(rows, &steps[i])
+		}
 	}
-	return nil
+	return rows
 }

@@ -193,14 +193,10 @@ func Text(w io.Writer, steps []results.Step) error {
 		if err := WriteText(w, tables[i], tables[i+1]); err != nil {
 			return err
 		}
-		var rows []*results.Step
-		for j := range steps {
-			if steps[j].Step == tables[i].Title {
-				rows = append(rows, &steps[j])
+		if st := SyscallTable(tables[i].Title, stepRows(steps, tables[i].Title)); st != nil {
+			if err := WriteText(w, st); err != nil {
+				return err
 			}
-		}
-		if err := syscallTable(w, rows); err != nil {
-			return err
 		}
 	}
 	return nil
