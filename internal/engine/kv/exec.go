@@ -197,8 +197,9 @@ func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args
 
 // selectState holds a session's reusable Select buffers.
 type selectState struct {
-	acc   int64
-	order rowOrder
+	acc    int64
+	order  rowOrder
+	lo, hi []byte // key bounds of a scan
 }
 
 // selectRows runs a Select: it visits the matched rows in key order and emits their columns or
@@ -214,8 +215,8 @@ func (s *session) selectRows(st *table.Stmt, ts *tableState, args []table.Value,
 	case st.Index < 0 && st.Match == table.Between:
 		lo := append(s.key[:0], s.c.pkKey(t, ts.id, args[0].I)...)
 		s.key = lo
-		hi := table.PrefixEnd(nil, s.c.pkKey(t, ts.id, args[1].I))
-		err = s.scanRows(st, ts, lo, hi, out)
+		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.c.pkKey(t, ts.id, args[1].I))
+		err = s.scanRows(st, ts, lo, s.sel.hi, out)
 	case st.Index < 0:
 		for _, a := range args {
 			if err = s.getRow(st, ts, a.I, out); err != nil {
@@ -346,13 +347,14 @@ func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value,
 	}
 	if st.Match == table.Between {
 		s.key = prefix(s.key, args[0])
-		err = walk(s.key, table.PrefixEnd(nil, prefix(nil, args[1])))
+		s.sel.lo = prefix(s.sel.lo, args[1])
+		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.sel.lo)
+		err = walk(s.key, s.sel.hi)
 	} else {
-		var lo, hi []byte
 		for _, a := range args {
-			lo = prefix(lo, a)
-			hi = table.PrefixEnd(hi[:0], lo)
-			if err = walk(lo, hi); err != nil {
+			s.sel.lo = prefix(s.sel.lo, a)
+			s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.sel.lo)
+			if err = walk(s.sel.lo, s.sel.hi); err != nil {
 				break
 			}
 		}

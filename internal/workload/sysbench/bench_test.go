@@ -8,6 +8,7 @@ import (
 	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
 
 // benchThread returns a thread of test name on the null engine: what one event costs the
@@ -50,3 +51,42 @@ func BenchmarkEventPointQuery(b *testing.B)      { benchEvent(b, "point-query") 
 func BenchmarkEventRandomPoints100(b *testing.B) { benchEvent(b, "random-points_range=100") }
 func BenchmarkEventReadWrite10(b *testing.B)     { benchEvent(b, "read-write_range=10") }
 func BenchmarkEventUpdateNonIndex(b *testing.B)  { benchEvent(b, "update-nonindex") }
+
+// benchEngineEvent times one event of test name on a real embedded engine (client and engine
+// together): allocations here are the adapter's and the engine's.
+func benchEngineEvent(b *testing.B, engineName, name string) {
+	eng, dir := worktest.Engine(b, engineName, false, nil)
+	cfg := Default()
+	cfg.TableSize = 20_000
+	cfg.Tests = []string{name}
+	w, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.steps = []string{StepLoad, StepIndex} // load and index only; the test runs below
+	run := worktest.Steps(b, eng, dir, w, nil).(*Run)
+	ctx := context.Background()
+	test, _ := lookup(name)
+	sess, err := eng.NewSession(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	th := &thread{r: run, test: test, sess: sess, out: table.NewRows(4, 128), seen: map[int64]struct{}{}, rng: gen.NewRand(1)}
+	m := runner.NewMeter(false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := timeNow()
+		n, err := th.event(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Done(runner.Event, t0, n)
+	}
+}
+
+func BenchmarkPebblePointQuery(b *testing.B)      { benchEngineEvent(b, "pebble", "point-query") }
+func BenchmarkPebblePointsCoveredSI(b *testing.B) { benchEngineEvent(b, "pebble", "points-covered-si") }
+func BenchmarkPebbleRangeCoveredPK(b *testing.B)  { benchEngineEvent(b, "pebble", "range-covered-pk") }
+func BenchmarkBboltPointQuery(b *testing.B)       { benchEngineEvent(b, "bbolt", "point-query") }
