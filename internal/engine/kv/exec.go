@@ -199,7 +199,8 @@ func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args
 type selectState struct {
 	acc    int64
 	order  rowOrder
-	lo, hi []byte // key bounds of a scan
+	lo, hi []byte  // key bounds of a scan
+	pks    []int64 // primary keys an index walk found, to fetch
 }
 
 // selectRows runs a Select: it visits the matched rows in key order and emits their columns or
@@ -298,7 +299,9 @@ func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, out *t
 }
 
 // indexMatch emits the rows whose secondary-index key matches st's predicate, from the index
-// alone when it covers st.Cols, else fetching each row by its primary key.
+// alone when it covers st.Cols, else fetching each row by its primary key once the index walk
+// is over (no iterator stays open during the lookups: bbolt would hold two read transactions,
+// which a writer waiting to remap its file would deadlock).
 func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value, out *table.Rows) error {
 	t := st.Table
 	if !ts.indexed {
@@ -337,14 +340,11 @@ func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value,
 				s.emit(st, row, out)
 				continue
 			}
-			// getRow decodes into the same buffer: the index columns are decoded afresh
-			// for the next entry.
-			if err := s.getRow(st, ts, row[0].I, out); err != nil {
-				return err
-			}
+			s.sel.pks = append(s.sel.pks, row[0].I)
 		}
 		return nil
 	}
+	s.sel.pks = s.sel.pks[:0]
 	if st.Match == table.Between {
 		s.key = prefix(s.key, args[0])
 		s.sel.lo = prefix(s.sel.lo, args[1])
@@ -361,6 +361,12 @@ func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value,
 	}
 	if cerr := it.Close(); err == nil {
 		err = cerr
+	}
+	for _, pk := range s.sel.pks {
+		if err != nil {
+			break
+		}
+		err = s.getRow(st, ts, pk, out)
 	}
 	return err
 }
