@@ -34,6 +34,11 @@ func benchThread(b *testing.B, name string) (*thread, *runner.Meter) {
 
 func benchEvent(b *testing.B, name string) {
 	th, m := benchThread(b, name)
+	loop(b, th, m)
+}
+
+// loop runs b.N events of th as the runner's worker does: time, run, record.
+func loop(b *testing.B, th *thread, m *runner.Meter) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -73,17 +78,7 @@ func benchEngineEvent(b *testing.B, engineName, name string) {
 	}
 	defer sess.Close()
 	th := &thread{r: run, test: test, sess: sess, out: table.NewRows(4, 128), seen: map[int64]struct{}{}, rng: gen.NewRand(1)}
-	m := runner.NewMeter(false)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := timeNow()
-		n, err := th.event(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		m.Done(runner.Event, t0, n)
-	}
+	loop(b, th, runner.NewMeter(false))
 }
 
 func BenchmarkPebblePointQuery(b *testing.B)      { benchEngineEvent(b, "pebble", "point-query") }
