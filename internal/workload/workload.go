@@ -60,3 +60,31 @@ func Lookup(name string) (Spec, bool) { return specs.Lookup(name) }
 
 // Names returns the registered workload names, sorted.
 func Names() []string { return specs.Names() }
+
+// Sessions are the sessions a run opened for its current step: each step works on its own
+// sessions (connections), and Close ends them all before the next step or at the end.
+type Sessions struct {
+	open []table.Session
+}
+
+// Open opens a session on eng that Close will close.
+func (s *Sessions) Open(ctx context.Context, eng table.Engine) (table.Session, error) {
+	sess, err := eng.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.open = append(s.open, sess)
+	return sess, nil
+}
+
+// Close closes every open session and returns the first error.
+func (s *Sessions) Close() error {
+	var first error
+	for _, sess := range s.open {
+		if err := sess.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.open = s.open[:0]
+	return first
+}

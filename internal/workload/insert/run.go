@@ -34,7 +34,7 @@ type Run struct {
 	w        *Workload
 	eng      table.Engine
 	clients  []*client
-	sessions []table.Session
+	sessions workload.Sessions
 	cleanAt  time.Time // when the cleanup started
 }
 
@@ -67,26 +67,10 @@ func (r *Run) Rows() int64 {
 }
 
 // session opens a session that Close will close.
-func (r *Run) session(ctx context.Context) (table.Session, error) {
-	s, err := r.eng.NewSession(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r.sessions = append(r.sessions, s)
-	return s, nil
-}
+func (r *Run) session(ctx context.Context) (table.Session, error) { return r.sessions.Open(ctx, r.eng) }
 
 // Close implements workload.Run: it closes the sessions of the last step.
-func (r *Run) Close() error {
-	var first error
-	for _, s := range r.sessions {
-		if err := s.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	r.sessions = nil
-	return first
-}
+func (r *Run) Close() error { return r.sessions.Close() }
 
 // Prepare implements workload.Run: before the first query step it runs the engine's cleanup and
 // waits out the configured settling time.
