@@ -48,7 +48,7 @@ type Config struct {
 	SyncAcct syncacct.Config
 	// Warmup is excluded from the measurement of each query step.
 	Warmup time.Duration
-	// Out is the results directory; the run writes Out/<RunID>.
+	// Out is the results directory; the run writes Out/<RunID> (Out/<RunID>-N if that exists).
 	Out   string
 	RunID string
 	Label string
@@ -107,7 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	m := &results.Manifest{
-		SchemaVersion: results.SchemaVersion, RunID: cfg.RunID, Label: cfg.Label,
+		SchemaVersion: results.SchemaVersion, RunID: w.RunID(), Label: cfg.Label,
 		Version: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Command: cfg.Command,
 		Config: cfg.Settings, Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(),
 		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: "running",

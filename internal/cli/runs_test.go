@@ -6,10 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/store"
 )
@@ -130,6 +132,38 @@ func TestRunRecordsInterrupted(t *testing.T) {
 	runs := listRuns(t, "--out", out)
 	if len(runs) != 1 || runs[0].Status != "interrupted" || runs[0].Steps != 1 {
 		t.Errorf("recorded: %+v", runs)
+	}
+}
+
+// TestSameSecondRuns: two runs with the same label and --out started in the same second (the
+// test's clock stands still) get a directory and a run id each, and both are recorded.
+func TestSameSecondRuns(t *testing.T) {
+	out, _, d := dirs(t)
+	var printed []string
+	for range 2 {
+		tr := run(t, nil, append([]string{"run", "--engine", "null", "--steps", "l.i0", "--rows", "1000", "--quiet"}, d...)...)
+		if tr.code != 0 {
+			t.Fatalf("exit %d: %s", tr.code, tr.stderr)
+		}
+		printed = append(printed, tr.stdout)
+	}
+	ids := []string{"20261121T120000Z-insert", "20261121T120000Z-insert-2"}
+	for i, id := range ids {
+		dir := filepath.Join(out, id)
+		if m, err := results.ReadManifest(dir); err != nil || m.RunID != id {
+			t.Errorf("%s: manifest %+v, %v", dir, m, err)
+		}
+		if !strings.Contains(printed[i], "results: "+dir+"\n") {
+			t.Errorf("run %d printed\n%s\nwithout its directory %s", i+1, printed[i], dir)
+		}
+	}
+	runs := listRuns(t, "--out", out)
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.RunID)
+	}
+	if !slices.Equal(got, []string{ids[1], ids[0]}) {
+		t.Errorf("runs: %v, want %v", got, []string{ids[1], ids[0]})
 	}
 }
 

@@ -3,7 +3,9 @@ package results
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -50,25 +52,52 @@ type Target struct {
 // any point leaves valid files with everything measured so far.
 type Writer struct {
 	dir       string
+	runID     string
 	intervals *os.File
 	buf       *bufio.Writer
 	enc       *json.Encoder
 	steps     []Step
 }
 
-// Create makes the run directory out/runID and opens intervals.jsonl.
+// maxRunDirTries bounds the names Create tries for one run: runID, runID-2, … runID-1000.
+const maxRunDirTries = 1000
+
+// Create makes a new run directory under out (created if missing) and opens intervals.jsonl in
+// it. The directory is out/runID, or out/runID-2, out/runID-3, … when that name exists, so two
+// runs never share a directory even when they start in the same second with the same label;
+// RunID returns the id actually used.
 func Create(out, runID string) (*Writer, error) {
-	dir := filepath.Join(out, runID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
+	}
+	id, dir := runID, ""
+	for i := 1; ; i++ {
+		if i > maxRunDirTries {
+			return nil, fmt.Errorf("results: %s: %d run directories named %s or %s-N exist already", out, maxRunDirTries, runID, runID)
+		}
+		if i > 1 {
+			id = fmt.Sprintf("%s-%d", runID, i)
+		}
+		dir = filepath.Join(out, id)
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("results: %w", err)
+		}
 	}
 	f, err := os.Create(filepath.Join(dir, "intervals.jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
 	buf := bufio.NewWriterSize(f, 64<<10)
-	return &Writer{dir: dir, intervals: f, buf: buf, enc: json.NewEncoder(buf)}, nil
+	return &Writer{dir: dir, runID: id, intervals: f, buf: buf, enc: json.NewEncoder(buf)}, nil
 }
+
+// RunID returns the run id the directory was created for: the runID given to Create, or it
+// with a "-N" suffix (N from 2) when a directory of that name existed already.
+func (w *Writer) RunID() string { return w.runID }
 
 // Dir returns the run directory.
 func (w *Writer) Dir() string { return w.dir }
