@@ -254,6 +254,39 @@ func TestList(t *testing.T) {
 	})
 }
 
+// TestSuffixedRunIDs: two runs started in the same second with the same label (the second's
+// id suffixed "-2" by results.Create) are two runs of the store, each loaded by its exact id.
+func TestSuffixedRunIDs(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store, _ string) {
+		ctx := context.Background()
+		first := syntheticRun("20261120T220000Z-x", "insert", "x", t0, []string{"pebble"}, 2, 5)
+		second := syntheticRun("20261120T220000Z-x-2", "insert", "x", t0, []string{"bbolt"}, 1, 3)
+		for _, r := range []*results.Run{first, second} {
+			if err := s.Record(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l, err := s.List(ctx, Filter{Label: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range l {
+			ids = append(ids, r.RunID)
+		}
+		if want := []string{"20261120T220000Z-x-2", "20261120T220000Z-x"}; !slices.Equal(ids, want) {
+			t.Errorf("List: %v, want %v", ids, want)
+		}
+		for _, r := range []*results.Run{first, second} {
+			got, err := s.Load(ctx, r.Manifest.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRun(t, got, r)
+		}
+	})
+}
+
 func TestResolveLabelDelete(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *Store, _ string) {
 		ctx := context.Background()
