@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,7 +31,7 @@ writes) with a row per test, then the same tables for cpu/o, cs/o, rKB/o, wKB/o 
 per-operation costs. --absolute prints the figures instead of the ratios.`,
 		Args: needRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !contains(compareFormats, o.format) {
+			if !slices.Contains(compareFormats, o.format) {
 				return usagef("unknown format %q (valid: %s)", o.format, strings.Join(compareFormats, ", "))
 			}
 			runs, err := loadRuns(env, o, args)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,7 +44,7 @@ precision), json, html (one self-contained file with charts) and gobench (Go ben
 benchstat).`,
 		Args: needRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !contains(reportFormats, o.format) {
+			if !slices.Contains(reportFormats, o.format) {
 				return usagef("unknown format %q (valid: %s)", o.format, strings.Join(reportFormats, ", "))
 			}
 			runs, err := loadRuns(env, o, args)
@@ -71,15 +72,6 @@ func needRuns(cmd *cobra.Command, args []string) error {
 		return usagef("rumbench %s needs at least one RUN: a run directory, or a run id (or unique prefix) under --out", cmd.Name())
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // writeOutput renders into a buffer, then writes it to the file (when given) or stdout, so a

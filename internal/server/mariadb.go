@@ -105,7 +105,7 @@ func (s *Server) writeMyCnf() error {
 // myQuote double-quotes a my.cnf value that holds spaces, quotes, backslashes or comment
 // characters, escaping backslashes and double quotes (the option file reader undoes both).
 func myQuote(v string) string {
-	if v != strings.TrimSpace(v) || containsAny(v, "#;'\" \t\\") {
+	if v != strings.TrimSpace(v) || strings.ContainsAny(v, "#;'\" \t\\") {
 		return `"` + strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), `"`, `\"`) + `"`
 	}
 	return v

@@ -272,7 +272,7 @@ func shellLine(path string, args []string) string {
 	parts := []string{path}
 	for _, a := range args {
 		a = strings.Join(strings.Fields(a), " ")
-		if a == "" || containsAny(a, " '\"\\$`*?;&|<>()") {
+		if a == "" || strings.ContainsAny(a, " '\"\\$`*?;&|<>()") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 		parts = append(parts, a)

@@ -137,7 +137,7 @@ func (c *Config) validate() error {
 		if !settingName.MatchString(s.Name) {
 			return fmt.Errorf("server: invalid %s setting name %q", c.Kind, s.Name)
 		}
-		if containsAny(s.Value, "\n\r\x00") {
+		if strings.ContainsAny(s.Value, "\n\r\x00") {
 			return fmt.Errorf("server: %s setting %s: value must be one line", c.Kind, s.Name)
 		}
 	}
@@ -297,17 +297,6 @@ func (s *Server) socketPath() string {
 		return filepath.Join(s.dir, fmt.Sprintf(".s.PGSQL.%d", s.port))
 	}
 	return filepath.Join(s.dir, "mysqld.sock")
-}
-
-func containsAny(s, chars string) bool {
-	for _, c := range s {
-		for _, d := range chars {
-			if c == d {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // writeFile writes a file readable by everyone and owned by the service account.

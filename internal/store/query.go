@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -132,7 +133,7 @@ func (s *Store) addTargets(ctx context.Context, sums []RunSummary, cond string, 
 		}
 		if r := byID[id]; r != nil {
 			r.Targets = append(r.Targets, label)
-			if !contains(r.Engines, eng) {
+			if !slices.Contains(r.Engines, eng) {
 				r.Engines = append(r.Engines, eng)
 			}
 		}

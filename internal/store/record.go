@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func (s *Store) record(ctx context.Context, run *results.Run) error {
 	var engines, labels []string
 	for _, t := range m.Targets {
 		labels = append(labels, t.Label)
-		if !contains(engines, t.Engine.Name) {
+		if !slices.Contains(engines, t.Engine.Name) {
 			engines = append(engines, t.Engine.Name)
 		}
 	}
@@ -168,13 +169,4 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, table string, cols []str
 		rows = rows[n:]
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

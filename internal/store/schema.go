@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,7 +50,7 @@ func columnsOf(t reflect.Type, reserved ...string) []column {
 		if r, ok := renamed[name]; ok {
 			name = r
 		}
-		if contains(reserved, name) {
+		if slices.Contains(reserved, name) {
 			continue
 		}
 		var typ string

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -171,20 +172,11 @@ func leafSlaves(dir string, acc []string, depth int) []string {
 				continue
 			}
 		}
-		if !contains(acc, name) {
+		if !slices.Contains(acc, name) {
 			acc = append(acc, name)
 		}
 	}
 	return acc
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // activeScheduler extracts the bracketed entry of a queue/scheduler file ("none [mq-deadline]

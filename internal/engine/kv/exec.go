@@ -311,10 +311,10 @@ func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value,
 	rg := ts.bounds[st.Index+1]
 	covered := st.Agg == table.NoAgg || st.Agg == table.Count || st.Agg == table.Sum
 	for _, c := range st.Cols {
-		covered = covered && (c == 0 || contains(ix.Columns, c))
+		covered = covered && (c == 0 || slices.Contains(ix.Columns, c))
 	}
 	if st.Agg != table.NoAgg {
-		covered = covered && (st.AggCol == 0 || contains(ix.Columns, st.AggCol))
+		covered = covered && (st.AggCol == 0 || slices.Contains(ix.Columns, st.AggCol))
 	}
 	it, err := s.e.store.NewIter(rg.lower, rg.upper)
 	if err != nil {
@@ -383,15 +383,6 @@ func uniqueSorted(dst, vals []table.Value) []table.Value {
 		}
 	}
 	return dst[:n]
-}
-
-func contains(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // rowOrder sorts a block's rows [from, N) by one of their cells.

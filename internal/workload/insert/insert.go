@@ -19,6 +19,7 @@ package insert
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -119,20 +120,11 @@ func New(cfg Config) (*Workload, error) {
 	}
 	w := &Workload{cfg: cfg}
 	for _, s := range StepNames {
-		if len(cfg.Steps) == 0 || contains(cfg.Steps, s) {
+		if len(cfg.Steps) == 0 || slices.Contains(cfg.Steps, s) {
 			w.steps = append(w.steps, s)
 		}
 	}
 	return w, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Name implements workload.Workload.

@@ -3,6 +3,7 @@ package insert
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -44,7 +45,7 @@ var _ workload.Run = (*Run)(nil)
 // indexes unless l.x will create them.
 func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
 	r := &Run{w: w, eng: eng}
-	withIndexes := !contains(w.steps, "l.x")
+	withIndexes := !slices.Contains(w.steps, "l.x")
 	for i := 0; i < w.cfg.Clients; i++ {
 		c := &client{no: i, t: newTable(i), gen: NewGenerator(w.cfg.Seed, i), indexed: withIndexes}
 		c.nextID.Store(1)

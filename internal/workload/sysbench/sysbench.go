@@ -10,6 +10,7 @@ package sysbench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,7 +106,7 @@ func Tests(pre bool) []Test {
 		}
 	}
 	for _, t := range tests32 {
-		if pre && contains(readOnlyVariants, t.Name) {
+		if pre && slices.Contains(readOnlyVariants, t.Name) {
 			continue
 		}
 		out = append(out, t)
@@ -120,15 +121,6 @@ func lookup(name string) (Test, bool) {
 		}
 	}
 	return Test{}, false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func names(ts []Test) []string {
@@ -216,7 +208,7 @@ func (c *Config) Validate() error {
 	}
 	valid := names(Tests(c.Pre))
 	for _, name := range c.Tests {
-		if !contains(valid, name) {
+		if !slices.Contains(valid, name) {
 			set := "32-test set"
 			if c.Pre {
 				set = "42-test set (--pre)"
@@ -244,7 +236,7 @@ func New(cfg Config) (*Workload, error) {
 	}
 	w := &Workload{cfg: cfg, steps: []string{StepLoad, StepIndex}}
 	for _, t := range Tests(cfg.Pre) {
-		if len(cfg.Tests) == 0 || contains(cfg.Tests, t.Name) {
+		if len(cfg.Tests) == 0 || slices.Contains(cfg.Tests, t.Name) {
 			w.tests = append(w.tests, t)
 			w.steps = append(w.steps, t.Name)
 		}
