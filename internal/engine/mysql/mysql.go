@@ -20,7 +20,7 @@ import (
 	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
 
 	"github.com/rumbench/rumbench/internal/engine"
-	sqlfam "github.com/rumbench/rumbench/internal/engine/sql"
+	"github.com/rumbench/rumbench/internal/engine/sqlfam"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"

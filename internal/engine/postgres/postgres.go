@@ -18,7 +18,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
 	"github.com/rumbench/rumbench/internal/engine"
-	sqlfam "github.com/rumbench/rumbench/internal/engine/sql"
+	"github.com/rumbench/rumbench/internal/engine/sqlfam"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"

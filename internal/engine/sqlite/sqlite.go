@@ -17,7 +17,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/rumbench/rumbench/internal/engine"
-	sqlfam "github.com/rumbench/rumbench/internal/engine/sql"
+	"github.com/rumbench/rumbench/internal/engine/sqlfam"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/syncacct/cshim"
 	"github.com/rumbench/rumbench/internal/table"

@@ -1,10 +1,10 @@
-// Package sql implements the table model over database/sql with per-dialect SQL. SQLite uses it
+// Package sqlfam implements the table model over database/sql with per-dialect SQL. SQLite uses it
 // now; PostgreSQL and MySQL join by implementing Dialect.
 //
 // Every statement is prepared once per session (connection) and run with bound parameters. An
 // insert of n rows is one multi-row INSERT statement run in autocommit mode, as the insert
 // benchmark's client does, so one call is one transaction.
-package sql
+package sqlfam
 
 import (
 	"context"
