@@ -115,13 +115,17 @@ func newRoot(env *Env) *cobra.Command {
 		Use:   "rumbench",
 		Short: "rumbench measures what a database engine costs per operation",
 		Long: `rumbench runs the workloads database performance engineers publish (the insert benchmark first)
-against embedded engines and reports throughput, response time and the read, write and space
-costs behind them, normalized per operation from OS counters.
+against embedded engines (pebble, bbolt, SQLite) and database servers (PostgreSQL, MySQL/MariaDB
+with InnoDB or MyRocks) that rumbench starts privately or that you point it to with --dsn, and
+reports throughput, response time and the read, write and space costs behind them, normalized
+per operation from OS counters.
 
 Run "rumbench run" with no flags for a quick LSM-vs-B-tree comparison.`,
+		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%v (see rumbench %s --help)", err, c.Name())}
 	})

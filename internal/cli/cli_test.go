@@ -141,6 +141,11 @@ func TestEnginesAndWorkloads(t *testing.T) {
 	if tr.code != 0 || !strings.HasPrefix(tr.stdout, "rumbench ") {
 		t.Errorf("version: exit %d, output %q", tr.code, tr.stdout)
 	}
+	for _, flag := range []string{"--version", "-v"} {
+		if fl := run(t, nil, flag); fl.code != 0 || fl.stdout != tr.stdout || fl.stderr != "" {
+			t.Errorf("%s: exit %d, output %q, stderr %q; want the output of version, %q", flag, fl.code, fl.stdout, fl.stderr, tr.stdout)
+		}
+	}
 }
 
 // readRun reads the only run directory under out (files beside it, such as the results

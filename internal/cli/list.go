@@ -62,12 +62,17 @@ func newVersionCmd(env *Env) *cobra.Command {
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sha := bench.GitSHA
-			if sha == "" {
-				sha = "unknown"
-			}
-			fmt.Fprintf(env.Stdout, "rumbench %s (git %s, %s)\n", bench.Version, sha, runtime.Version())
+			fmt.Fprintln(env.Stdout, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what "rumbench version" and "rumbench --version" print, without the newline.
+func versionLine() string {
+	sha := bench.GitSHA
+	if sha == "" {
+		sha = "unknown"
+	}
+	return fmt.Sprintf("rumbench %s (git %s, %s)", bench.Version, sha, runtime.Version())
 }
