@@ -4,6 +4,11 @@ import "context"
 
 // Engine is an open database that implements the table model. Its methods may be called from
 // several goroutines; each worker does its data operations through its own Session.
+//
+// Engine is declared here, with the table model, rather than beside the engine registry
+// (internal/engine): workloads depend on table only and must not import the registry, so the
+// layers stay one-way (workload → table ← engine), and the registry's Spec.Open returns this
+// interface.
 type Engine interface {
 	// Info describes the engine as opened (name, version, effective options).
 	Info() Info
