@@ -33,8 +33,10 @@ var (
 // Config is one run.
 type Config struct {
 	Workload workload.Workload
-	// Targets are the engines (or engine × server configuration) to run, in order.
-	Targets []Target
+	// Targets are the engines (or engine × server configuration) to run, in order: Label, the
+	// registered engine name in Engine.Name and the engine-specific key=value options
+	// (--engine-opt, dsn, server_config) in Engine.Options.
+	Targets []results.Target
 	// CacheBytes and Sync are the options every engine takes.
 	CacheBytes int64
 	Sync       bool
@@ -46,8 +48,6 @@ type Config struct {
 	// SyncAcct turns on sync and write accounting and the injected sync latency for every
 	// engine (--syscalls, --fsync-latency).
 	SyncAcct syncacct.Config
-	// Warmup is excluded from the measurement of each query step.
-	Warmup time.Duration
 	// Out is the results directory; the run writes Out/<RunID> (Out/<RunID>-N if that exists).
 	Out   string
 	RunID string
@@ -62,16 +62,6 @@ type Config struct {
 	OnTick  func(iv *results.Interval)
 	OnStep  func(s results.Step)
 	OnEvent func(format string, args ...any)
-}
-
-// Target is one engine with its options, under a unique label (results rows, data directory).
-type Target struct {
-	// Label names the target: the engine name, or "engine:config" in a configuration matrix.
-	Label string
-	// Engine is the registered engine name.
-	Engine string
-	// Options are the engine-specific key=value options (--engine-opt, dsn, server_config).
-	Options map[string]string
 }
 
 // UsageError is an error in the user's input: the CLI exits with code 2 for it.
@@ -109,7 +99,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	m := &results.Manifest{
 		SchemaVersion: results.SchemaVersion, RunID: w.RunID(), Label: cfg.Label,
 		Version: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Command: cfg.Command,
-		Config: cfg.Settings, Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(),
+		Config: cfg.Settings, Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(), Groups: groups(cfg.Workload.Name()),
 		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: "running",
 		Notes: []string{"storage and host CPU counters are system-wide: other activity on the device or host is counted too"},
 	}
@@ -157,16 +147,16 @@ func validate(cfg Config) ([]engine.Spec, error) {
 	specs := make([]engine.Spec, len(cfg.Targets))
 	seen := map[string]bool{}
 	for i, t := range cfg.Targets {
-		s, ok := engine.Lookup(t.Engine)
+		s, ok := engine.Lookup(t.Engine.Name)
 		if !ok {
-			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", t.Engine, strings.Join(engine.Names(), ", "))}
+			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", t.Engine.Name, strings.Join(engine.Names(), ", "))}
 		}
 		if seen[t.Label] {
 			return nil, UsageError{fmt.Errorf("target %s is listed twice", t.Label)}
 		}
 		seen[t.Label] = true
 		specs[i] = s
-		if err := s.CheckOptions(t.Options); err != nil {
+		if err := s.CheckOptions(t.Engine.Options); err != nil {
 			return nil, UsageError{err}
 		}
 		if err := checkDir(targetDir(cfg, t), cfg.Fresh); err != nil {
@@ -178,13 +168,13 @@ func validate(cfg Config) ([]engine.Spec, error) {
 
 // targetDir is a target's data directory: its label, with characters unsafe in a file name
 // replaced.
-func targetDir(cfg Config, t Target) string {
+func targetDir(cfg Config, t results.Target) string {
 	return filepath.Join(cfg.DataDir, strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(t.Label))
 }
 
 // runEngine runs every step on one engine and always closes it; its data is removed unless
 // KeepData.
-func runEngine(ctx context.Context, cfg Config, t Target, spec engine.Spec, w *results.Writer, m *results.Manifest) (err error) {
+func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Spec, w *results.Writer, m *results.Manifest) (err error) {
 	dir := targetDir(cfg, t)
 	label := t.Label
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -203,12 +193,12 @@ func runEngine(ctx context.Context, cfg Config, t Target, spec engine.Spec, w *r
 			os.RemoveAll(dir)
 		}
 	}()
-	eng, err = spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: t.Options, SyncAcct: cfg.SyncAcct})
+	eng, err = spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: t.Engine.Options, SyncAcct: cfg.SyncAcct})
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	tgt := results.Target{Label: label, Engine: eng.Info(), DataDir: dir}
-	if t.Options["dsn"] != "" {
+	if t.Engine.Options["dsn"] != "" {
 		m.Notes = append(m.Notes, label+" runs on an external server (--dsn): server CPU, RSS and PSS are not measured, and the storage counters are those of the device behind "+dir+", not the server's")
 	}
 	m.Targets = append(m.Targets, tgt)
@@ -231,7 +221,7 @@ func runEngine(ctx context.Context, cfg Config, t Target, spec engine.Spec, w *r
 			m.Notes = append(m.Notes, label+": sync accounting incomplete: "+cov.Note)
 		}
 	}
-	target := runner.Target{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency, OnTick: func(iv *results.Interval) {
+	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency, OnTick: func(iv *results.Interval) {
 		if err := w.Interval(iv); err != nil {
 			event(cfg, "%s: writing intervals: %v", label, err)
 		}
@@ -240,7 +230,7 @@ func runEngine(ctx context.Context, cfg Config, t Target, spec engine.Spec, w *r
 		}
 	}}
 	for _, name := range cfg.Workload.Steps() {
-		if err := runStep(ctx, cfg, label, run, target, name, w); err != nil || ctx.Err() != nil {
+		if err := runStep(ctx, cfg, label, run, setup, name, w); err != nil || ctx.Err() != nil {
 			return err
 		}
 	}
@@ -253,6 +243,12 @@ func runEngine(ctx context.Context, cfg Config, t Target, spec engine.Spec, w *r
 	return w.Manifest(m)
 }
 
+// groups returns the step groups the workload registered (nil when it has none).
+func groups(name string) []results.Group {
+	spec, _ := workload.Lookup(name)
+	return spec.Groups
+}
+
 // keepServerLog copies a managed server's log (server.log in its data directory) into the run
 // directory, if there is one.
 func keepServerLog(dir, to string) {
@@ -263,7 +259,7 @@ func keepServerLog(dir, to string) {
 }
 
 // runStep prepares, runs and records one step.
-func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, target runner.Target, name string, w *results.Writer) error {
+func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setup runner.Setup, name string, w *results.Writer) error {
 	t0 := time.Now()
 	what, err := run.Prepare(ctx, name)
 	if err != nil {
@@ -280,10 +276,7 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, targ
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", eng, name, err)
 	}
-	if name[0] == 'q' {
-		st.Warmup = cfg.Warmup
-	}
-	res, runErr := runner.Run(ctx, target, st)
+	res, runErr := runner.Run(ctx, setup, st)
 	if what != "" {
 		res.Cleanup, res.CleanupSecs = what, cleanupSecs
 	}

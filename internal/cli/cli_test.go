@@ -211,20 +211,20 @@ func TestRunAllStepsTiny(t *testing.T) {
 		}
 		switch s.Step {
 		case "l.i0":
-			if s.RowsInserted != 6000 || s.Rows != 6000 {
-				t.Errorf("%s l.i0: inserted %d, rows %d, want 6000", s.Target, s.RowsInserted, s.Rows)
+			if s.KindUnits("insert") != 6000 || s.Rows != 6000 {
+				t.Errorf("%s l.i0: inserted %d, rows %d, want 6000", s.Target, s.KindUnits("insert"), s.Rows)
 			}
 		case "l.x":
 			if s.Ops != 6200 {
 				t.Errorf("%s l.x: %d indexed rows, want 6200", s.Target, s.Ops)
 			}
 		case "l.i1":
-			if s.RowsInserted != 1600 || s.RowsDeleted != 1600 || s.Rows != 6200 {
-				t.Errorf("%s l.i1: inserted %d deleted %d rows %d", s.Target, s.RowsInserted, s.RowsDeleted, s.Rows)
+			if s.KindUnits("insert") != 1600 || s.KindUnits("delete") != 1600 || s.Rows != 6200 {
+				t.Errorf("%s l.i1: inserted %d deleted %d rows %d", s.Target, s.KindUnits("insert"), s.KindUnits("delete"), s.Rows)
 			}
 		case "qr100":
-			if s.Queries == 0 || s.TargetIPS != 200 || s.TargetMet == nil || s.RowsInserted != 100 {
-				t.Errorf("%s qr100: queries %d target %g met %v inserted %d", s.Target, s.Queries, s.TargetIPS, s.TargetMet, s.RowsInserted)
+			if s.QPS == 0 || s.TargetIPS != 200 || s.TargetMet == nil || s.KindUnits("insert") != 100 {
+				t.Errorf("%s qr100: qps %g target %g met %v inserted %d", s.Target, s.QPS, s.TargetIPS, s.TargetMet, s.KindUnits("insert"))
 			}
 		}
 	}
@@ -269,7 +269,7 @@ func TestInterruptKeepsResults(t *testing.T) {
 	if m.Status != results.StatusInterrupted {
 		t.Errorf("manifest status %q", m.Status)
 	}
-	if len(steps) != 1 || steps[0].Status != results.StatusInterrupted || steps[0].Queries == 0 || steps[0].Secs < 1 {
+	if len(steps) != 1 || steps[0].Status != results.StatusInterrupted || steps[0].QPS == 0 || steps[0].Secs < 1 {
 		t.Errorf("want one interrupted qr100 step with queries, got %+v", steps)
 	}
 	if !strings.Contains(tr.stdout, "== qr100") {
@@ -299,7 +299,7 @@ func TestFullDiskStopsCleanly(t *testing.T) {
 	if m.Status != results.StatusFailed || !strings.Contains(m.Error, "no space left on device") {
 		t.Errorf("manifest status %q error %q", m.Status, m.Error)
 	}
-	if len(steps) != 1 || steps[0].Status != results.StatusFailed || steps[0].RowsInserted == 0 || steps[0].Rows != steps[0].RowsInserted {
+	if len(steps) != 1 || steps[0].Status != results.StatusFailed || steps[0].KindUnits("insert") == 0 || steps[0].Rows != steps[0].KindUnits("insert") {
 		t.Errorf("want one failed l.i0 step with the rows inserted before the error, got %+v", steps)
 	}
 	if !strings.Contains(tr.stdout, "bbolt (failed)") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
@@ -41,17 +42,66 @@ func newEnginesCmd(env *Env) *cobra.Command {
 
 func newWorkloadsCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "workloads",
-		Short: "List the workloads and their steps",
-		Args:  cobra.NoArgs,
+		Use:   "workloads [NAME]",
+		Short: "List the workloads, or show one workload's flags, steps and profiles",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				return describeWorkload(env, args[0])
+			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "WORKLOAD\tSTEPS\tDESCRIPTION")
 			for _, name := range workload.Names() {
 				s, _ := workload.Lookup(name)
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, strings.Join(s.Steps, ","), s.Description)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(env.Stdout, "\nrumbench workloads NAME shows a workload's own flags, steps and profiles.")
+			return nil
+		},
+	}
+}
+
+// describeWorkload prints one workload: description, profiles, steps, groups and its flags.
+func describeWorkload(env *Env, name string) error {
+	s, ok := workload.Lookup(name)
+	if !ok {
+		return usagef("unknown workload %q (valid: %s)", name, strings.Join(workload.Names(), ", "))
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "%s: %s\n\nprofiles: %s (--profile; the first is the default)\nsteps, in run order:\n", s.Name, s.Description, strings.Join(s.Profiles, ", "))
+	for _, st := range s.Steps {
+		fmt.Fprintf(w, "  %s\n", st)
+	}
+	if len(s.Groups) > 0 {
+		fmt.Fprintln(w, "step groups (one table each):")
+		for _, g := range s.Groups {
+			fmt.Fprintf(w, "  %-10s %s\n", g.Name, g.Title)
+		}
+	}
+	fmt.Fprintf(w, "flags of --workload %s (with the shared flags of rumbench run --help):\n%s", s.Name, s.New().Flags().FlagUsages())
+	return nil
+}
+
+func newMetricsCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "metrics [NAME]",
+		Short: "Explain the figures rumbench prints: name, unit, meaning, formula",
+		Long: `List every figure (table column, comparison row, benchmark line unit) with its unit and meaning,
+or show one in full: its steps.json field, formula, which direction is better and when it is
+not measured ("-"). A latency column may be given with its unit (p99_ms, max_us).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			if err := metric.Glossary(env.Stdout, name); err != nil {
+				return usageError{err}
+			}
+			return nil
 		},
 	}
 }

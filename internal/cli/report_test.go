@@ -29,10 +29,10 @@ func writeRun(t *testing.T, out, id string, targets, steps []string, rate func(t
 	for ti, tg := range targets {
 		for si, st := range steps {
 			r := rate(ti, si)
-			if err := w.Interval(&results.Interval{Target: tg, Step: st, T: 1, Secs: 1, IPS: r, Rate: r, MaxInsertUs: 1000}); err != nil {
+			if err := w.Interval(&results.Interval{Target: tg, Step: st, T: 1, Secs: 1, IPS: r, Rate: r, Kinds: []results.Kind{{Name: "insert", Role: results.RoleWrite, Ops: 1, Units: int64(r), MaxUs: 1000}}}); err != nil {
 				t.Fatal(err)
 			}
-			if err := w.Step(results.Step{Target: tg, Engine: tg, Step: st, Status: "ok", Secs: 1, RateKinds: []string{"insert"},
+			if err := w.Step(results.Step{Target: tg, Engine: tg, Step: st, Status: "ok", Secs: 1, RateKinds: []string{"insert"}, RateName: "ips", Kinds: []results.Kind{{Name: "insert", Role: results.RoleWrite, Units: int64(r)}},
 				Ops: int64(r), Rate: r, IPS: r, HostCPUUsPerOp: 10 / float64(ti+1), Rows: int64(r)}); err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,48 +13,33 @@ import (
 
 	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/syncacct"
+	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
-	"github.com/rumbench/rumbench/internal/workload/insert"
 )
 
-// profile is a named scale of the insert benchmark (per client).
-type profile struct {
-	rows, writes          int64
-	querySecs, cleanupSec float64
-}
-
-// profiles: quick finishes the 3 default engines in about 2 minutes on 2 cores; standard is the
-// reference's per-client sizes (load 10M, l.i1 16M + l.i2 4M, 1800 s query steps, the
-// reference's settling wait after the cleanup).
-var profiles = map[string]profile{
-	"quick":    {rows: 200_000, writes: 50_000, querySecs: 5, cleanupSec: 0},
-	"small":    {rows: 2_000_000, writes: 1_000_000, querySecs: 60, cleanupSec: 10},
-	"standard": {rows: 10_000_000, writes: 20_000_000, querySecs: 1800, cleanupSec: -1},
-}
-
-var profileNames = []string{"quick", "small", "standard"}
-
-// runFlags are the run command's flags.
+// runFlags are the run command's shared flags: those of every workload. A workload's own flags
+// belong to its definition (workload.Definition.Flags).
 type runFlags struct {
-	workload, engines, steps, profile string
-	rows, writes                      int64
-	querySecs, warmupSecs, cleanupSec float64
-	clients, rowsPerCommit            int
-	deletePerInsert                   bool
-	engineOpts, serverConfigs         []string
-	dsn, serverBin                    string
-	cacheMB                           int64
-	sync, fresh, keepData, quiet      bool
-	syscalls                          bool
-	fsyncLatency                      time.Duration
-	out, dataDir, label, cpuProfile   string
-	store                             string
-	seed                              uint64
-	sb                                sysbenchFlags
+	workload, engines, profile      string
+	warmupSecs, cleanupSec          float64
+	engineOpts, serverConfigs       []string
+	dsn, serverBin                  string
+	cacheMB                         int64
+	sync, fresh, keepData, quiet    bool
+	syscalls                        bool
+	fsyncLatency                    time.Duration
+	out, dataDir, label, cpuProfile string
+	store                           string
+	seed                            uint64
+	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
 }
+
+// defaultWorkload runs when --workload is not given.
+const defaultWorkload = "insert"
 
 func newRunCmd(env *Env) *cobra.Command {
 	f := &runFlags{}
@@ -64,23 +50,18 @@ func newRunCmd(env *Env) *cobra.Command {
 Results go to <out>/<run-id>/ (run.json, steps.json, intervals.jsonl).
 
 With no flags: the quick profile of the insert benchmark (all steps) on pebble, sqlite and bbolt.
-Sizes (--rows, --writes) are per client; each client has its own table.`,
+The flags below are the shared ones and those of the chosen workload (--workload, default
+insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" shows another's.
+"rumbench metrics" explains every column of the tables.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, env, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.workload, "workload", "insert", "workload to run ("+strings.Join(workload.Names(), ", ")+")")
+	fl.StringVar(&f.workload, "workload", defaultWorkload, "workload to run ("+strings.Join(workload.Names(), ", ")+")")
 	fl.StringVar(&f.engines, "engine", "pebble,sqlite,bbolt", "comma-separated engines to run in turn (see rumbench engines)")
-	fl.StringVar(&f.steps, "steps", "", "comma-separated steps to run (default all: "+strings.Join(insert.StepNames, ",")+")")
-	fl.StringVar(&f.profile, "profile", "quick", "scale profile: "+strings.Join(profileNames, ", "))
-	fl.Int64Var(&f.rows, "rows", 0, "rows each client loads in l.i0 (default from --profile)")
-	fl.Int64Var(&f.writes, "writes", 0, "rows each client inserts in l.i1 (4/5) and l.i2 (1/5) (default from --profile)")
-	fl.Float64Var(&f.querySecs, "query-secs", 0, "seconds per query step (default from --profile)")
-	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the query steps, -1 for the reference's 60 s + 1 s per million rows (default from --profile)")
-	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each query step excluded from its figures")
-	fl.IntVar(&f.clients, "clients", 1, "clients, each with its own table, writer and query thread")
-	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per insert transaction for every step (default per step: l.i0 100, l.i1 50, l.i2 5, queries 50)")
-	fl.BoolVar(&f.deletePerInsert, "delete-per-insert", false, "delete as many of the oldest rows as each batch inserts (constant table size)")
+	fl.StringVar(&f.profile, "profile", "quick", "scale profile: quick, small, standard (see rumbench workloads NAME)")
+	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the measured steps, -1 for the workload's reference formula (default from --profile)")
+	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each measured step excluded from its figures (default from --profile)")
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
 	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "server config file (postgresql.conf or my.cnf fragment) or a directory of them; repeat for a configuration matrix: each server engine runs once per file")
 	fl.StringVar(&f.dsn, "dsn", "", "use the running server at this URL/DSN instead of a private instance (one server engine only)")
@@ -98,63 +79,74 @@ Sizes (--rows, --writes) are per client; each client has its own table.`,
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	fl.BoolVar(&f.syscalls, "syscalls", false, "count syncs and bytes written per file class (log, data, other) and report syncs per commit")
 	fl.DurationVar(&f.fsyncLatency, "fsync-latency", 0, "sleep this long in every sync call of the engine (emulated slow fsync, e.g. 2ms); implies --syscalls")
-	addSysbenchFlags(fl, &f.sb)
+	// The chosen workload's own flags: the workload is named on the command line, so it is
+	// known before the arguments are parsed.
+	if spec, ok := workload.Lookup(chosenWorkload(env.Args)); ok {
+		f.def = spec.New()
+		fl.AddFlagSet(f.def.Flags())
+	}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(f, err) })
 	return cmd
+}
+
+// chosenWorkload returns the value of --workload in args (the default when absent).
+func chosenWorkload(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--workload="); ok {
+			return v
+		}
+		if a == "--workload" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return defaultWorkload
+}
+
+// flagError turns an unknown flag that belongs to another workload into one line naming the
+// workload(s) it belongs to.
+func flagError(f *runFlags, err error) error {
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok {
+		return usageError{fmt.Errorf("%v (see rumbench run --help)", err)}
+	}
+	var owners []string
+	for _, w := range workload.Names() {
+		spec, _ := workload.Lookup(w)
+		if spec.New().Flags().Lookup(name) != nil {
+			owners = append(owners, w)
+		}
+	}
+	if len(owners) == 0 {
+		return usageError{fmt.Errorf("%v (see rumbench run --help)", err)}
+	}
+	return usagef("--%s applies to --workload %s, not %s (see rumbench workloads %s)", name, strings.Join(owners, " or "), f.workload, owners[0])
 }
 
 // buildConfig turns the flags into the workload and bench configurations, or a usage error.
 func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error) {
-	if _, ok := workload.Lookup(f.workload); !ok {
+	spec, ok := workload.Lookup(f.workload)
+	if !ok || f.def == nil {
 		return bench.Config{}, usagef("unknown workload %q (valid: %s)", f.workload, strings.Join(workload.Names(), ", "))
 	}
-	if err := refuseOtherFlags(cmd, f.workload); err != nil {
-		return bench.Config{}, err
+	if !slices.Contains(spec.Profiles, f.profile) {
+		return bench.Config{}, usagef("unknown profile %q (valid: %s)", f.profile, strings.Join(spec.Profiles, ", "))
 	}
-	var wl workload.Workload
-	var err error
-	if f.workload == "sysbench" {
-		wl, err = buildSysbench(cmd, f)
-	} else {
-		wl, err = buildInsert(cmd, f)
+	shared := workload.Shared{Profile: f.profile, Seed: f.seed}
+	if cmd.Flags().Changed("warmup-secs") {
+		shared.WarmupSecs = &f.warmupSecs
 	}
+	if cmd.Flags().Changed("cleanup-wait-secs") {
+		shared.CleanupWaitSecs = &f.cleanupSec
+	}
+	wl, err := f.def.Build(shared)
 	if err != nil {
-		return bench.Config{}, err
+		return bench.Config{}, usageError{err}
 	}
 	return buildBenchConfig(env, f, wl)
-}
-
-// buildInsert makes the insert benchmark from the flags and the profile.
-func buildInsert(cmd *cobra.Command, f *runFlags) (workload.Workload, error) {
-	p, ok := profiles[f.profile]
-	if !ok {
-		return nil, usagef("unknown profile %q (valid: %s)", f.profile, strings.Join(profileNames, ", "))
-	}
-	changed := cmd.Flags().Changed
-	ic := insert.Config{Clients: f.clients, Rows: p.rows, Writes: p.writes, QuerySecs: p.querySecs,
-		CleanupWaitSecs: p.cleanupSec, RowsPerCommit: f.rowsPerCommit, DeletePerInsert: f.deletePerInsert, Seed: f.seed}
-	if changed("rows") {
-		ic.Rows = f.rows
-	}
-	if changed("writes") {
-		ic.Writes = f.writes
-	}
-	if changed("query-secs") {
-		ic.QuerySecs = f.querySecs
-	}
-	if changed("cleanup-wait-secs") {
-		ic.CleanupWaitSecs = f.cleanupSec
-	}
-	if f.steps != "" {
-		var err error
-		if ic.Steps, err = splitList("--steps", f.steps); err != nil {
-			return nil, err
-		}
-	}
-	wl, err := insert.New(ic)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return wl, nil
 }
 
 // buildBenchConfig makes the run's configuration around workload wl.
@@ -197,7 +189,6 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:    env.Now().UTC().Format("20060102T150405Z") + "-" + label,
-		Warmup:   insertWarmup(f),
 		SyncAcct: acct,
 		Command:  append([]string{"rumbench"}, env.Args...),
 		Settings: map[string]any{
@@ -208,17 +199,9 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	}, nil
 }
 
-// insertWarmup is the warm-up of the insert benchmark's query steps (sysbench keeps its own).
-func insertWarmup(f *runFlags) time.Duration {
-	if f.workload != "insert" {
-		return 0
-	}
-	return time.Duration(f.warmupSecs * float64(time.Second))
-}
-
 // buildTargets makes the run's targets: one per engine, and for server engines one per
 // --server-config file (labelled engine:file).
-func buildTargets(f *runFlags, engines []string, opts map[string]map[string]string) ([]bench.Target, error) {
+func buildTargets(f *runFlags, engines []string, opts map[string]map[string]string) ([]results.Target, error) {
 	configs, err := expandConfigs(f.serverConfigs)
 	if err != nil {
 		return nil, err
@@ -235,7 +218,7 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 	if f.dsn != "" && (len(servers) != 1 || len(configs) > 0) {
 		return nil, usagef("--dsn takes exactly one server engine in --engine and no --server-config (got %s)", strings.Join(servers, ","))
 	}
-	var targets []bench.Target
+	var targets []results.Target
 	for _, e := range engines {
 		s, _ := engine.Lookup(e)
 		base := map[string]string{}
@@ -243,7 +226,7 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 			base[k] = v
 		}
 		if !s.Server {
-			targets = append(targets, bench.Target{Label: e, Engine: e, Options: base})
+			targets = append(targets, results.Target{Label: e, Engine: table.Info{Name: e, Options: base}})
 			continue
 		}
 		if f.dsn != "" {
@@ -253,7 +236,7 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 			base["server_bin"] = f.serverBin
 		}
 		if len(configs) == 0 {
-			targets = append(targets, bench.Target{Label: e, Engine: e, Options: base})
+			targets = append(targets, results.Target{Label: e, Engine: table.Info{Name: e, Options: base}})
 			continue
 		}
 		for _, c := range configs {
@@ -261,7 +244,7 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 			for k, v := range base {
 				o[k] = v
 			}
-			targets = append(targets, bench.Target{Label: e + ":" + filepath.Base(c), Engine: e, Options: o})
+			targets = append(targets, results.Target{Label: e + ":" + filepath.Base(c), Engine: table.Info{Name: e, Options: o}})
 		}
 	}
 	return targets, nil
@@ -303,18 +286,9 @@ func expandConfigs(vals []string) ([]string, error) {
 
 // splitList splits a comma-separated flag value, refusing empty items and duplicates.
 func splitList(flag, v string) ([]string, error) {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			return nil, usagef("%s %q: empty item in the comma-separated list", flag, v)
-		}
-		for _, o := range out {
-			if o == s {
-				return nil, usagef("%s %q: %s is listed twice", flag, v, s)
-			}
-		}
-		out = append(out, s)
+	out, err := workload.SplitList(flag, v)
+	if err != nil {
+		return nil, usageError{err}
 	}
 	return out, nil
 }
@@ -372,7 +346,7 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	cfg.OnTick, cfg.OnStep, cfg.OnEvent = prog.tick, prog.step, prog.event
 	if !f.quiet {
 		fmt.Fprintf(env.Stderr, "rumbench: %s on %s, profile %s: %s\n", cfg.Workload.Name(), targetLabels(cfg.Targets),
-			f.profile, describe(cfg.Workload.Config()))
+			f.profile, cfg.Workload.Summary())
 	}
 	ctx, cancel := env.Context()
 	defer cancel()
@@ -384,24 +358,21 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	recordRun(ctx, env, storeAt, out.Dir, f.quiet)
 	if len(out.Steps) > 0 {
 		fmt.Fprintln(env.Stdout)
-		var plain, tests []results.Step
-		for _, s := range out.Steps {
-			if report.IsSysbench(&s) {
-				tests = append(tests, s)
-			} else {
-				plain = append(plain, s)
-			}
-		}
-		if err := report.Text(env.Stdout, plain); err != nil {
+		if err := report.Text(env.Stdout, out.Steps); err != nil {
 			return err
 		}
-		if len(plain) > 0 && len(tests) > 0 {
+		grouped := slices.ContainsFunc(out.Steps, func(s results.Step) bool { return s.Group != "" })
+		ungrouped := slices.ContainsFunc(out.Steps, func(s results.Step) bool { return s.Group == "" })
+		if grouped && ungrouped {
 			fmt.Fprintln(env.Stdout)
 		}
-		if err := report.Sysbench(env.Stdout, tests); err != nil {
+		if err := report.Groups(env.Stdout, out.Steps, out.Manifest.Groups); err != nil {
 			return err
 		}
-		fmt.Fprintln(env.Stdout)
+		if !grouped {
+			fmt.Fprintln(env.Stdout)
+		}
+		fmt.Fprintln(env.Stdout, report.MetricsHint)
 	}
 	for _, t := range out.Manifest.Targets {
 		if t.Check != "" {
@@ -423,30 +394,12 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	return nil
 }
 
-func targetLabels(ts []bench.Target) string {
+func targetLabels(ts []results.Target) string {
 	labels := make([]string, len(ts))
 	for i, t := range ts {
 		labels[i] = t.Label
 	}
 	return strings.Join(labels, ",")
-}
-
-// describe renders the effective workload configuration in one line, keys sorted.
-func describe(cfg map[string]any) string {
-	keys := []string{"clients", "rows", "writes", "query_secs", "rows_per_commit", "delete_per_insert", "steps",
-		"tables", "table_size", "threads", "read_secs", "write_secs", "warmup_secs", "events", "rand_type", "prepared", "pre", "tests", "seed"}
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		v, ok := cfg[k]
-		if !ok {
-			continue
-		}
-		if list, isList := v.([]string); isList && k == "tests" {
-			v = fmt.Sprintf("%d", len(list))
-		}
-		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
-	}
-	return strings.Join(parts, " ")
 }
 
 // progress shows the run's progress on stderr: a live line on a terminal, one line per interval
@@ -461,19 +414,42 @@ func (p *progress) tick(iv *results.Interval) {
 	if p.quiet {
 		return
 	}
-	line := fmt.Sprintf("%-8s %-7s %6.0fs  ips %8.0f  dps %8.0f  qps %8.0f  max_ms i %7.1f q %7.1f  wMB/s %6.1f  cpu %3.0f%%  db_MB %7.1f",
-		iv.Target, iv.Step, iv.T, iv.IPS, iv.DPS, iv.QPS, iv.MaxInsertUs/1e3, iv.MaxQueryUs/1e3, iv.WriteMBPerSec, iv.HostCPUPct, float64(iv.DBBytes)/(1<<20))
-	if iv.IPS == 0 && iv.DPS == 0 && iv.QPS > 0 {
-		// A step of queries or statements alone (sysbench tests): no insert or delete columns.
-		line = fmt.Sprintf("%-8s %-7s %6.0fs  qps %8.0f  max_ms %7.1f  rMB/s %6.1f  wMB/s %6.1f  cpu %3.0f%%  db_MB %7.1f",
-			iv.Target, iv.Step, iv.T, iv.QPS, iv.MaxQueryUs/1e3, iv.ReadMBPerSec, iv.WriteMBPerSec, iv.HostCPUPct, float64(iv.DBBytes)/(1<<20))
-	}
+	line := progressLine(iv)
 	if p.tty {
 		fmt.Fprint(p.w, "\r\033[K"+line)
 		p.open = true
 		return
 	}
 	fmt.Fprintln(p.w, line)
+}
+
+// progressLine renders an interval: the headline rate under the workload's name for it, the
+// role rates that are not zero, the largest response time per kind that ran, then the system
+// figures, each under its catalog name.
+func progressLine(iv *results.Interval) string {
+	var b strings.Builder
+	name := iv.RateName
+	if name == "" {
+		name = "rate"
+	}
+	fmt.Fprintf(&b, "%-8s %-7s %6.0fs  %s %8.0f", iv.Target, iv.Step, iv.T, name, iv.Rate)
+	for _, n := range []string{"ips", "dps", "qps"} {
+		if v, _ := metric.MustGet(n).Interval(iv); v > 0 && n != name {
+			fmt.Fprintf(&b, "  %s %8.0f", n, v)
+		}
+	}
+	sep := "  max_ms"
+	for _, k := range iv.Kinds {
+		if k.Ops > 0 || k.MaxUs > 0 {
+			fmt.Fprintf(&b, "%s %s %.1f", sep, k.Name, k.MaxUs/1e3)
+			sep = ","
+		}
+	}
+	for _, n := range []string{"rMB/s", "wMB/s", "cpu%", "db_MB"} {
+		v, _ := metric.MustGet(n).Interval(iv)
+		fmt.Fprintf(&b, "  %s %.1f", n, v)
+	}
+	return b.String()
 }
 
 func (p *progress) step(s results.Step) {

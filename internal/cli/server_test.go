@@ -179,7 +179,7 @@ func TestServerInterrupt(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", tr.code, tr.stderr)
 	}
 	_, m, steps := readRun(t, out)
-	if m.Status != results.StatusInterrupted || len(steps) != 1 || steps[0].Queries == 0 {
+	if m.Status != results.StatusInterrupted || len(steps) != 1 || steps[0].QPS == 0 {
 		t.Errorf("status %s, steps %+v", m.Status, steps)
 	}
 	assertNoServerProcess(t, data)

@@ -31,11 +31,11 @@ func TestRunSysbenchTiny(t *testing.T) {
 	wantStmts := map[string]int64{"point-query": 20, "scan": 20, "read-only_range=10": 16 * 20, "update-index": 20, "insert": 20}
 	for _, s := range steps {
 		if n, ok := wantStmts[s.Step]; ok {
-			if s.Events != 20 || s.Statements != n || s.Group == "" || s.Rate <= 0 {
-				t.Errorf("%s %s: events %d statements %d group %q rate %g", s.Target, s.Step, s.Events, s.Statements, s.Group, s.Rate)
+			if s.KindOps("event") != 20 || s.KindUnits("event") != n || s.Group == "" || s.Rate <= 0 {
+				t.Errorf("%s %s: events %d statements %d group %q rate %g", s.Target, s.Step, s.KindOps("event"), s.KindUnits("event"), s.Group, s.Rate)
 			}
-			if s.Step != "scan" && (s.QPS != s.Rate || s.Ops != n) {
-				t.Errorf("%s %s: qps %g, rate %g, ops %d: QPS is statements per second", s.Target, s.Step, s.QPS, s.Rate, s.Ops)
+			if s.Step != "scan" && (s.RateName != "qps" || s.Ops != n) {
+				t.Errorf("%s %s: rate %s %g, ops %d: QPS is statements per second", s.Target, s.Step, s.RateName, s.Rate, s.Ops)
 			}
 			if l := s.Latency[0]; l.Kind != "event" || l.Percentiles["p99.9"] <= 0 || l.Percentiles["p50"] <= 0 {
 				t.Errorf("%s %s: latency %+v", s.Target, s.Step, l)

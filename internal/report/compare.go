@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/results"
 )
 
@@ -19,31 +21,25 @@ type Series struct {
 	steps map[string]*results.Step
 }
 
-// Metric is a figure compared across series.
-type Metric struct {
-	// Key is the steps.json field ("rate_per_sec"); Name the short header ("qps", "cpu/o").
-	Key, Name, Unit string
-	// get returns the figure of a step, false when it was not measured.
-	get func(s *results.Step) (float64, bool)
-}
-
 // Row is one line of a comparison block: a test (or a metric) across the series. Abs holds the
 // figures (NaN: not measured), Rel the ratios to the base series (Ratio).
 type Row struct {
 	Name string    `json:"name"`
 	Abs  []float64 `json:"-"`
 	Rel  []float64 `json:"-"`
+	// Metric is the row's metric in a per-step block (nil in a group block: the block's).
+	Metric *metric.Metric `json:"-"`
 }
 
-// Block is one comparison table: for sysbench one metric over the tests of a group, for the
-// insert benchmark every metric of one step.
+// Block is one comparison table: for grouped steps one metric over the steps of a group, for
+// ungrouped steps every metric of one step.
 type Block struct {
 	// Title says what the block holds ("point queries: qps", "l.i1").
 	Title string
-	// Group is the sysbench group (point, range, range_agg, write), empty for insert steps.
+	// Group is the step group (sysbench's point, range, range_agg, write), empty for ungrouped steps.
 	Group string
-	// Metric is the compared metric of a sysbench block; Step the step of an insert block.
-	Metric *Metric
+	// Metric is the compared metric of a group block; Step the step of an ungrouped block.
+	Metric *metric.Metric
 	Step   string
 	// RowHead is the header of the row names: "test" or "metric".
 	RowHead string
@@ -53,10 +49,10 @@ type Block struct {
 // Comparison is the figures of several targets (of one or several runs) side by side, with the
 // ratios of each to a base.
 type Comparison struct {
-	// Sysbench is true when the runs' steps carry a sysbench group: blocks are then per metric
-	// and group, with a row per test; otherwise per step, with a row per metric.
-	Sysbench bool
-	Series   []Series
+	// Grouped is true when the runs' steps carry a group: blocks are then per metric and group,
+	// with a row per step; otherwise per step, with a row per metric.
+	Grouped bool
+	Series  []Series
 	// Base is the index in Series of the base.
 	Base   int
 	Blocks []Block
@@ -64,6 +60,10 @@ type Comparison struct {
 
 // ErrUnknownBase is returned (wrapped) by Compare when the base names no compared series.
 var ErrUnknownBase = errors.New("unknown base")
+
+// ErrNothingToCompare is returned (wrapped) by Compare when the runs hold one target only, or
+// runs of different workloads.
+var ErrNothingToCompare = errors.New("nothing to compare")
 
 // Ratio is value/base as the reference prints it: 1 when both are 0, +Inf when only the base is
 // 0, NaN when either is not measured (NaN).
@@ -84,12 +84,21 @@ func Ratio(v, base float64) float64 {
 // run id or unique run id prefix (that run's first target).
 func Compare(runs []*results.Run, base string) (*Comparison, error) {
 	c := &Comparison{}
+	var workloads []string
+	for _, r := range runs {
+		if !slices.Contains(workloads, r.Manifest.Workload) {
+			workloads = append(workloads, r.Manifest.Workload)
+		}
+	}
+	if len(workloads) > 1 {
+		return nil, fmt.Errorf("%w: the runs are of different workloads (%s)", ErrNothingToCompare, strings.Join(workloads, ", "))
+	}
 	for ri, r := range runs {
 		seen := map[string]int{}
 		for i := range r.Steps {
 			s := &r.Steps[i]
 			if s.Group != "" {
-				c.Sysbench = true
+				c.Grouped = true
 			}
 			k, ok := seen[s.Target]
 			if !ok {
@@ -108,15 +117,18 @@ func Compare(runs []*results.Run, base string) (*Comparison, error) {
 	if len(c.Series) == 0 {
 		return nil, errors.New("report: the runs hold no step results to compare")
 	}
+	if len(c.Series) == 1 {
+		return nil, fmt.Errorf("%w: one target only (%s); compare needs two targets, in one run or across runs", ErrNothingToCompare, c.Series[0].Label)
+	}
 	b, err := c.findBase(base)
 	if err != nil {
 		return nil, err
 	}
 	c.Base = b
-	if c.Sysbench {
-		c.sysbenchBlocks(runs)
+	if c.Grouped {
+		c.groupBlocks(runs)
 	} else {
-		c.insertBlocks(runs)
+		c.stepBlocks(runs)
 	}
 	return c, nil
 }
@@ -157,7 +169,7 @@ func (c *Comparison) findBase(base string) (int, error) {
 }
 
 // stepOrder is the names of the steps of runs in order of first appearance: all of them, or
-// those of one sysbench group.
+// those of one group.
 func stepOrder(runs []*results.Run, group string, all bool) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -174,13 +186,16 @@ func stepOrder(runs []*results.Run, group string, all bool) []string {
 
 // row builds the row of one metric of one step across the series; ok is false when no series
 // has the figure.
-func (c *Comparison) row(name, step string, m *Metric) (Row, bool) {
+func (c *Comparison) row(name, step string, m *metric.Metric) (Row, bool) {
 	r := Row{Name: name, Abs: make([]float64, len(c.Series)), Rel: make([]float64, len(c.Series))}
 	found := false
 	for i, s := range c.Series {
 		r.Abs[i] = math.NaN()
 		if st := s.steps[step]; st != nil && st.Status != results.StatusFailed {
-			if v, ok := m.get(st); ok {
+			if !m.AppliesTo(st) {
+				continue
+			}
+			if v, ok := m.Value(st); ok {
 				r.Abs[i] = v
 				found = true
 			}
@@ -192,35 +207,42 @@ func (c *Comparison) row(name, step string, m *Metric) (Row, bool) {
 	return r, found
 }
 
-// SysbenchGroups are the sysbench groups in the reference's order, with their titles.
-var SysbenchGroups = []struct{ Name, Title string }{
-	{"point", "point queries"},
-	{"range", "range queries without aggregation"},
-	{"range_agg", "range queries with aggregation"},
-	{"write", "writes"},
-}
+// groupMetrics are compared per group: the rate first, then the efficiency metrics.
+var groupMetrics = []string{"rate", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rKB/op", "wKB/op", "fl/op", "srv_fsync/op"}
 
-func (c *Comparison) sysbenchBlocks(runs []*results.Run) {
-	groups := SysbenchGroups
-	known := map[string]bool{}
-	for _, g := range groups {
-		known[g.Name] = true
-	}
+// stepMetrics are compared per step: the rate, the background insert rate of query steps, the
+// efficiency metrics, size and the largest response time.
+var stepMetrics = []string{"rate", "ips", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rKB/op", "wKB/op", "wKB/i",
+	"fl/op", "srv_fsync/op", "db_MB", "max"}
+
+// groupsOfRuns returns the step groups of runs in report order.
+func groupsOfRuns(runs []*results.Run) []results.Group {
+	var declared, all []results.Group
+	var steps []results.Step
 	for _, r := range runs {
-		for _, s := range r.Steps {
-			if !known[s.Group] {
-				known[s.Group] = true
-				title := s.Group
-				if title == "" {
-					title = "load (rate = rows/s)" // the load and index steps have no group
-				}
-				groups = append(groups, struct{ Name, Title string }{s.Group, title})
+		for _, g := range r.Manifest.Groups {
+			if !slices.Contains(declared, g) {
+				declared = append(declared, g)
 			}
 		}
+		steps = append(steps, r.Steps...)
 	}
-	for _, m := range sysbenchMetrics {
+	all = groupsOf(steps, declared)
+	// Steps without a group (the load) are compared as one more group.
+	for _, s := range steps {
+		if s.Group == "" {
+			return append(all, results.Group{Name: "", Title: "ungrouped steps"})
+		}
+	}
+	return all
+}
+
+func (c *Comparison) groupBlocks(runs []*results.Run) {
+	groups := groupsOfRuns(runs)
+	for _, name := range groupMetrics {
+		m := metric.MustGet(name)
 		for _, g := range groups {
-			b := Block{Title: g.Title + ": " + m.Name, Group: g.Name, Metric: m, RowHead: "test"}
+			b := Block{Title: g.Title + ": " + c.metricName(m, g.Name), Group: g.Name, Metric: m, RowHead: "test"}
 			for _, step := range stepOrder(runs, g.Name, false) {
 				if r, ok := c.row(step, step, m); ok {
 					b.Rows = append(b.Rows, r)
@@ -233,15 +255,57 @@ func (c *Comparison) sysbenchBlocks(runs []*results.Run) {
 	}
 }
 
-func (c *Comparison) insertBlocks(runs []*results.Run) {
+// metricName is the name m has in the blocks of group: the rate is named by the workload.
+func (c *Comparison) metricName(m *metric.Metric, group string) string {
+	if m.Name != "rate" {
+		return m.Name
+	}
+	var rows []*results.Step
+	for _, s := range c.Series {
+		for _, st := range s.steps {
+			if st.Group == group {
+				rows = append(rows, st)
+			}
+		}
+	}
+	name, _ := rateNameOf(rows)
+	return name
+}
+
+// rateNameOf is rateName over rows that may mix the workload's names (sysbench's scan is in
+// Krps): the most common name.
+func rateNameOf(rows []*results.Step) (string, string) {
+	count := map[string]int{}
+	best, unit := "rate", "ops/s"
+	for _, s := range rows {
+		if s.RateName == "" {
+			continue
+		}
+		count[s.RateName]++
+		if count[s.RateName] > count[best] {
+			best, unit = s.RateName, s.RateUnit
+		}
+	}
+	return best, unit
+}
+
+func (c *Comparison) stepBlocks(runs []*results.Run) {
 	for _, step := range stepOrder(runs, "", true) {
 		b := Block{Title: step, Step: step, RowHead: "metric"}
-		for _, m := range insertMetrics {
-			name := m.Name
-			if m == metInsRat {
-				name = c.rateName(step)
+		for _, name := range stepMetrics {
+			m := metric.MustGet(name)
+			rowName := m.Name
+			if m.Name == "rate" {
+				var rows []*results.Step
+				for _, s := range c.Series {
+					if st := s.steps[step]; st != nil {
+						rows = append(rows, st)
+					}
+				}
+				rowName, _ = rateName(rows)
 			}
-			if r, ok := c.row(name, step, m); ok {
+			if r, ok := c.row(rowName, step, m); ok {
+				r.Metric = m
 				b.Rows = append(b.Rows, r)
 			}
 		}
@@ -249,69 +313,6 @@ func (c *Comparison) insertBlocks(runs []*results.Run) {
 			c.Blocks = append(c.Blocks, b)
 		}
 	}
-}
-
-// rateName names the rate of an insert benchmark step: qps for query steps, ips otherwise.
-func (c *Comparison) rateName(step string) string {
-	for _, s := range c.Series {
-		if st := s.steps[step]; st != nil && isQuery(st) {
-			return "qps"
-		}
-	}
-	return "ips"
-}
-
-// always, storageFig, managedFig and counterFig read a figure and say whether it was measured.
-func always(f func(s *results.Step) float64) func(*results.Step) (float64, bool) {
-	return func(s *results.Step) (float64, bool) { return f(s), true }
-}
-
-func storageFig(f func(s *results.Step) float64) func(*results.Step) (float64, bool) {
-	return func(s *results.Step) (float64, bool) { return f(s), s.Device != "" }
-}
-
-func managedFig(f func(s *results.Step) float64) func(*results.Step) (float64, bool) {
-	return func(s *results.Step) (float64, bool) { return f(s), s.Server == "managed" }
-}
-
-func counterFig(f func(s *results.Step) float64) func(*results.Step) (float64, bool) {
-	return func(s *results.Step) (float64, bool) { v := f(s); return v, s.Server != "" && v >= 0 }
-}
-
-func isQuery(s *results.Step) bool {
-	return len(s.RateKinds) > 0 && strings.HasSuffix(s.RateKinds[0], "query")
-}
-
-var (
-	metCPU    = &Metric{"host_cpu_us_per_op", "cpu/o", "µs/op", always(func(s *results.Step) float64 { return s.HostCPUUsPerOp })}
-	metCCPU   = &Metric{"client_cpu_us_per_op", "ccpu/o", "µs/op", always(func(s *results.Step) float64 { return s.ClientCPUUsPerOp })}
-	metSCPU   = &Metric{"server_cpu_us_per_op", "scpu/o", "µs/op", managedFig(func(s *results.Step) float64 { return s.ServerCPUUsPerOp })}
-	metCS     = &Metric{"cs_per_op", "cs/o", "switches/op", always(func(s *results.Step) float64 { return s.CSPerOp })}
-	metRKB    = &Metric{"read_kb_per_op", "rKB/o", "KB/op", storageFig(func(s *results.Step) float64 { return s.ReadKBPerOp })}
-	metWKB    = &Metric{"write_kb_per_op", "wKB/o", "KB/op", storageFig(func(s *results.Step) float64 { return s.WriteKBPerOp })}
-	metFlush  = &Metric{"flushes_per_op", "flushes/o", "flushes/op", storageFig(func(s *results.Step) float64 { return s.FlushesPerOp })}
-	metSyncs  = &Metric{"server_fsyncs_per_op", "syncs/o", "fsyncs/op", counterFig(func(s *results.Step) float64 { return s.ServerFsyncsPerOp })}
-	metRate   = &Metric{"rate_per_sec", "qps", "ops/s", always(func(s *results.Step) float64 { return s.Rate })}
-	metInsRat = &Metric{"rate_per_sec", "rate", "ops/s", always(func(s *results.Step) float64 { return s.Rate })}
-)
-
-// sysbenchMetrics are compared per group: QPS first, then the efficiency metrics.
-var sysbenchMetrics = []*Metric{metRate, metCPU, metCCPU, metSCPU, metCS, metRKB, metWKB, metFlush, metSyncs}
-
-// insertMetrics are compared per step: the rate (ips, indexed rows/s or qps), the background
-// insert rate of query steps, the efficiency metrics, size and the largest response time.
-var insertMetrics = []*Metric{metInsRat,
-	{"ips", "bg_ips", "rows/s", func(s *results.Step) (float64, bool) { return s.IPS, isQuery(s) }},
-	metCPU, metCCPU, metSCPU, metCS, metRKB,
-	{"write_kb_per_insert", "wKB/i", "KB/insert", storageFig(func(s *results.Step) float64 { return s.WriteKBPerInsert })},
-	metFlush, metSyncs,
-	{"db_bytes", "db_MB", "MiB", always(func(s *results.Step) float64 { return float64(s.DBBytes) / (1 << 20) })},
-	{"max_us", "max_ms", "ms", always(func(s *results.Step) float64 {
-		if isQuery(s) {
-			return s.MaxQueryUs / 1e3
-		}
-		return s.MaxInsertUs / 1e3
-	})},
 }
 
 // Tables renders the comparison as tables. Relative tables (absolute false) have a column per
@@ -342,7 +343,17 @@ func (c *Comparison) Tables(absolute bool) []*Table {
 			t.Columns = append(t.Columns, Column{Name: c.Series[i].Label, Unit: unit})
 		}
 		for _, r := range b.Rows {
-			row := []Cell{TextCell(r.Name)}
+			name, scale := r.Name, 1.0
+			if r.Metric != nil && r.Metric.Latency {
+				name = r.Metric.Header("us")
+				for _, v := range r.Abs {
+					if v >= 1000 {
+						name, scale = r.Metric.Header("ms"), 1e3
+						break
+					}
+				}
+			}
+			row := []Cell{TextCell(name)}
 			for _, i := range cols {
 				switch {
 				case !absolute:
@@ -350,7 +361,7 @@ func (c *Comparison) Tables(absolute bool) []*Table {
 				case math.IsNaN(r.Abs[i]):
 					row = append(row, MissingCell())
 				default:
-					row = append(row, NumCell(r.Abs[i]))
+					row = append(row, NumCell(r.Abs[i]/scale))
 				}
 			}
 			t.Rows = append(t.Rows, row)

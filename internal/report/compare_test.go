@@ -26,11 +26,22 @@ func TestRatio(t *testing.T) {
 
 // sbStep is a synthetic sysbench test result: qps and the efficiency figures derived from it.
 func sbStep(target, test, group string, qps, cpu, wkb float64) results.Step {
-	return results.Step{Target: target, Engine: target, Step: test, Group: group, Status: "ok", Secs: 10,
-		RateKinds: []string{"statement"}, Ops: int64(qps * 10), Rate: qps, EventsPerSec: qps / 10, Statements: int64(qps * 10),
+	s := results.Step{Target: target, Engine: target, Step: test, Group: group, Status: "ok", Secs: 10,
+		RateName: "qps", RateUnit: "statements/s", PerOp: "statement",
+		Note:      "qps = statements/s incl. BEGIN/COMMIT, scan: Krps; per-op figures per statement",
+		RateKinds: []string{"event"}, Ops: int64(qps * 10), Rate: qps, CallsPerSec: qps / 10,
+		Kinds:  []results.Kind{{Name: "event", Role: results.RoleOther, Unit: "statements", Ops: int64(qps), Units: int64(qps * 10)}},
 		Device: "vda", HostCPUUsPerOp: cpu, ClientCPUUsPerOp: cpu / 4, CSPerOp: 2, ReadKBPerOp: 0, WriteKBPerOp: wkb,
 		FlushesPerOp: wkb / 8, Server: "managed", ServerCPUUsPerOp: cpu / 2, ServerFsyncsPerOp: -1}
+	if test == "scan" {
+		s.RateName, s.RateUnit = "Krps", "thousand rows/s"
+	}
+	return s
 }
+
+// sysbenchGroups are the sysbench workload's groups as its manifest records them.
+var sysbenchGroups = []results.Group{{Name: "point", Title: "point queries"}, {Name: "range", Title: "range queries without aggregation"},
+	{Name: "range_agg", Title: "range queries with aggregation"}, {Name: "write", Title: "writes"}}
 
 // sysbenchRun is one run of four tests on three targets. Reads write nothing on the base: the
 // write figures exercise 0/0 (prints 1) and x/0 (prints inf).
@@ -51,7 +62,7 @@ func sysbenchRun(id string, scale float64) *results.Run {
 			sbStep(tg, "insert", "write", 5000, 40, 2),
 		)
 	}
-	return &results.Run{Dir: "results/" + id, Manifest: &results.Manifest{RunID: id, Workload: "sysbench"}, Steps: steps}
+	return &results.Run{Dir: "results/" + id, Manifest: &results.Manifest{SchemaVersion: 2, RunID: id, Workload: "sysbench", Groups: sysbenchGroups}, Steps: steps}
 }
 
 func TestCompareSysbenchGolden(t *testing.T) {
@@ -59,8 +70,8 @@ func TestCompareSysbenchGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Sysbench || len(c.Series) != 3 || c.Base != 0 {
-		t.Fatalf("sysbench %v, %d series, base %d", c.Sysbench, len(c.Series), c.Base)
+	if !c.Grouped || len(c.Series) != 3 || c.Base != 0 {
+		t.Fatalf("grouped %v, %d series, base %d", c.Grouped, len(c.Series), c.Base)
 	}
 	// point-query: postgres runs 20000 qps against mysql's 10000.
 	if got := c.Blocks[0].Rows[0].Rel[1]; got != 2 {
@@ -115,6 +126,19 @@ func TestCompareInsertGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "compare-insert.text", b.Bytes())
+}
+
+// A comparison of one target, or of runs of different workloads, is refused.
+func TestCompareNothing(t *testing.T) {
+	one := sampleRun()
+	one.Steps = one.Steps[:1]
+	if _, err := Compare([]*results.Run{one}, ""); !errors.Is(err, ErrNothingToCompare) {
+		t.Errorf("one target: %v", err)
+	}
+	if _, err := Compare([]*results.Run{sampleRun(), sysbenchRun("x", 1)}, ""); !errors.Is(err, ErrNothingToCompare) ||
+		!strings.Contains(err.Error(), "insert, sysbench") {
+		t.Errorf("two workloads: %v", err)
+	}
 }
 
 func TestGoBenchSysbench(t *testing.T) {

@@ -216,30 +216,35 @@ func throughputChart(runs []*results.Run, step string) map[string]any {
 	return lineChart(step+": throughput per second", "ops/s", false, series)
 }
 
-// maxChart overlays the largest response time of each second, ms: queries in query steps (and
-// the background inserts), inserts otherwise.
+// maxChart overlays the largest response time of each second, ms: one line per target and
+// operation kind (named after the target alone when the step has one kind).
 func maxChart(runs []*results.Run, step string) map[string]any {
 	var series []map[string]any
 	for ri, r := range runs {
-		query := false
-		for _, s := range r.Steps {
-			if s.Step == step && isQuery(&s) {
-				query = true
-			}
-		}
 		for _, tg := range targetsOf(r) {
-			var qd, id [][2]float64
+			var kinds []string
+			data := map[string][][2]float64{}
 			for _, iv := range r.Intervals {
-				if iv.Step == step && iv.Target == tg {
-					qd = append(qd, [2]float64{round3(iv.T), round3(iv.MaxQueryUs / 1e3)})
-					id = append(id, [2]float64{round3(iv.T), round3(iv.MaxInsertUs / 1e3)})
+				if iv.Step != step || iv.Target != tg {
+					continue
+				}
+				for _, k := range iv.Kinds {
+					if k.Ops == 0 && k.Units == 0 && k.MaxUs == 0 {
+						continue
+					}
+					if _, seen := data[k.Name]; !seen {
+						kinds = append(kinds, k.Name)
+					}
+					data[k.Name] = append(data[k.Name], [2]float64{round3(iv.T), round3(k.MaxUs / 1e3)})
 				}
 			}
 			label := seriesLabel(len(runs), ri, tg)
-			if query && len(qd) > 0 {
-				series = append(series, line(label+" query", qd), line(label+" insert", id))
-			} else if len(id) > 0 {
-				series = append(series, line(label, id))
+			for _, k := range kinds {
+				name := label
+				if len(kinds) > 1 {
+					name += " " + k
+				}
+				series = append(series, line(name, data[k]))
 			}
 		}
 	}
@@ -340,9 +345,9 @@ func compareCharts(c *Comparison) []chart {
 		}}
 	}
 	var out []chart
-	if c.Sysbench {
+	if c.Grouped {
 		for i, b := range c.Blocks {
-			if b.Metric != metRate {
+			if b.Metric == nil || b.Metric.Name != "rate" {
 				continue
 			}
 			cats := make([]string, len(b.Rows))
@@ -356,13 +361,13 @@ func compareCharts(c *Comparison) []chart {
 	var cats []string
 	var rows []Row
 	for _, b := range c.Blocks {
-		if len(b.Rows) > 0 && (b.Rows[0].Name == "ips" || b.Rows[0].Name == "qps") {
+		if len(b.Rows) > 0 && b.Rows[0].Metric != nil && b.Rows[0].Metric.Name == "rate" {
 			cats = append(cats, b.Step)
 			rows = append(rows, b.Rows[0])
 		}
 	}
 	if len(rows) > 0 {
-		out = append(out, bars("cmp0", "ips and qps per step relative to "+c.Series[c.Base].Label, cats, rows))
+		out = append(out, bars("cmp0", "rate per step relative to "+c.Series[c.Base].Label, cats, rows))
 	}
 	return out
 }

@@ -31,9 +31,9 @@ func TestHTMLPage(t *testing.T) {
 	r := sampleRun()
 	r.Steps[0].Latency[0].Buckets = []hist.Bucket{{UpperNs: 400_000, Count: 1500}, {UpperNs: 4_700_000, Count: 500}}
 	r.Intervals = []results.Interval{
-		{Target: "pebble", Step: "l.i0", T: 1, Rate: 160000, MaxInsertUs: 4000},
-		{Target: "sqlite", Step: "l.i0", T: 1, Rate: 130000, MaxInsertUs: 9000},
-		{Target: "pebble", Step: "qr100", T: 1, Rate: 35000, MaxQueryUs: 900},
+		{Target: "pebble", Step: "l.i0", T: 1, Rate: 160000, Kinds: []results.Kind{kind("insert", results.RoleWrite, 10, 1000, 4000)}},
+		{Target: "sqlite", Step: "l.i0", T: 1, Rate: 130000, Kinds: []results.Kind{kind("insert", results.RoleWrite, 10, 1000, 9000)}},
+		{Target: "pebble", Step: "qr100", T: 1, Rate: 35000, Kinds: []results.Kind{kind("range_query", results.RoleRead, 100, 1000, 900)}},
 	}
 	var b bytes.Buffer
 	if err := HTML(&b, []*results.Run{r}, HTMLOptions{}); err != nil {
@@ -100,7 +100,7 @@ func TestHTMLSysbenchRuns(t *testing.T) {
 			s := &r.Steps[i]
 			for k := 1; k <= 3; k++ {
 				r.Intervals = append(r.Intervals, results.Interval{Target: s.Target, Step: s.Step, T: float64(k),
-					Secs: 1, Rate: s.Rate * (1 + 0.05*float64(k)), MaxQueryUs: 100 * float64(k)})
+					Secs: 1, Rate: s.Rate * (1 + 0.05*float64(k)), Kinds: []results.Kind{{Name: "event", Ops: int64(k), MaxUs: 100 * float64(k)}}})
 			}
 		}
 	}

@@ -98,7 +98,7 @@ func tableHTML(t *Table) template.HTML {
 	}
 	b.WriteString("<table><thead><tr>")
 	for _, c := range t.Columns {
-		b.WriteString(`<th title="` + esc(c.Unit) + `">` + esc(c.Name) + "</th>")
+		b.WriteString(`<th title="` + esc(headerTip(c)) + `">` + esc(c.Name) + "</th>")
 	}
 	b.WriteString("</tr></thead><tbody>")
 	cls := cellClasses(t)
@@ -162,3 +162,14 @@ rumbenchCharts.forEach(function (c) {
 </script>
 </body></html>
 `))
+
+// headerTip is a column header's tooltip: the metric's meaning and its unit.
+func headerTip(c Column) string {
+	switch {
+	case c.Meaning != "" && c.Unit != "":
+		return c.Meaning + " (" + c.Unit + ")"
+	case c.Meaning != "":
+		return c.Meaning
+	}
+	return c.Unit
+}

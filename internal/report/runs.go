@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/results"
 )
 
@@ -38,16 +39,9 @@ func RunsDocument(runs []*results.Run) *Document {
 				sec.Lines = append(sec.Lines, "invariants "+t.Label+": "+t.Check)
 			}
 		}
-		// Sysbench tests get one table per group (a row per test × target), as run prints them.
-		var plain, tests []results.Step
-		for _, s := range r.Steps {
-			if IsSysbench(&s) {
-				tests = append(tests, s)
-			} else {
-				plain = append(plain, s)
-			}
-		}
-		sec.Tables = append(StepTables(plain), SysbenchTables(tests)...)
+		sec.Lines = append(sec.Lines, MetricsHint)
+		// Grouped steps get one table per group (a row per step × target), as run prints them.
+		sec.Tables = append(StepTables(r.Steps), GroupTables(r.Steps, m.Groups)...)
 		for _, name := range stepOrder([]*results.Run{r}, "", true) {
 			if st := SyscallTable(name, stepRows(r.Steps, name)); st != nil {
 				sec.Tables = append(sec.Tables, st)
@@ -113,48 +107,34 @@ type benchFigure struct {
 	unit string
 }
 
-// benchFigures are the figures of one step line: the rate first, in the unit of the step (ips
-// for load steps, qps for query steps and sysbench tests, Krps for sysbench's scan; bg-ips is the background insert rate of
-// a query step), then the per-op costs.
+// benchMetrics are the figures of a step line after the rate, each when it applies to the
+// step and was measured; a latency is written in ms.
+var benchMetrics = []string{"ips", "cpu_us/op", "ccpu_us/op", "cs/op", "scpu_us/op", "rKB/op", "wKB/op", "wKB/i", "db_MB", "max"}
+
+// benchFigures are the figures of one step line: the rate first, its unit the workload's name
+// for it (ips, qps, Krps), then the catalog figures of benchMetrics under their catalog names.
 func benchFigures(s *results.Step) []benchFigure {
-	unit := "ips"
-	if s.Group != "" || (len(s.RateKinds) > 0 && strings.HasSuffix(s.RateKinds[0], "query")) {
-		unit = "qps"
-	}
-	if s.Group != "" && s.Step == "scan" {
-		unit = "Krps" // the scan test's rate is thousand rows scanned per second
+	unit := s.RateName
+	if unit == "" {
+		unit = "rate"
 	}
 	out := []benchFigure{{s.Rate, unit}}
-	if unit == "qps" && s.Group == "" {
-		out[0].v = s.QPS
-		out = append(out, benchFigure{s.IPS, "bg-ips"})
-	}
-	out = append(out, benchFigure{s.HostCPUUsPerOp, "cpu-us/op"}, benchFigure{s.ClientCPUUsPerOp, "ccpu-us/op"},
-		benchFigure{s.CSPerOp, "cs/op"})
-	if s.Server == "managed" {
-		out = append(out, benchFigure{s.ServerCPUUsPerOp, "scpu-us/op"})
-	}
-	if s.Device != "" {
-		out = append(out, benchFigure{s.ReadKBPerOp, "rKB/op"})
-		if s.Group != "" {
-			out = append(out, benchFigure{s.WriteKBPerOp, "wKB/op"})
-		} else {
-			out = append(out, benchFigure{s.WriteKBPerInsert, "wKB/i"})
+	for _, name := range benchMetrics {
+		m := metric.MustGet(name)
+		if !m.AppliesTo(s) {
+			continue
 		}
-	}
-	out = append(out, benchFigure{float64(s.DBBytes) / (1 << 20), "dbMB"})
-	if max := maxUs(s); max > 0 {
-		out = append(out, benchFigure{max / 1e3, "max-ms"})
+		v, ok := m.Value(s)
+		if !ok || (m.Latency && v <= 0) {
+			continue
+		}
+		if m.Latency {
+			out = append(out, benchFigure{v / 1e3, m.Header("ms")})
+			continue
+		}
+		out = append(out, benchFigure{v, m.Name})
 	}
 	return out
-}
-
-// maxUs is the step's largest response time of the kind its rate counts.
-func maxUs(s *results.Step) float64 {
-	if s.Group != "" || (len(s.RateKinds) > 0 && strings.HasSuffix(s.RateKinds[0], "query")) {
-		return s.MaxQueryUs
-	}
-	return s.MaxInsertUs
 }
 
 func benchValue(v float64) string { return fmt.Sprintf("%.6g", v) }

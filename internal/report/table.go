@@ -42,6 +42,8 @@ const (
 type Column struct {
 	Name string `json:"name"`
 	Unit string `json:"unit,omitempty"`
+	// Meaning is the column's one-line meaning from the metric catalog (HTML header tooltip).
+	Meaning string `json:"-"`
 	// Rate marks a throughput column, the one HTML colors by quartile in absolute tables.
 	Rate bool `json:"-"`
 }
@@ -69,16 +71,25 @@ func IntCell(v int64) Cell {
 	return Cell{Text: strconv.FormatInt(v, 10), Value: float64(v), Numeric: true}
 }
 
-// RatioCell returns a numeric cell displayed with two decimals; +Inf prints "inf" and NaN
-// (no figure) is a missing cell.
+// RatioCell returns a numeric cell displayed with two decimals, or two significant digits
+// when that shows fewer (0.0038, not 0.00); +Inf prints "inf" and NaN (no figure) is a missing
+// cell.
 func RatioCell(v float64) Cell {
 	switch {
 	case math.IsNaN(v):
 		return MissingCell()
 	case math.IsInf(v, 1):
 		return Cell{Text: "inf", Value: v, Numeric: true}
+	case v != 0 && math.Abs(v) < 0.1:
+		return Cell{Text: sig2(v), Value: v, Numeric: true}
 	}
 	return Cell{Text: strconv.FormatFloat(v, 'f', 2, 64), Value: v, Numeric: true}
+}
+
+// sig2 renders v (0 < |v| < 0.1) with two significant digits in plain notation.
+func sig2(v float64) string {
+	digits := 1 - int(math.Floor(math.Log10(math.Abs(v))))
+	return strconv.FormatFloat(v, 'f', digits, 64)
 }
 
 // MissingCell returns the cell of a figure that was not measured.
@@ -113,6 +124,8 @@ func num(v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	case a >= 0.01:
 		return strconv.FormatFloat(v, 'f', 3, 64)
+	case a >= 1e-6:
+		return sig2(v)
 	}
 	return strconv.FormatFloat(v, 'g', 2, 64)
 }

@@ -1,149 +1,50 @@
 // Package report renders results: per-step tables with one row per target, in the shape of the
-// insert benchmark's published tables, relative comparisons between targets and runs, and a
-// self-contained HTML report. It reads result records and never runs anything.
+// insert benchmark's published tables, group tables with a row per step and target (sysbench's
+// test groups), relative comparisons between targets and runs, and a self-contained HTML
+// report. Every figure it prints is a metric of the catalog (internal/metric), selected by
+// name; it reads result records and never runs anything.
 package report
 
 import (
 	"fmt"
 	"io"
-	"strings"
 
+	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/results"
 )
 
-// column is one column of a step table: its header, the unit of its figures and how to get the
-// cell from a step record.
-type column struct {
-	head, unit string
-	cell       func(s *results.Step) Cell
-}
+// stepView is the metrics of a step table, in order; a column appears when its metric applies
+// to one of the table's rows.
+var stepView = []string{"rate", "ips", "dps", "qps", "ips_target", "met", "secs", "rows", "db_MB", "eng_MB", "B/row",
+	"rMB/s", "wMB/s", "GBw", "rKB/op", "wKB/op", "wKB/i", "dKB/op", "fl/op", "cpu_us/op", "ccpu_us/op", "cs/op", "rss_MB",
+	"max", "max_i", "rate_p50", "rate_p99", "retries",
+	"scpu_us/op", "srss_MB", "spss_MB", "srv_logB/op", "srv_fsync/op"}
 
-// rateColumns are the throughput columns (colored by quartile in HTML).
-var rateColumns = map[string]bool{"ips": true, "qps": true, "rate": true}
+// latencyView is the metrics of a latency table, per operation kind.
+var latencyView = []string{"count", "p50", "p90", "p99", "p99.9", "max"}
 
-// storage renders a storage figure, missing when the device was not measured.
-func storage(f func(s *results.Step) float64) func(s *results.Step) Cell {
-	return func(s *results.Step) Cell {
-		if s.Device == "" {
-			return MissingCell()
-		}
-		return NumCell(f(s))
+// MetricsHint is the line that points a reader of the tables to the glossary.
+const MetricsHint = "columns: rumbench metrics [NAME] says what each one means and how it is computed"
+
+// targetCell is a row's target, with its status when it is not ok.
+func targetCell(s *results.Step) Cell {
+	if s.Status != results.StatusOK {
+		return TextCell(s.Target + " (" + s.Status + ")")
 	}
+	return TextCell(s.Target)
 }
 
-// numOf renders a figure of a step.
-func numOf(f func(s *results.Step) float64) func(s *results.Step) Cell {
-	return func(s *results.Step) Cell { return NumCell(f(s)) }
-}
-
-// managed renders a figure of a managed server's process, missing for other targets.
-func managed(f func(s *results.Step) float64) func(s *results.Step) Cell {
-	return func(s *results.Step) Cell {
-		if s.Server != "managed" {
-			return MissingCell()
-		}
-		return NumCell(f(s))
-	}
-}
-
-// counter renders a server counter figure, missing without a server or when it reports none (-1).
-func counter(f func(s *results.Step) float64) func(s *results.Step) Cell {
-	return func(s *results.Step) Cell {
-		if v := f(s); s.Server != "" && v >= 0 {
-			return NumCell(v)
-		}
-		return MissingCell()
-	}
-}
-
-var (
-	colTarget = column{"target", "", func(s *results.Step) Cell {
-		if s.Status != results.StatusOK {
-			return TextCell(s.Target + " (" + s.Status + ")")
-		}
-		return TextCell(s.Target)
-	}}
-	colSecs  = column{"secs", "s", numOf(func(s *results.Step) float64 { return s.Secs })}
-	colRows  = column{"rows", "rows", func(s *results.Step) Cell { return IntCell(s.Rows) }}
-	colDBMB  = column{"db_MB", "MiB", numOf(func(s *results.Step) float64 { return float64(s.DBBytes) / (1 << 20) })}
-	colEngMB = column{"eng_MB", "MiB", func(s *results.Step) Cell {
-		if s.EngineDBBytes == 0 {
-			return MissingCell()
-		}
-		return NumCell(float64(s.EngineDBBytes) / (1 << 20))
-	}}
-	colBPR   = column{"B/row", "bytes/row", numOf(func(s *results.Step) float64 { return s.BytesPerRow })}
-	colRMBs  = column{"rMB/s", "MB/s", storage(func(s *results.Step) float64 { return s.ReadMBPerSec })}
-	colWMBs  = column{"wMB/s", "MB/s", storage(func(s *results.Step) float64 { return s.WriteMBPerSec })}
-	colGBw   = column{"GBw", "GB", storage(func(s *results.Step) float64 { return s.GBWritten })}
-	colRKBo  = column{"rKB/op", "KB/op", storage(func(s *results.Step) float64 { return s.ReadKBPerOp })}
-	colWKBi  = column{"wKB/i", "KB/insert", storage(func(s *results.Step) float64 { return s.WriteKBPerInsert })}
-	colDKBo  = column{"dKB/op", "KB/op", storage(func(s *results.Step) float64 { return s.DiscardKBPerOp })}
-	colFlo   = column{"fl/op", "flushes/op", storage(func(s *results.Step) float64 { return s.FlushesPerOp })}
-	colCPU   = column{"cpu_us/op", "µs/op", numOf(func(s *results.Step) float64 { return s.HostCPUUsPerOp })}
-	colCCPU  = column{"ccpu_us/op", "µs/op", numOf(func(s *results.Step) float64 { return s.ClientCPUUsPerOp })}
-	colCS    = column{"cs/op", "switches/op", numOf(func(s *results.Step) float64 { return s.CSPerOp })}
-	colRSS   = column{"rss_MB", "MiB", numOf(func(s *results.Step) float64 { return s.ClientRSSMB })}
-	colP50   = column{"rate_p50", "ops/s", numOf(func(s *results.Step) float64 { return s.RateP50 })}
-	colP99   = column{"rate_p99", "ops/s", numOf(func(s *results.Step) float64 { return s.RateP99 })}
-	colIPS   = column{"ips", "rows/s", numOf(func(s *results.Step) float64 { return s.IPS })}
-	colQPS   = column{"qps", "queries/s", numOf(func(s *results.Step) float64 { return s.QPS })}
-	colRate  = column{"rate", "ops/s", numOf(func(s *results.Step) float64 { return s.Rate })}
-	colEPS   = column{"events/s", "events/s", numOf(func(s *results.Step) float64 { return s.EventsPerSec })}
-	colStmts = column{"statements", "statements", func(s *results.Step) Cell { return IntCell(s.Statements) }}
-	colWKBo  = column{"wKB/op", "KB/op", storage(func(s *results.Step) float64 { return s.WriteKBPerOp })}
-	colMaxI  = column{"max_i_ms", "ms", numOf(func(s *results.Step) float64 { return s.MaxInsertUs / 1e3 })}
-	colMaxQ  = column{"max_q_ms", "ms", numOf(func(s *results.Step) float64 { return s.MaxQueryUs / 1e3 })}
-	colTgt   = column{"ips_target", "rows/s", numOf(func(s *results.Step) float64 { return s.TargetIPS })}
-	colTgtOK = column{"met", "", func(s *results.Step) Cell {
-		if s.TargetMet == nil {
-			return MissingCell()
-		}
-		if *s.TargetMet {
-			return TextCell("yes")
-		}
-		return TextCell("NO")
-	}}
-)
-
-// serverColumns are added to a step's table when a target runs on a server.
-var serverColumns = []column{
-	{"scpu_us/op", "µs/op", managed(func(s *results.Step) float64 { return s.ServerCPUUsPerOp })},
-	{"srss_MB", "MiB", managed(func(s *results.Step) float64 { return s.ServerRSSMB })},
-	{"spss_MB", "MiB", managed(func(s *results.Step) float64 { return s.ServerPSSMB })},
-	{"logB/op", "bytes/op", counter(func(s *results.Step) float64 { return s.LogBytesPerOp })},
-	{"fsync/op", "fsyncs/op", counter(func(s *results.Step) float64 { return s.ServerFsyncsPerOp })},
-}
-
-// loadColumns are the columns of a load step (rate = inserts/s), queryColumns of a query step
-// (rate = queries/s; CPU, reads and context switches per query; writes per insert).
-var (
-	loadColumns     = []column{colTarget, colIPS, colSecs, colRows, colDBMB, colEngMB, colBPR, colRMBs, colWMBs, colGBw, colRKBo, colWKBi, colDKBo, colFlo, colCPU, colCCPU, colCS, colRSS, colMaxI, colP50, colP99}
-	indexColumns    = []column{colTarget, colRate, colSecs, colRows, colDBMB, colEngMB, colBPR, colRMBs, colWMBs, colGBw, colWKBi, colCPU, colCCPU, colCS, colRSS}
-	sysbenchColumns = []column{colTarget, colRate, colEPS, colStmts, colSecs, colRows, colDBMB, colEngMB, colRMBs, colWMBs, colRKBo, colWKBo, colFlo, colCPU, colCCPU, colCS, colRSS, colMaxQ, colP50, colP99}
-	queryColumns    = []column{colTarget, colQPS, colIPS, colTgt, colTgtOK, colSecs, colRows, colDBMB, colEngMB, colRMBs, colWMBs, colRKBo, colWKBi, colCPU, colCCPU, colCS, colRSS, colMaxQ, colMaxI, colP50, colP99}
-)
-
-func columnsFor(s *results.Step) ([]column, string) {
-	switch {
-	case s.Group != "":
-		return sysbenchColumns, "rate = QPS (statements/s, Krps for scan), per-op figures per statement"
-	case len(s.RateKinds) == 1 && s.RateKinds[0] == "create_index":
-		return indexColumns, "rate = indexed rows/s (inserts + index build), per-op figures per indexed row"
-	case len(s.RateKinds) > 0 && strings.HasSuffix(s.RateKinds[0], "query"):
-		return queryColumns, "per-op figures per query, wKB/i per background insert"
-	}
-	return loadColumns, "per-op figures per inserted row"
-}
-
-// StepTables returns two tables per step (in order of first appearance), each with one row per
-// target: the step's figures (titled with the step name) and its response times (untitled, with
-// the step errors as footer).
+// StepTables returns two tables per ungrouped step (in order of first appearance), each with
+// one row per target: the step's figures (titled with the step name) and its response times
+// (untitled, with the step errors as footer). Grouped steps are left out (GroupTables).
 func StepTables(steps []results.Step) []*Table {
 	var order []string
 	byStep := map[string][]*results.Step{}
 	for i := range steps {
 		s := &steps[i]
+		if s.Group != "" {
+			continue
+		}
 		if _, seen := byStep[s.Step]; !seen {
 			order = append(order, s.Step)
 		}
@@ -158,32 +59,27 @@ func StepTables(steps []results.Step) []*Table {
 
 // stepTable is the figures of one step, one row per target.
 func stepTable(name string, rows []*results.Step) *Table {
-	cols, legend := columnsFor(rows[0])
-	for _, r := range rows {
-		if r.Server != "" {
-			cols = append(cols[:len(cols):len(cols)], serverColumns...)
-			break
+	t := &Table{Title: name, Note: rows[0].Note, Kind: Absolute}
+	b := newBuilder(t, len(rows))
+	b.text("target", func(i int) Cell { return targetCell(rows[i]) })
+	for _, n := range stepView {
+		b.stepMetric(metric.MustGet(n), rows)
+	}
+	for i, s := range rows {
+		if s.TargetMet == nil || *s.TargetMet {
+			continue
 		}
-	}
-	t := &Table{Title: name, Note: legend, Kind: Absolute}
-	for _, c := range cols {
-		t.Columns = append(t.Columns, Column{Name: c.head, Unit: c.unit, Rate: rateColumns[c.head]})
-	}
-	for _, s := range rows {
-		row := make([]Cell, len(cols))
-		for i, c := range cols {
-			row[i] = c.cell(s)
-			if rateColumns[c.head] && c.head != "ips" && s.TargetMet != nil && !*s.TargetMet {
-				row[i].Flag = "gray" // measured while the writers missed their target
+		for j, c := range t.Columns {
+			if c.Rate && c.Name != "ips" {
+				t.Rows[i][j].Flag = "gray" // measured while the writers missed their target
 			}
 		}
-		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
 
-// Text writes one table per step (in order of first appearance) with one row per target,
-// followed by the response-time table of the step.
+// Text writes one table per ungrouped step (in order of first appearance) with one row per
+// target, followed by the response-time table of the step and its sync accounting.
 func Text(w io.Writer, steps []results.Step) error {
 	tables := StepTables(steps)
 	for i := 0; i < len(tables); i += 2 {
@@ -202,18 +98,35 @@ func Text(w io.Writer, steps []results.Step) error {
 	return nil
 }
 
-// latencyTable is the response-time percentiles (ms) of every operation kind of a step, with
-// the step errors as footer.
+// latencyTable is the response-time percentiles of every operation kind of a step, with the
+// step errors as footer.
 func latencyTable(step string, rows []*results.Step) *Table {
-	t := &Table{Key: step + " latency", Columns: []Column{{Name: "target"}, {Name: "op"}, {Name: "count", Unit: "ops"},
-		{Name: "p50_ms", Unit: "ms"}, {Name: "p90_ms", Unit: "ms"}, {Name: "p99_ms", Unit: "ms"},
-		{Name: "p99.9_ms", Unit: "ms"}, {Name: "max_ms", Unit: "ms"}}}
-	ms := func(us float64) Cell { return NumCell(us / 1e3) }
+	type row struct {
+		s *results.Step
+		l *results.Latency
+	}
+	var lrows []row
 	for _, s := range rows {
-		for _, l := range s.Latency {
-			t.Rows = append(t.Rows, []Cell{TextCell(s.Target), TextCell(l.Kind), IntCell(l.Count),
-				ms(l.P50Us), ms(l.P90Us), ms(l.P99Us), ms(l.P999Us), ms(l.MaxUs)})
+		for i := range s.Latency {
+			lrows = append(lrows, row{s, &s.Latency[i]})
 		}
+	}
+	t := &Table{Key: step + " latency"}
+	b := newBuilder(t, len(lrows))
+	b.text("target", func(i int) Cell { return TextCell(lrows[i].s.Target) })
+	b.text("op", func(i int) Cell { return TextCell(lrows[i].l.Kind) })
+	for _, n := range latencyView {
+		m := metric.MustGet(n)
+		b.metric(m, "", "", func(i int) (float64, bool) {
+			l := lrows[i].l
+			switch n {
+			case "count":
+				return float64(l.Count), true
+			case "max":
+				return l.MaxUs, true
+			}
+			return metric.Percentile(l, n)
+		})
 	}
 	for _, s := range rows {
 		if s.Error != "" {

@@ -2,7 +2,6 @@ package results
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,11 +23,11 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %s is not a run directory: %w", dir, err)
 	}
-	steps, err := ReadSteps(dir)
+	steps, err := readSteps(dir, m.SchemaVersion)
 	if err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("results: %s: %w", dir, err)
 	}
-	ivs, err := ReadIntervals(dir)
+	ivs, err := readIntervals(dir, m.SchemaVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -38,6 +37,14 @@ func Load(dir string) (*Run, error) {
 // ReadIntervals reads a run directory's intervals.jsonl; a torn last line (a run killed while
 // writing) is skipped.
 func ReadIntervals(dir string) ([]Interval, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	return readIntervals(dir, m.SchemaVersion)
+}
+
+func readIntervals(dir string, schema int) ([]Interval, error) {
 	f, err := os.Open(filepath.Join(dir, "intervals.jsonl"))
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -50,8 +57,8 @@ func ReadIntervals(dir string) ([]Interval, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
-		var iv Interval
-		if json.Unmarshal(sc.Bytes(), &iv) != nil {
+		iv, err := DecodeInterval(sc.Bytes(), schema)
+		if err != nil {
 			continue
 		}
 		out = append(out, iv)

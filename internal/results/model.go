@@ -6,13 +6,14 @@
 package results
 
 import (
+	"slices"
 	"time"
 
 	"github.com/rumbench/rumbench/internal/hist"
 )
 
 // SchemaVersion is the version of the result schema written in run.json.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Step statuses.
 const (
@@ -28,8 +29,8 @@ const (
 
 // Latency is the response-time distribution of one kind of operation over a step, in µs.
 type Latency struct {
-	// Kind is the operation kind: insert, delete, range_query, point_query, create_index; a
-	// "_intended" suffix marks response time measured from the paced intended start.
+	// Kind is the operation kind as the workload declared it (Step.Kinds); a "_intended" suffix
+	// marks response time measured from the paced intended start.
 	Kind   string  `json:"kind"`
 	Count  int64   `json:"count"`
 	MeanUs float64 `json:"mean_us"`
@@ -46,6 +47,39 @@ type Latency struct {
 	Buckets []hist.Bucket `json:"buckets,omitempty"`
 }
 
+// Operation roles: what an operation kind does to the data. The runner aggregates rates by role
+// (ips, dps, qps) and reports choose columns by the roles a step's kinds have.
+const (
+	// RoleRead operations read (queries, lookups, scans); rates count their calls.
+	RoleRead = "read"
+	// RoleWrite operations add or change rows (inserts, updates, index builds).
+	RoleWrite = "write"
+	// RoleDelete operations remove rows.
+	RoleDelete = "delete"
+	// RoleOther operations mix reads and writes (a sysbench event, a transaction of several
+	// statements) or do something else.
+	RoleOther = "other"
+)
+
+// Roles lists the operation roles.
+var Roles = []string{RoleRead, RoleWrite, RoleDelete, RoleOther}
+
+// Kind is the count of one operation kind over a step or up to an interval: a kind is a name a
+// workload declares for its step ("insert", "point_query", "event", "get_link_list"), with a role.
+type Kind struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+	// Unit names what Units counts ("rows", "statements").
+	Unit string `json:"unit,omitempty"`
+	// Ops is the number of operations (calls), Units the units they covered (rows inserted or
+	// returned, statements run).
+	Ops   int64 `json:"ops"`
+	Units int64 `json:"units"`
+	// MaxUs is the largest response time, µs: over the measured window for a step (the largest
+	// per-interval maximum), over the interval for an interval record.
+	MaxUs float64 `json:"max_us"`
+}
+
 // Step is the record of one target × step: the figures of DESIGN section 4.
 type Step struct {
 	Target    string    `json:"target"`
@@ -58,37 +92,41 @@ type Step struct {
 	WarmupSec float64   `json:"warmup_secs"`
 	// Secs is the measured duration (after warm-up).
 	Secs float64 `json:"secs"`
-	// RateKinds names the kinds counted in ops; Ops is their unit count (rows for inserts and
-	// index builds, queries for query steps).
+
+	// RateName, RateUnit and PerOp are the step's presentation, declared by its workload: the
+	// headline rate's short name ("ips", "qps", "Krps"), its unit ("rows/s") and what one op of
+	// Ops is, the denominator of every per-op figure ("inserted row", "query", "statement").
+	RateName string `json:"rate_name"`
+	RateUnit string `json:"rate_unit"`
+	PerOp    string `json:"per_op"`
+	// Note is the workload's one-line legend of the step's table.
+	Note string `json:"note,omitempty"`
+	// Group places the step in a group of the workload (Manifest.Groups): grouped steps are
+	// reported in one table per group with a row per step and target (sysbench's test groups).
+	Group string `json:"group,omitempty"`
+	// RateKinds names the kinds counted in Ops, by their units or by their calls as the
+	// workload declared (rows for inserts and index builds, queries for queries, statements for
+	// sysbench events).
 	RateKinds []string `json:"rate_kinds"`
 	Ops       int64    `json:"ops"`
-	// Rate is ops/secs, the step's headline figure: inserts/s for load steps, indexed rows/s for
-	// l.x, queries/s for queries; for a sysbench test the reference's QPS (statements/s, BEGIN and
-	// COMMIT included), and for the scan test thousand rows scanned per second (Krps).
+	// Rate is ops/secs, the step's headline figure, except where the workload defines it
+	// otherwise (sysbench's scan: thousand rows scanned per second from the mean latency).
 	Rate float64 `json:"rate_per_sec"`
-	// Group is the sysbench test group: "point" (point queries), "range" (range queries without
-	// aggregation), "range_agg" (with aggregation), "write"; empty for other workloads.
-	Group string `json:"group,omitempty"`
-	// Events is the number of sysbench events (one transaction, or one statement without a
-	// transaction) and EventsPerSec their rate; Statements counts every statement they ran,
-	// BEGIN and COMMIT included (sysbench's "queries").
-	Events       int64   `json:"events"`
-	EventsPerSec float64 `json:"events_per_sec"`
-	Statements   int64   `json:"statements"`
+	// CallsPerSec is the calls of the rate kinds per second: sysbench events/s, insert
+	// transactions/s, and the same as Rate where the rate counts calls.
+	CallsPerSec float64 `json:"calls_per_sec"`
+	// Kinds are the step's operation kinds as declared, with their counts and largest response
+	// time.
+	Kinds []Kind `json:"kinds"`
+	// IPS, DPS and QPS aggregate the kinds by role: rows written per second (write kinds'
+	// units), rows deleted per second (delete kinds' units) and reads per second (read kinds'
+	// calls).
+	IPS float64 `json:"ips"`
+	DPS float64 `json:"dps"`
+	QPS float64 `json:"qps"`
 	// Retries counts operations abandoned after a deadlock or lock conflict (rolled back) and
 	// tried again; they are not in Ops (sysbench's "ignored errors").
 	Retries int64 `json:"retries"`
-
-	RowsInserted     int64 `json:"rows_inserted"`
-	RowsDeleted      int64 `json:"rows_deleted"`
-	Queries          int64 `json:"queries"`
-	InsertStatements int64 `json:"insert_statements"`
-	DeleteStatements int64 `json:"delete_statements"`
-	// RowsPerQuery is the mean number of rows a query returned (the insert benchmark expects 10).
-	RowsPerQuery float64 `json:"rows_per_query"`
-	IPS          float64 `json:"ips"`
-	DPS          float64 `json:"dps"`
-	QPS          float64 `json:"qps"`
 
 	// Rows is the table rows at the end of the step (all tables).
 	Rows int64 `json:"rows"`
@@ -137,13 +175,12 @@ type Step struct {
 	// Syscalls is the sync and write accounting of the step (--syscalls), nil when off.
 	Syscalls *Syscalls `json:"syscalls,omitempty"`
 
-	MaxInsertUs float64 `json:"max_insert_us"`
-	MaxDeleteUs float64 `json:"max_delete_us"`
-	MaxQueryUs  float64 `json:"max_query_us"`
 	// RateP50 and RateP99 are percentiles of the per-second rate, sorted descending: the rate
-	// that 50% and 99% of the seconds met or exceeded.
-	RateP50 float64 `json:"rate_p50_per_sec"`
-	RateP99 float64 `json:"rate_p99_per_sec"`
+	// that 50% and 99% of the seconds met or exceeded; RateIntervals is the number of full
+	// intervals they come from (0: the step was shorter than a tick, no per-second rate).
+	RateP50       float64 `json:"rate_p50_per_sec"`
+	RateP99       float64 `json:"rate_p99_per_sec"`
+	RateIntervals int     `json:"rate_intervals"`
 
 	// TargetIPS is the background writers' target in rows/s (0: not paced); TargetMet says
 	// whether ips reached 95% of it.
@@ -162,19 +199,16 @@ type Interval struct {
 	Step   string  `json:"step"`
 	T      float64 `json:"t_secs"`
 	Secs   float64 `json:"secs"`
-	// Per-second rates over the interval.
-	IPS  float64 `json:"ips"`
-	DPS  float64 `json:"dps"`
-	QPS  float64 `json:"qps"`
-	Rate float64 `json:"rate_per_sec"`
-	// Largest response time in the interval, per kind, µs (0: none).
-	MaxInsertUs float64 `json:"max_insert_us"`
-	MaxDeleteUs float64 `json:"max_delete_us"`
-	MaxQueryUs  float64 `json:"max_query_us"`
-	// Cumulative counts since the step's start.
-	RowsInserted int64 `json:"rows_inserted"`
-	RowsDeleted  int64 `json:"rows_deleted"`
-	Queries      int64 `json:"queries"`
+	// Per-second rates over the interval: the headline (named RateName, as the step's) and the
+	// role aggregates (see Step).
+	RateName string  `json:"rate_name,omitempty"`
+	Rate     float64 `json:"rate_per_sec"`
+	IPS      float64 `json:"ips"`
+	DPS      float64 `json:"dps"`
+	QPS      float64 `json:"qps"`
+	// Kinds are the step's operation kinds: counts since the step's start and the largest
+	// response time in the interval (0: none).
+	Kinds []Kind `json:"kinds"`
 	// System figures over the interval.
 	ReadMBPerSec    float64 `json:"read_mb_per_sec"`
 	WriteMBPerSec   float64 `json:"write_mb_per_sec"`
@@ -186,4 +220,68 @@ type Interval struct {
 	ServerCPUPct float64 `json:"server_cpu_pct"`
 	ServerRSSMB  float64 `json:"server_rss_mb"`
 	DBBytes      int64   `json:"db_bytes"`
+}
+
+// Kind returns the step's kind named name, nil when the step has none.
+func (s *Step) Kind(name string) *Kind { return findKind(s.Kinds, name) }
+
+// KindOps returns the operations (calls) of the step's kind name, 0 when it has none.
+func (s *Step) KindOps(name string) int64 {
+	if k := s.Kind(name); k != nil {
+		return k.Ops
+	}
+	return 0
+}
+
+// KindUnits returns the units (rows, statements) of the step's kind name, 0 when it has none.
+func (s *Step) KindUnits(name string) int64 {
+	if k := s.Kind(name); k != nil {
+		return k.Units
+	}
+	return 0
+}
+
+// Kind returns the interval's kind named name, nil when it has none.
+func (iv *Interval) Kind(name string) *Kind { return findKind(iv.Kinds, name) }
+
+func findKind(ks []Kind, name string) *Kind {
+	for i := range ks {
+		if ks[i].Name == name {
+			return &ks[i]
+		}
+	}
+	return nil
+}
+
+// HasRole says whether the step has a kind of role with at least one operation.
+func (s *Step) HasRole(role string) bool {
+	for _, k := range s.Kinds {
+		if k.Role == role && k.Ops > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// RateHasRole says whether the step's headline rate counts a kind of role.
+func (s *Step) RateHasRole(role string) bool {
+	for _, k := range s.Kinds {
+		if k.Role == role && slices.Contains(s.RateKinds, k.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxUs returns the largest response time (µs) of the kinds the filter keeps, and whether any
+// kind was kept that ran.
+func (s *Step) MaxUs(keep func(k *Kind) bool) (float64, bool) {
+	var m float64
+	ok := false
+	for i := range s.Kinds {
+		if k := &s.Kinds[i]; k.Ops > 0 && keep(k) {
+			m, ok = max(m, k.MaxUs), true
+		}
+	}
+	return m, ok
 }

@@ -27,15 +27,23 @@ type Manifest struct {
 	Config         map[string]any `json:"config"`
 	Workload       string         `json:"workload"`
 	WorkloadConfig map[string]any `json:"workload_config"`
-	Targets        []Target       `json:"targets"`
-	Host           sysstat.Host   `json:"host"`
-	Start          time.Time      `json:"start"`
-	End            time.Time      `json:"end"`
+	// Groups are the workload's step groups in report order (Step.Group names one).
+	Groups  []Group      `json:"groups,omitempty"`
+	Targets []Target     `json:"targets"`
+	Host    sysstat.Host `json:"host"`
+	Start   time.Time    `json:"start"`
+	End     time.Time    `json:"end"`
 	// Status is "running" while the run goes on, then "ok", "interrupted" or "failed".
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// Notes are caveats a reader of the results needs (system-wide counters, absent devices).
 	Notes []string `json:"notes"`
+}
+
+// Group is a group of steps a workload reports together (sysbench's "point queries").
+type Group struct {
+	Name  string `json:"name"`
+	Title string `json:"title"`
 }
 
 // Target is one engine (or engine × configuration) of a run.
@@ -45,6 +53,12 @@ type Target struct {
 	DataDir string     `json:"data_dir"`
 	// Check is the outcome of the workload's invariant check after the last step.
 	Check string `json:"check,omitempty"`
+}
+
+// NewTarget returns the target label that runs the registered engine with the engine-specific
+// options opts (nil for none), before it is opened.
+func NewTarget(label, engine string, opts map[string]string) Target {
+	return Target{Label: label, Engine: table.Info{Name: engine, Options: opts}}
 }
 
 // Writer writes a run directory: run.json and steps.json are rewritten whole (atomically) each
@@ -151,14 +165,21 @@ func writeJSON(path string, v any) error {
 	return os.Rename(tmp, path)
 }
 
-// ReadSteps reads a run directory's steps.json.
+// ReadSteps reads a run directory's steps.json, in the schema version of its run.json.
 func ReadSteps(dir string) ([]Step, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	return readSteps(dir, m.SchemaVersion)
+}
+
+func readSteps(dir string, schema int) ([]Step, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "steps.json"))
 	if err != nil {
 		return nil, err
 	}
-	var steps []Step
-	return steps, json.Unmarshal(data, &steps)
+	return DecodeSteps(data, schema)
 }
 
 // ReadManifest reads a run directory's run.json.
@@ -168,5 +189,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	var m Manifest
-	return &m, json.Unmarshal(data, &m)
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	UpgradeManifest(&m)
+	return &m, nil
 }

@@ -17,10 +17,10 @@ func BenchmarkTick(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	c := newCollector(Target{Label: "t", Sampler: s}, Step{Name: "s", RateKinds: []Kind{Insert}})
+	c := newCollector(Setup{Label: "t", Sampler: s}, Step{Name: "s", Kinds: testKinds, RateKinds: []KindID{kIns}})
 	for i := 0; i < 3; i++ {
-		m := NewMeter(i == 0)
-		m.Done(Insert, time.Now(), 100)
+		m := NewMeter(len(testKinds), i == 0)
+		m.Done(kIns, time.Now(), 100)
 		c.meters = append(c.meters, m)
 	}
 	c.begin(time.Now())

@@ -21,7 +21,7 @@ const (
 
 // collector turns the tick snapshots of one step into interval records and the step result.
 type collector struct {
-	tgt    Target
+	tgt    Setup
 	st     Step
 	meters []*Meter
 	start  time.Time
@@ -29,12 +29,19 @@ type collector struct {
 	first, base, prev, cur *snapshot
 	based                  bool
 	tmp                    hist.Snapshot
-	maxNs                  [NumKinds]int64 // largest interval max since base
-	rates                  []float64       // per-interval rates since base
+	maxNs                  []int64   // per kind: largest interval max since base
+	rates                  []float64 // per-interval rates since base
+	isRate                 []bool    // per kind: counted in the headline rate
 }
 
-func newCollector(tgt Target, st Step) *collector {
-	return &collector{tgt: tgt, st: st, first: &snapshot{}, base: &snapshot{}, prev: &snapshot{}, cur: &snapshot{}}
+func newCollector(tgt Setup, st Step) *collector {
+	n := len(st.Kinds)
+	c := &collector{tgt: tgt, st: st, first: newSnapshot(n), base: newSnapshot(n), prev: newSnapshot(n), cur: newSnapshot(n),
+		maxNs: make([]int64, n), isRate: make([]bool, n)}
+	for _, k := range st.RateKinds {
+		c.isRate[k] = true
+	}
+	return c
 }
 
 // begin takes the step's first snapshot.
@@ -42,8 +49,8 @@ func (c *collector) begin(now time.Time) {
 	c.start = now
 	c.first.take(nil, c.tgt.Sampler, now, &c.tmp)
 	c.takeExtra(c.first)
-	*c.prev = *c.first
-	*c.base = *c.first
+	c.prev.copyFrom(c.first)
+	c.base.copyFrom(c.first)
 	c.based = c.st.Warmup <= 0
 }
 
@@ -78,13 +85,13 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 	iv := c.interval(c.prev, c.cur)
 	if c.based {
 		for k := range c.maxNs {
-			c.maxNs[k] = max(c.maxNs[k], c.cur.hists[k].IntervalMax)
+			c.maxNs[k] = max(c.maxNs[k], c.cur.kinds[k].hist.IntervalMax)
 		}
 		if iv.Secs >= 0.5*c.tickSecs() {
 			c.rates = append(c.rates, iv.Rate)
 		}
 	} else if now.Sub(c.start) >= c.st.Warmup {
-		*c.base = *c.cur
+		c.base.copyFrom(c.cur)
 		c.based = true
 	}
 	if c.tgt.OnTick != nil {
@@ -104,20 +111,46 @@ func (c *collector) tickSecs() float64 {
 	return 1
 }
 
-// count returns the rate count of kind k: queries for query kinds, rows for the others.
-func (s *snapshot) count(k Kind) int64 {
-	if isQuery(k) {
-		return s.ops[k]
+// count returns what kind k counts for in rates: its units or its calls, as declared.
+func (c *collector) count(s *snapshot, k int) int64 {
+	if c.st.Kinds[k].CountUnits {
+		return s.kinds[k].units
 	}
-	return s.units[k]
+	return s.kinds[k].ops
 }
 
+// rateCount is the count of the headline rate's kinds.
 func (c *collector) rateCount(s *snapshot) int64 {
 	var n int64
 	for _, k := range c.st.RateKinds {
-		n += s.count(k)
+		n += c.count(s, int(k))
 	}
 	return n
+}
+
+// rateCalls is the calls of the headline rate's kinds.
+func (c *collector) rateCalls(s *snapshot) int64 {
+	var n int64
+	for _, k := range c.st.RateKinds {
+		n += s.kinds[k].ops
+	}
+	return n
+}
+
+// roleCounts returns the role aggregates between a and b: rows written (write kinds' units),
+// rows deleted (delete kinds' units) and reads (read kinds' calls).
+func (c *collector) roleCounts(a, b *snapshot) (written, deleted, reads int64) {
+	for k, kd := range c.st.Kinds {
+		switch kd.Role {
+		case results.RoleWrite:
+			written += b.kinds[k].units - a.kinds[k].units
+		case results.RoleDelete:
+			deleted += b.kinds[k].units - a.kinds[k].units
+		case results.RoleRead:
+			reads += b.kinds[k].ops - a.kinds[k].ops
+		}
+	}
+	return written, deleted, reads
 }
 
 func per(x, n float64) float64 {
@@ -129,21 +162,22 @@ func per(x, n float64) float64 {
 
 func (c *collector) interval(a, b *snapshot) results.Interval {
 	secs := b.t.Sub(a.t).Seconds()
+	written, deleted, reads := c.roleCounts(a, b)
 	iv := results.Interval{
-		Target:       c.tgt.Label,
-		Step:         c.st.Name,
-		T:            b.t.Sub(c.start).Seconds(),
-		Secs:         secs,
-		IPS:          per(float64(b.units[Insert]-a.units[Insert]), secs),
-		DPS:          per(float64(b.units[Delete]-a.units[Delete]), secs),
-		QPS:          per(float64(b.ops[RangeQuery]+b.ops[PointQuery]+b.units[Event]-a.ops[RangeQuery]-a.ops[PointQuery]-a.units[Event]), secs),
-		Rate:         per(float64(c.rateCount(b)-c.rateCount(a)), secs),
-		MaxInsertUs:  float64(b.hists[Insert].IntervalMax) / 1e3,
-		MaxDeleteUs:  float64(b.hists[Delete].IntervalMax) / 1e3,
-		MaxQueryUs:   float64(max(b.hists[RangeQuery].IntervalMax, b.hists[PointQuery].IntervalMax, b.hists[Event].IntervalMax)) / 1e3,
-		RowsInserted: b.units[Insert],
-		RowsDeleted:  b.units[Delete],
-		Queries:      b.ops[RangeQuery] + b.ops[PointQuery],
+		Target:   c.tgt.Label,
+		Step:     c.st.Name,
+		T:        b.t.Sub(c.start).Seconds(),
+		Secs:     secs,
+		RateName: c.st.RateName,
+		Rate:     per(float64(c.rateCount(b)-c.rateCount(a)), secs),
+		IPS:      per(float64(written), secs),
+		DPS:      per(float64(deleted), secs),
+		QPS:      per(float64(reads), secs),
+		Kinds:    make([]results.Kind, len(c.st.Kinds)),
+	}
+	for k, kd := range c.st.Kinds {
+		iv.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].ops, Units: b.kinds[k].units,
+			MaxUs: float64(b.kinds[k].hist.IntervalMax) / 1e3}
 	}
 	iv.ClientCPUPct = per(float64(b.cpuNs-a.cpuNs)/1e9, secs) * 100
 	if a.srvOK && b.srvOK && b.srv.Managed {
@@ -178,31 +212,26 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	if c.tgt.Engine != nil {
 		r.Engine = c.tgt.Engine.Info().Name
 	}
+	r.RateName, r.RateUnit, r.PerOp, r.Note, r.Group = c.st.RateName, c.st.RateUnit, c.st.PerOp, c.st.Note, c.st.Group
 	for _, k := range c.st.RateKinds {
-		r.RateKinds = append(r.RateKinds, k.String())
+		r.RateKinds = append(r.RateKinds, c.st.Kinds[k].Name)
 	}
 	r.Ops = c.rateCount(b) - c.rateCount(a)
 	ops := float64(r.Ops)
 	r.Rate = per(ops, secs)
-	r.RowsInserted = b.units[Insert] - a.units[Insert]
-	r.RowsDeleted = b.units[Delete] - a.units[Delete]
-	r.Queries = b.ops[RangeQuery] + b.ops[PointQuery] - a.ops[RangeQuery] - a.ops[PointQuery]
-	r.RowsPerQuery = per(float64(b.units[RangeQuery]+b.units[PointQuery]-a.units[RangeQuery]-a.units[PointQuery]), float64(r.Queries))
-	r.InsertStatements = b.ops[Insert] - a.ops[Insert]
-	r.DeleteStatements = b.ops[Delete] - a.ops[Delete]
-	r.IPS = per(float64(r.RowsInserted), secs)
-	r.DPS = per(float64(r.RowsDeleted), secs)
-	r.QPS = per(float64(r.Queries), secs)
-	r.Group = c.st.Group
+	r.CallsPerSec = per(float64(c.rateCalls(b)-c.rateCalls(a)), secs)
+	written, deleted, reads := c.roleCounts(a, b)
+	r.IPS, r.DPS, r.QPS = per(float64(written), secs), per(float64(deleted), secs), per(float64(reads), secs)
 	r.Retries = b.retries - a.retries
-	if ev := b.ops[Event] - a.ops[Event]; ev > 0 {
-		r.Events, r.Statements = ev, b.units[Event]-a.units[Event]
-		r.EventsPerSec = per(float64(ev), secs)
-		r.QPS = per(float64(r.Statements), secs)
+	r.Kinds = make([]results.Kind, len(c.st.Kinds))
+	for k, kd := range c.st.Kinds {
+		r.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].ops - a.kinds[k].ops,
+			Units: b.kinds[k].units - a.kinds[k].units, MaxUs: float64(c.maxNs[k]) / 1e3}
 	}
-	// Writes are charged per inserted row; for an index build (l.x), per indexed row.
-	ins := float64(r.RowsInserted)
-	if len(c.st.RateKinds) == 1 && c.st.RateKinds[0] == CreateIndex {
+	// Writes are charged per row written by the rate's kinds when they write (an index build:
+	// per indexed row), else per row written by the step's write kinds (background inserts).
+	ins := float64(written)
+	if c.rateWrites() {
 		ins = ops
 	}
 
@@ -245,32 +274,40 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	}
 	c.serverFigures(&r, a, b, ops)
 	c.syscallFigures(&r, a, b, ops)
-	r.MaxInsertUs = float64(c.maxNs[Insert]) / 1e3
-	r.MaxDeleteUs = float64(c.maxNs[Delete]) / 1e3
-	r.MaxQueryUs = float64(max(c.maxNs[RangeQuery], c.maxNs[PointQuery], c.maxNs[Event])) / 1e3
 	r.RateP50, r.RateP99 = ratePercentile(c.rates, 0.50), ratePercentile(c.rates, 0.99)
+	r.RateIntervals = len(c.rates)
 	if c.st.TargetInsertRate > 0 {
 		r.TargetIPS = c.st.TargetInsertRate
 		met := r.IPS >= 0.95*c.st.TargetInsertRate
 		r.TargetMet = &met
 	}
 	var d hist.Snapshot
-	for k := Kind(0); k < NumKinds; k++ {
-		d.Sub(&b.hists[k], &a.hists[k])
+	for k, kd := range c.st.Kinds {
+		d.Sub(&b.kinds[k].hist, &a.kinds[k].hist)
 		d.Max = c.maxNs[k]
-		if l, ok := latency(k.String(), &d); ok {
+		if l, ok := latency(kd.Name, &d); ok {
 			l.Percentiles = percentiles(&d, c.st.Percentiles)
 			r.Latency = append(r.Latency, l)
-			if k == Event && c.st.ScanRows > 0 && l.MeanUs > 0 {
-				r.Rate = float64(c.st.ScanRows) / (l.MeanUs / 1e3) // rows per ms = thousand rows per second
-			}
 		}
-		d.Sub(&b.intended[k], &a.intended[k])
-		if l, ok := latency(k.String()+"_intended", &d); ok {
+		d.Sub(&b.kinds[k].intended, &a.kinds[k].intended)
+		if l, ok := latency(kd.Name+"_intended", &d); ok {
 			r.Latency = append(r.Latency, l)
 		}
 	}
+	if c.st.Finish != nil {
+		c.st.Finish(&r)
+	}
 	return r
+}
+
+// rateWrites says whether the headline rate counts write kinds.
+func (c *collector) rateWrites() bool {
+	for _, k := range c.st.RateKinds {
+		if c.st.Kinds[k].Role == results.RoleWrite {
+			return true
+		}
+	}
+	return false
 }
 
 // percentiles returns the response-time percentiles ps of d in µs, keyed "p99.99".

@@ -16,8 +16,8 @@ import (
 	"github.com/rumbench/rumbench/internal/table"
 )
 
-// Target is what a step runs against and where its figures go.
-type Target struct {
+// Setup is what a step runs against and where its figures go.
+type Setup struct {
 	// Label names the target in results (the engine name, or engine plus configuration).
 	Label  string
 	Engine table.Engine
@@ -41,7 +41,7 @@ var ErrTimeLimit = errors.New("step duration limit reached")
 // Run runs one step and returns its figures. The result is always filled with what was measured,
 // also when Run returns an error (an operation failed) or ctx was cancelled (status
 // "interrupted", nil error).
-func Run(ctx context.Context, tgt Target, st Step) (results.Step, error) {
+func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 	tick := tgt.Tick
 	if tick <= 0 {
 		tick = time.Second
@@ -67,7 +67,7 @@ func Run(ctx context.Context, tgt Target, st Step) (results.Step, error) {
 		errOnce.Do(func() { opErr = err; stop(err) })
 	}
 	for i, w := range st.Workers {
-		meters[i] = NewMeter(w.Rate > 0)
+		meters[i] = NewMeter(len(st.Kinds), w.Rate > 0)
 		c.meters = append(c.meters, meters[i])
 		wctx, wg := stepCtx, &drivers
 		if w.Role == Background {
@@ -146,41 +146,56 @@ func work(ctx context.Context, w Worker, m *Meter, start time.Time) error {
 
 // snapshot is the merged state of all meters, and the system, at one instant.
 type snapshot struct {
-	t        time.Time
-	ops      [NumKinds]int64
-	units    [NumKinds]int64
-	hists    [NumKinds]hist.Snapshot
-	intended [NumKinds]hist.Snapshot
-	sys      sysstat.Sample
-	sysOK    bool
-	cpuNs    int64 // this process's user+system CPU time (getrusage), ns
-	srv      table.ServerSample
-	srvOK    bool
-	commits  int64
-	retries  int64
-	acct     syncacct.Sample
-	acctOK   bool
+	t       time.Time
+	kinds   []kindSnapshot
+	sys     sysstat.Sample
+	sysOK   bool
+	cpuNs   int64 // this process's user+system CPU time (getrusage), ns
+	srv     table.ServerSample
+	srvOK   bool
+	commits int64
+	retries int64
+	acct    syncacct.Sample
+	acctOK  bool
+}
+
+// kindSnapshot is one kind's merged counters and histograms.
+type kindSnapshot struct {
+	ops, units     int64
+	hist, intended hist.Snapshot
+}
+
+func newSnapshot(kinds int) *snapshot { return &snapshot{kinds: make([]kindSnapshot, kinds)} }
+
+// copyFrom makes s a copy of o without sharing its kinds.
+func (s *snapshot) copyFrom(o *snapshot) {
+	kinds := s.kinds
+	*s = *o
+	s.kinds = kinds
+	copy(s.kinds, o.kinds)
 }
 
 func (s *snapshot) take(meters []*Meter, sampler *sysstat.Sampler, t time.Time, tmp *hist.Snapshot) {
 	s.t = t
 	s.commits, s.retries = 0, 0
-	for k := Kind(0); k < NumKinds; k++ {
-		s.ops[k], s.units[k] = 0, 0
-		s.hists[k].Reset()
-		s.intended[k].Reset()
+	for _, m := range meters {
+		s.commits += m.commits.Load()
+		s.retries += m.retries.Load()
+	}
+	for k := range s.kinds {
+		ks := &s.kinds[k]
+		ks.ops, ks.units = 0, 0
+		ks.hist.Reset()
+		ks.intended.Reset()
 		for _, m := range meters {
-			if k == 0 {
-				s.commits += m.commits.Load()
-				s.retries += m.retries.Load()
-			}
-			s.ops[k] += m.ops[k].Load()
-			s.units[k] += m.units[k].Load()
-			m.hists[k].Snapshot(tmp)
-			s.hists[k].Add(tmp)
-			if m.intended[k] != nil {
-				m.intended[k].Snapshot(tmp)
-				s.intended[k].Add(tmp)
+			km := &m.kinds[k]
+			ks.ops += km.ops.Load()
+			ks.units += km.units.Load()
+			km.hist.Snapshot(tmp)
+			ks.hist.Add(tmp)
+			if km.intended != nil {
+				km.intended.Snapshot(tmp)
+				ks.intended.Add(tmp)
 			}
 		}
 	}

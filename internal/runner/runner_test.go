@@ -10,6 +10,14 @@ import (
 	"github.com/rumbench/rumbench/internal/results"
 )
 
+// testKinds are the kinds of the test steps: inserts counted by rows, range queries by calls.
+var testKinds = Kinds{
+	{Name: "insert", Role: results.RoleWrite, Unit: "rows", CountUnits: true},
+	{Name: "range_query", Role: results.RoleRead, Unit: "rows"},
+}
+
+const kIns, kRange KindID = 0, 1
+
 // counted returns an op that records one insert of rows rows, done after n calls.
 func counted(n int64, rows int) OpFunc {
 	var calls atomic.Int64
@@ -17,7 +25,7 @@ func counted(n int64, rows int) OpFunc {
 		if calls.Add(1) > n {
 			return true, nil
 		}
-		m.Done(Insert, time.Now(), rows)
+		m.Done(kIns, time.Now(), rows)
 		return false, nil
 	}
 }
@@ -26,17 +34,17 @@ func TestDriverAndBackground(t *testing.T) {
 	var bgCalls atomic.Int64
 	bg := func(ctx context.Context, m *Meter) (bool, error) {
 		bgCalls.Add(1)
-		m.Done(RangeQuery, time.Now(), 10)
+		m.Done(kRange, time.Now(), 10)
 		time.Sleep(time.Millisecond)
 		return false, nil
 	}
 	var ticks atomic.Int64
-	st := Step{Name: "s", RateKinds: []Kind{Insert}, Workers: []Worker{
+	st := Step{Name: "s", Kinds: testKinds, RateKinds: []KindID{kIns}, Workers: []Worker{
 		{Name: "w", Role: Driver, Rate: 200, Op: counted(40, 5)},
 		{Name: "q", Role: Background, Op: bg},
 	}}
 	start := time.Now()
-	res, err := Run(context.Background(), Target{Label: "t", Tick: 50 * time.Millisecond, OnTick: func(*results.Interval) { ticks.Add(1) }}, st)
+	res, err := Run(context.Background(), Setup{Label: "t", Tick: 50 * time.Millisecond, OnTick: func(*results.Interval) { ticks.Add(1) }}, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +53,15 @@ func TestDriverAndBackground(t *testing.T) {
 	if took < 190*time.Millisecond || took > 2*time.Second {
 		t.Errorf("paced step took %v, want about 200 ms", took)
 	}
-	if res.Status != results.StatusOK || res.RowsInserted != 200 || res.Ops != 200 || res.InsertStatements != 40 {
-		t.Errorf("status %s inserted %d ops %d statements %d", res.Status, res.RowsInserted, res.Ops, res.InsertStatements)
+	ins, q := res.Kind("insert"), res.Kind("range_query")
+	if res.Status != results.StatusOK || ins.Units != 200 || res.Ops != 200 || ins.Ops != 40 || ins.Role != results.RoleWrite {
+		t.Errorf("status %s inserted %d ops %d statements %d", res.Status, ins.Units, res.Ops, ins.Ops)
 	}
-	if res.Queries == 0 || res.Queries != bgCalls.Load() || res.RowsPerQuery != 10 {
-		t.Errorf("queries %d (calls %d), rows per query %g", res.Queries, bgCalls.Load(), res.RowsPerQuery)
+	if q.Ops == 0 || q.Ops != bgCalls.Load() || q.Units != 10*q.Ops {
+		t.Errorf("queries %d (calls %d), rows %d", q.Ops, bgCalls.Load(), q.Units)
+	}
+	if res.IPS <= 0 || res.QPS <= 0 || res.Rate != res.IPS || res.CallsPerSec*5 != res.Rate {
+		t.Errorf("role rates: ips %g qps %g rate %g calls/s %g", res.IPS, res.QPS, res.Rate, res.CallsPerSec)
 	}
 	if ticks.Load() < 3 {
 		t.Errorf("%d ticks, want one per 50 ms", ticks.Load())
@@ -58,21 +70,21 @@ func TestDriverAndBackground(t *testing.T) {
 	for _, l := range res.Latency {
 		kinds[l.Kind] = l.Count
 	}
-	if kinds["insert"] != 40 || kinds["insert_intended"] != 40 || kinds["range_query"] != res.Queries {
+	if kinds["insert"] != 40 || kinds["insert_intended"] != 40 || kinds["range_query"] != q.Ops {
 		t.Errorf("latency counts %v", kinds)
 	}
 }
 
 func TestTimeLimitFailureCancel(t *testing.T) {
 	forever := func(ctx context.Context, m *Meter) (bool, error) {
-		m.Done(Insert, time.Now(), 1)
+		m.Done(kIns, time.Now(), 1)
 		time.Sleep(time.Millisecond)
 		return false, nil
 	}
-	res, err := Run(context.Background(), Target{Label: "t"}, Step{Name: "limit", RateKinds: []Kind{Insert},
+	res, err := Run(context.Background(), Setup{Label: "t"}, Step{Name: "limit", Kinds: testKinds, RateKinds: []KindID{kIns},
 		MaxDuration: 150 * time.Millisecond, Workers: []Worker{{Name: "w", Op: forever}}})
-	if err != nil || res.Status != results.StatusTimeLimit || res.RowsInserted == 0 {
-		t.Errorf("time limit: err %v status %s rows %d", err, res.Status, res.RowsInserted)
+	if err != nil || res.Status != results.StatusTimeLimit || res.Kind("insert").Units == 0 {
+		t.Errorf("time limit: err %v status %s rows %d", err, res.Status, res.Kind("insert").Units)
 	}
 
 	boom := errors.New("disk full")
@@ -81,13 +93,13 @@ func TestTimeLimitFailureCancel(t *testing.T) {
 		if n.Add(1) == 5 {
 			return false, boom
 		}
-		m.Done(Insert, time.Now(), 1)
+		m.Done(kIns, time.Now(), 1)
 		return false, nil
 	}
-	res, err = Run(context.Background(), Target{Label: "t"}, Step{Name: "fail", RateKinds: []Kind{Insert},
+	res, err = Run(context.Background(), Setup{Label: "t"}, Step{Name: "fail", Kinds: testKinds, RateKinds: []KindID{kIns},
 		Workers: []Worker{{Name: "writer pi1", Op: failing}, {Name: "q", Role: Background, Op: forever}}})
-	if !errors.Is(err, boom) || res.Status != results.StatusFailed || res.Error != "writer pi1: disk full" || res.RowsInserted < 4 {
-		t.Errorf("failure: err %v status %s error %q rows %d", err, res.Status, res.Error, res.RowsInserted)
+	if !errors.Is(err, boom) || res.Status != results.StatusFailed || res.Error != "writer pi1: disk full" || res.Kind("insert").Units < 4 {
+		t.Errorf("failure: err %v status %s error %q rows %d", err, res.Status, res.Error, res.Kind("insert").Units)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -96,7 +108,7 @@ func TestTimeLimitFailureCancel(t *testing.T) {
 		<-ctx.Done()
 		return false, ctx.Err()
 	}
-	res, err = Run(ctx, Target{Label: "t"}, Step{Name: "cancel", RateKinds: []Kind{Insert},
+	res, err = Run(ctx, Setup{Label: "t"}, Step{Name: "cancel", Kinds: testKinds, RateKinds: []KindID{kIns},
 		Workers: []Worker{{Name: "w", Op: blocking}}})
 	if err != nil || res.Status != results.StatusInterrupted {
 		t.Errorf("cancel: err %v status %s", err, res.Status)
@@ -109,17 +121,17 @@ func TestWarmupExcluded(t *testing.T) {
 		if calls.Add(1) > 60 {
 			return true, nil
 		}
-		m.Done(Insert, time.Now(), 1)
+		m.Done(kIns, time.Now(), 1)
 		return false, nil
 	}
-	res, err := Run(context.Background(), Target{Label: "t", Tick: 20 * time.Millisecond}, Step{Name: "w",
-		RateKinds: []Kind{Insert}, Warmup: 100 * time.Millisecond, Workers: []Worker{{Name: "w", Rate: 200, Op: op}}})
+	res, err := Run(context.Background(), Setup{Label: "t", Tick: 20 * time.Millisecond}, Step{Name: "w",
+		Kinds: testKinds, RateKinds: []KindID{kIns}, Warmup: 100 * time.Millisecond, Workers: []Worker{{Name: "w", Rate: 200, Op: op}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 300 ms of paced inserts, the first ~100 ms excluded.
-	if res.WarmupSec < 0.1 || res.RowsInserted >= 60 || res.RowsInserted < 20 || res.Secs > 0.25 {
-		t.Errorf("warm-up %.3fs, measured %d rows in %.3fs", res.WarmupSec, res.RowsInserted, res.Secs)
+	if rows := res.Kind("insert").Units; res.WarmupSec < 0.1 || rows >= 60 || rows < 20 || res.Secs > 0.25 {
+		t.Errorf("warm-up %.3fs, measured %d rows in %.3fs", res.WarmupSec, rows, res.Secs)
 	}
 }
 

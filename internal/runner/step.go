@@ -7,6 +7,8 @@ package runner
 import (
 	"context"
 	"time"
+
+	"github.com/rumbench/rumbench/internal/results"
 )
 
 // Role says how a worker relates to the end of its step.
@@ -33,32 +35,71 @@ type Worker struct {
 	Op   OpFunc
 }
 
+// Kind declares one operation kind of a step: what is timed and counted by Meter.Done.
+type Kind struct {
+	// Name is the kind's snake_case name in results ("insert", "point_query", "event").
+	Name string
+	// Role is results.RoleRead, RoleWrite, RoleDelete or RoleOther: the runner aggregates rates
+	// by role and reports choose columns by it.
+	Role string
+	// Unit names what the units passed to Meter.Done count ("rows", "statements").
+	Unit string
+	// CountUnits makes the kind count in rates by its units (rows inserted, statements run)
+	// rather than by its calls (queries).
+	CountUnits bool
+}
+
+// KindID is the index of a kind in its step's Kinds, resolved once when the step is built so
+// that Meter.Done is an array index.
+type KindID int
+
+// Kinds builds a step's kind list: Add declares a kind and returns its id.
+type Kinds []Kind
+
+// Add declares k and returns its id.
+func (ks *Kinds) Add(k Kind) KindID {
+	*ks = append(*ks, k)
+	return KindID(len(*ks) - 1)
+}
+
+// Presentation is how a step's results are named and read, declared by its workload.
+type Presentation struct {
+	// RateName and RateUnit name the headline rate ("ips", "rows/s"; "qps", "queries/s"; "Krps").
+	RateName, RateUnit string
+	// PerOp is what one op of the rate is, the denominator of every per-op figure
+	// ("inserted row", "query", "statement").
+	PerOp string
+	// Note is the one-line legend of the step's table.
+	Note string
+	// Group places the step in one of the workload's step groups (reported together).
+	Group string
+}
+
 // Step is one measured phase of a workload.
 type Step struct {
 	// Name is the step's name ("l.i0", "qr100").
 	Name string
 	// Workers run concurrently; at least one must be a Driver.
 	Workers []Worker
-	// RateKinds are the kinds whose units make the step's headline rate and the denominator of
-	// its per-operation figures: Insert for load steps, the query kinds for query steps.
-	RateKinds []Kind
+	// Kinds are the operation kinds the workers record; every kind gets its histograms,
+	// intended-start histograms (paced workers), per-interval maxima and counts.
+	Kinds Kinds
+	// RateKinds are the kinds that make the step's headline rate and the denominator of its
+	// per-operation figures (by units or calls as each kind declares).
+	RateKinds []KindID
+	// Presentation names the rate and says what an op is.
+	Presentation
 	// MaxDuration stops the step when it elapses (0: no limit). A step stopped this way is
 	// marked as such in its result.
 	MaxDuration time.Duration
 	// Warmup is how long the step runs before measurement starts (0: from the start).
 	Warmup time.Duration
 	// TargetInsertRate is the background writers' total target in rows/s for paced steps (0: not
-	// paced); the result says whether the achieved rate reached 95% of it.
+	// paced); the result says whether the achieved write rate (ips) reached 95% of it.
 	TargetInsertRate float64
-	// Group is copied to the step's result (sysbench test groups).
-	Group string
-	// ScanRows, when set, is the rows one Event scans: the step's headline rate is then
-	// thousand rows scanned per second, ScanRows / mean event latency in ms (sysbench's scan
-	// "Krps").
-	ScanRows int64
 	// Percentiles are extra response-time percentiles (0 < p < 100) to report per kind.
 	Percentiles []float64
+	// Finish, when set, completes the step's result from what was measured (a workload's own
+	// figure: sysbench's scan rate in thousand rows per second from the mean event latency).
+	Finish func(r *results.Step)
 }
-
-// Ops says which kinds are query kinds, for rates that count "queries".
-func isQuery(k Kind) bool { return k == RangeQuery || k == PointQuery }

@@ -29,12 +29,18 @@ func takeAcct(e table.Engine, s *snapshot) {
 }
 
 // commitCount is the step's write transactions: what the workload recorded with Meter.Commit,
-// else its insert and delete operations (one transaction each in the insert benchmark).
-func commitCount(a, b *snapshot) int64 {
+// else the calls of its write and delete kinds (one transaction each in the insert benchmark).
+func (c *collector) commitCount(a, b *snapshot) int64 {
 	if n := b.commits - a.commits; n > 0 {
 		return n
 	}
-	return b.ops[Insert] - a.ops[Insert] + b.ops[Delete] - a.ops[Delete]
+	var n int64
+	for k, kd := range c.st.Kinds {
+		if kd.Role == results.RoleWrite || kd.Role == results.RoleDelete {
+			n += b.kinds[k].ops - a.kinds[k].ops
+		}
+	}
+	return n
 }
 
 // syscallFigures fills r.Syscalls from the accounting samples of the window [a, b].
@@ -46,7 +52,7 @@ func (c *collector) syscallFigures(r *results.Step, a, b *snapshot, ops float64)
 	cov := rep.SyncCoverage()
 	d := b.acct.Sub(a.acct)
 	t := d.Total()
-	commits := commitCount(a, b)
+	commits := c.commitCount(a, b)
 	cm := float64(commits)
 	sc := &results.Syscalls{
 		Source: cov.Source, Complete: cov.Complete, Note: cov.Note,

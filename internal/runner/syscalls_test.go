@@ -43,16 +43,18 @@ func TestDisagreements(t *testing.T) {
 }
 
 func TestCommitCount(t *testing.T) {
-	a, b := &snapshot{}, &snapshot{}
-	b.ops[Insert], b.ops[Delete], b.ops[RangeQuery] = 30, 20, 1000
-	if got := commitCount(a, b); got != 50 {
+	kinds := append(Kinds{{Name: "delete", Role: results.RoleDelete, Unit: "rows", CountUnits: true}}, testKinds...)
+	c := newCollector(Setup{}, Step{Kinds: kinds})
+	a, b := newSnapshot(len(kinds)), newSnapshot(len(kinds))
+	b.kinds[0].ops, b.kinds[1].ops, b.kinds[2].ops = 20, 30, 1000 // delete, insert, range_query
+	if got := c.commitCount(a, b); got != 50 {
 		t.Errorf("without Meter.Commit: %d commits, want insert+delete statements = 50", got)
 	}
-	m := NewMeter(false)
+	m := NewMeter(len(kinds), false)
 	m.Commit(7)
 	m.Commit(5)
 	b.take([]*Meter{m}, nil, b.t, new(hist.Snapshot))
-	if got := commitCount(a, b); got != 12 {
+	if got := c.commitCount(a, b); got != 12 {
 		t.Errorf("with Meter.Commit: %d commits, want 12", got)
 	}
 }

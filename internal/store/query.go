@@ -242,12 +242,11 @@ func (s *Store) load(ctx context.Context, id string) (*results.Run, error) {
 	if err := json.Unmarshal([]byte(manifest), run.Manifest); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
+	schema := run.Manifest.SchemaVersion
+	results.UpgradeManifest(run.Manifest)
+	var stepDocs [][]byte
 	err = s.docs(ctx, tx, "SELECT doc FROM steps WHERE run_id = ? ORDER BY seq", id, func(doc []byte) error {
-		var st results.Step
-		if err := json.Unmarshal(doc, &st); err != nil {
-			return err
-		}
-		run.Steps = append(run.Steps, st)
+		stepDocs = append(stepDocs, doc)
 		return nil
 	})
 	if err != nil {
@@ -257,12 +256,20 @@ func (s *Store) load(ctx context.Context, id string) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := addLatency(lrows, run.Steps); err != nil {
+	latency := make([][]results.Latency, len(stepDocs))
+	if err := addLatency(lrows, latency); err != nil {
 		return nil, fmt.Errorf("step_latency: %w", err)
 	}
+	for i, doc := range stepDocs {
+		st, err := results.DecodeStep(doc, schema, latency[i])
+		if err != nil {
+			return nil, fmt.Errorf("steps: %w", err)
+		}
+		run.Steps = append(run.Steps, st)
+	}
 	err = s.docs(ctx, tx, "SELECT doc FROM intervals WHERE run_id = ? ORDER BY seq", id, func(doc []byte) error {
-		var iv results.Interval
-		if err := json.Unmarshal(doc, &iv); err != nil {
+		iv, err := results.DecodeInterval(doc, schema)
+		if err != nil {
 			return err
 		}
 		run.Intervals = append(run.Intervals, iv)
@@ -274,8 +281,9 @@ func (s *Store) load(ctx context.Context, id string) (*results.Run, error) {
 	return run, nil
 }
 
-// addLatency appends the latency records of (step_seq, doc) rows to their steps and closes rows.
-func addLatency(rows *sql.Rows, steps []results.Step) error {
+// addLatency appends the latency records of (step_seq, doc) rows to their steps' lists and
+// closes rows.
+func addLatency(rows *sql.Rows, steps [][]results.Latency) error {
 	defer rows.Close()
 	for rows.Next() {
 		var i int
@@ -290,7 +298,7 @@ func addLatency(rows *sql.Rows, steps []results.Step) error {
 		if err := json.Unmarshal(doc, &l); err != nil {
 			return err
 		}
-		steps[i].Latency = append(steps[i].Latency, l)
+		steps[i] = append(steps[i], l)
 	}
 	return rows.Err()
 }

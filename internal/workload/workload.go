@@ -8,8 +8,14 @@ package workload
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/rumbench/rumbench/internal/registry"
+	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/table"
 )
@@ -22,6 +28,8 @@ type Workload interface {
 	Steps() []string
 	// Config returns the effective configuration, every default resolved, for the manifest.
 	Config() map[string]any
+	// Summary renders the effective scale in one line for the run's banner ("clients=1 rows=…").
+	Summary() string
 	// Open creates the workload's tables on eng and returns the state of one run on it.
 	Open(ctx context.Context, eng table.Engine) (Run, error)
 }
@@ -42,12 +50,44 @@ type Run interface {
 	Close() error
 }
 
-// Spec describes a registered workload.
+// Spec describes a registered workload: what `rumbench workloads NAME` shows and how the run
+// command builds it. A new workload is one package that registers a Spec in its init function,
+// plus its import line in workload/all.
 type Spec struct {
 	Name        string
 	Description string
 	// Steps lists every step name the workload knows, in the order they run.
 	Steps []string
+	// Profiles are the scale names the workload knows (quick, small, standard), smallest first.
+	Profiles []string
+	// Groups are the workload's step groups in report order (nil: its steps are not grouped).
+	Groups []results.Group
+	// New returns a fresh definition, its flags bound to their defaults.
+	New func() Definition
+}
+
+// Definition is a workload being configured from the command line: the CLI adds its flags to
+// the run command, parses the arguments, then calls Build.
+type Definition interface {
+	// Flags returns the workload's own flags. Their values, and whether each was given
+	// (FlagSet.Changed), are read by Build.
+	Flags() *pflag.FlagSet
+	// Build makes the workload from its flags and the shared settings. An error is the user's
+	// (a bad value or an unknown profile) and says what is valid.
+	Build(s Shared) (Workload, error)
+}
+
+// Shared are the run settings every workload may use.
+type Shared struct {
+	// Profile is the scale name (one of Spec.Profiles).
+	Profile string
+	// Seed makes data and keys reproducible.
+	Seed uint64
+	// WarmupSecs and CleanupWaitSecs are --warmup-secs (excluded from the start of each
+	// measured step that has a warm-up) and --cleanup-wait-secs (the settling wait after a
+	// cleanup, negative for the workload's reference formula); nil when not given, so the
+	// profile decides.
+	WarmupSecs, CleanupWaitSecs *float64
 }
 
 var specs = registry.New[Spec]("workload")
@@ -87,4 +127,21 @@ func (s *Sessions) Close() error {
 	}
 	s.open = s.open[:0]
 	return first
+}
+
+// SplitList splits a comma-separated flag value, refusing empty items and duplicates; the
+// error names the flag.
+func SplitList(flag, v string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return nil, fmt.Errorf("%s %q: empty item in the comma-separated list", flag, v)
+		}
+		if slices.Contains(out, s) {
+			return nil, fmt.Errorf("%s %q: %s is listed twice", flag, v, s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }

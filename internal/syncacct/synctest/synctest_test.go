@@ -22,7 +22,7 @@ import (
 const commits = 300
 
 // runLoad runs l.i0 with one row per commit on the targets and returns the step records.
-func runLoad(t *testing.T, acct syncacct.Config, targets ...bench.Target) []results.Step {
+func runLoad(t *testing.T, acct syncacct.Config, targets ...results.Target) []results.Step {
 	t.Helper()
 	root := t.TempDir()
 	os.Chmod(filepath.Dir(root), 0o755) // a server's OS user must traverse it when running as root
@@ -74,8 +74,8 @@ func figures(t *testing.T, s results.Step) *results.Syscalls {
 // directory 1), WAL about 1.
 func TestSQLiteJournalModes(t *testing.T) {
 	steps := runLoad(t, syncacct.Config{Enabled: true},
-		bench.Target{Label: "delete", Engine: "sqlite", Options: map[string]string{"journal_mode": "delete"}},
-		bench.Target{Label: "wal", Engine: "sqlite", Options: map[string]string{"journal_mode": "wal"}})
+		results.NewTarget("delete", "sqlite", map[string]string{"journal_mode": "delete"}),
+		results.NewTarget("wal", "sqlite", map[string]string{"journal_mode": "wal"}))
 	del, wal := figures(t, steps[0]), figures(t, steps[1])
 	within(t, "delete syncs/commit", del.SyncsPerCommit, 3.9, 4.2)
 	within(t, "delete log syncs/commit", del.LogSyncsPerCommit, 1.95, 2.1)
@@ -95,8 +95,8 @@ func TestSQLiteJournalModes(t *testing.T) {
 func TestInjectedLatency(t *testing.T) {
 	lat := time.Millisecond
 	steps := runLoad(t, syncacct.Config{Enabled: true, Latency: lat},
-		bench.Target{Label: "sqlite", Engine: "sqlite", Options: map[string]string{"journal_mode": "wal"}},
-		bench.Target{Label: "pebble", Engine: "pebble"})
+		results.NewTarget("sqlite", "sqlite", map[string]string{"journal_mode": "wal"}),
+		results.NewTarget("pebble", "pebble", nil))
 	for _, s := range steps {
 		x := figures(t, s)
 		if x.InjectedLatencyUs != 1000 {
@@ -112,7 +112,7 @@ func TestInjectedLatency(t *testing.T) {
 
 // bbolt cannot be counted: the figures say so instead of reporting zeros as if measured.
 func TestBboltNotCounted(t *testing.T) {
-	steps := runLoad(t, syncacct.Config{Enabled: true}, bench.Target{Label: "bbolt", Engine: "bbolt"})
+	steps := runLoad(t, syncacct.Config{Enabled: true}, results.NewTarget("bbolt", "bbolt", nil))
 	x := figures(t, steps[0])
 	if x.Source != "none" || x.Complete || !strings.Contains(x.Note, "Go system calls") {
 		t.Errorf("bbolt: source %q complete %v note %q; want none, incomplete, a note", x.Source, x.Complete, x.Note)
@@ -129,8 +129,8 @@ func TestMariaDBBinlog(t *testing.T) {
 	os.WriteFile(on, []byte("[mysqld]\nlog_bin = binlog\nsync_binlog = 1\n"), 0o644)
 	os.WriteFile(off, []byte("[mysqld]\nskip-log-bin\n"), 0o644)
 	steps := runLoad(t, syncacct.Config{Enabled: true},
-		bench.Target{Label: "binlog", Engine: "mysql", Options: map[string]string{"server_config": on}},
-		bench.Target{Label: "nobinlog", Engine: "mysql", Options: map[string]string{"server_config": off}})
+		results.NewTarget("binlog", "mysql", map[string]string{"server_config": on}),
+		results.NewTarget("nobinlog", "mysql", map[string]string{"server_config": off}))
 	bin, nob := figures(t, steps[0]), figures(t, steps[1])
 	within(t, "binlog syncs/commit", bin.SyncsPerCommit, 1.95, 2.2)
 	within(t, "binlog log syncs/commit", bin.LogSyncsPerCommit, 1.95, 2.1)
@@ -152,8 +152,8 @@ func TestPostgresWAL(t *testing.T) {
 	os.Chmod(dir, 0o755)
 	dsync := filepath.Join(dir, "dsync.conf")
 	os.WriteFile(dsync, []byte("wal_sync_method = open_datasync\n"), 0o644)
-	steps := runLoad(t, syncacct.Config{Enabled: true}, bench.Target{Label: "postgres", Engine: "postgres"},
-		bench.Target{Label: "postgres:dsync", Engine: "postgres", Options: map[string]string{"server_config": dsync}})
+	steps := runLoad(t, syncacct.Config{Enabled: true}, results.NewTarget("postgres", "postgres", nil),
+		results.NewTarget("postgres:dsync", "postgres", map[string]string{"server_config": dsync}))
 	d := figures(t, steps[1])
 	within(t, "open_datasync: syncs/commit", d.SyncsPerCommit, 0.95, 1.3)
 	within(t, "open_datasync: O_DSYNC writes/commit", float64(d.DsyncWrites)/commits, 0.95, 1.3)

@@ -30,8 +30,10 @@ func nullRun(b *testing.B) *Run {
 func BenchmarkInsertNull(b *testing.B) {
 	r := nullRun(b)
 	c := r.clients[0]
-	w := &writer{r: r, c: c, s: null.Session{}, rows: table.NewRows(numCols, 100), total: 1 << 62, rpc: 100}
-	m := runner.NewMeter(false)
+	st := runner.Step{Name: "l.i0"}
+	r.declareKinds(&st)
+	w := &writer{r: r, c: c, s: null.Session{}, rows: table.NewRows(numCols, 100), total: 1 << 62, rpc: 100, kind: r.kinds.insert}
+	m := runner.NewMeter(len(st.Kinds), false)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -58,8 +60,13 @@ func benchQueryNull(b *testing.B, point bool) {
 	r := nullRun(b)
 	c := r.clients[0]
 	c.nextID.Store(1_000_000)
-	q := &querier{c: c, s: null.Session{}, point: point, out: table.NewRows(3, rowsPerQuery)}
-	m := runner.NewMeter(false)
+	st := runner.Step{Name: "qr100"}
+	if point {
+		st.Name = "qp100"
+	}
+	r.declareKinds(&st)
+	q := &querier{c: c, s: null.Session{}, point: point, kind: r.kinds.query, out: table.NewRows(3, rowsPerQuery)}
+	m := runner.NewMeter(len(st.Kinds), false)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -29,14 +29,6 @@ import (
 // StepNames lists the steps in the order they run.
 var StepNames = []string{"l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"}
 
-func init() {
-	workload.Register(workload.Spec{
-		Name:        "insert",
-		Description: "insert benchmark (iibench): load, index, random-key inserts, queries with a paced background writer",
-		Steps:       StepNames,
-	})
-}
-
 // Config sizes the workload. Sizes are per client, as in the reference's scripts.
 type Config struct {
 	// Clients is the number of clients; each has its own table (pi1..piN), writer and query thread.
@@ -60,6 +52,8 @@ type Config struct {
 	// counted from the cleanup's start; negative means the reference's 60 s + 1 s per million
 	// loaded rows (at most 1200 s).
 	CleanupWaitSecs float64
+	// Warmup is excluded from the measurement of each query step.
+	Warmup time.Duration
 	// Now is the clock for dateandtime (nil: time.Now).
 	Now func() time.Time
 }
@@ -143,6 +137,7 @@ func (w *Workload) Config() map[string]any {
 		"rows_per_commit":   w.cfg.RowsPerCommit,
 		"delete_per_insert": w.cfg.DeletePerInsert,
 		"seed":              w.cfg.Seed,
+		"warmup_secs":       w.cfg.Warmup.Seconds(),
 		"steps":             w.steps,
 		"cleanup_wait_secs": w.cleanupWait().Seconds(),
 		"secondary_indexes": 3,
@@ -150,6 +145,12 @@ func (w *Workload) Config() map[string]any {
 		"data_length":       fmt.Sprintf("%d..%d", dataMinLen, dataMaxLen),
 		"data_random_pct":   dataRandomPct,
 	}
+}
+
+// Summary implements workload.Workload.
+func (w *Workload) Summary() string {
+	return fmt.Sprintf("clients=%d rows=%d writes=%d query_secs=%g rows_per_commit=%d delete_per_insert=%v steps=%v seed=%d",
+		w.cfg.Clients, w.cfg.Rows, w.cfg.Writes, w.cfg.QuerySecs, w.cfg.RowsPerCommit, w.cfg.DeletePerInsert, w.steps, w.cfg.Seed)
 }
 
 // cleanupWait is the configured wait after the cleanup, the reference's formula when negative.

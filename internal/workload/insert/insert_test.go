@@ -27,6 +27,14 @@ func TestEveryStepEveryEngine(t *testing.T) {
 	}
 }
 
+// queryKind is the operation kind of a query step's queries.
+func queryKind(step string) string {
+	if step[1] == 'p' {
+		return "point_query"
+	}
+	return "range_query"
+}
+
 func runAllSteps(t *testing.T, name string, deletes bool) {
 	ctx := context.Background()
 	eng, dir := worktest.Engine(t, name, true, nil)
@@ -41,21 +49,21 @@ func runAllSteps(t *testing.T, name string, deletes bool) {
 		want := map[string]int64{"l.i0": clients * rows, "l.x": clients * lxRows, "l.i1": clients * writes * 4 / 5, "l.i2": clients * writes / 5}[step]
 		if step[0] == 'q' {
 			want = clients * int64(0.3*queryRate(step))
-			if res.Queries == 0 {
+			if res.KindOps(queryKind(step)) == 0 {
 				t.Errorf("%s: no queries ran", step)
 			}
 		}
-		if res.RowsInserted != want {
-			t.Errorf("%s: inserted %d rows, want %d", step, res.RowsInserted, want)
+		if got := res.KindUnits("insert"); got != want {
+			t.Errorf("%s: inserted %d rows, want %d", step, got, want)
 		}
 		deleted := int64(0)
 		if deletes && step != "l.i0" && step != "l.x" {
 			deleted = want
 		}
-		if res.RowsDeleted != deleted {
-			t.Errorf("%s: deleted %d rows, want %d", step, res.RowsDeleted, deleted)
+		if got := res.KindUnits("delete"); got != deleted {
+			t.Errorf("%s: deleted %d rows, want %d", step, got, deleted)
 		}
-		live += res.RowsInserted - res.RowsDeleted
+		live += res.KindUnits("insert") - res.KindUnits("delete")
 		if res.Rows != live || run.Rows() != live {
 			t.Errorf("%s: rows %d (run %d), want %d", step, res.Rows, run.Rows(), live)
 		}
@@ -65,8 +73,12 @@ func runAllSteps(t *testing.T, name string, deletes bool) {
 		if stores && step[0] == 'q' {
 			// 10 rows per query, less a few range queries that start near the top of a column's
 			// range and point queries with a repeated or concurrently deleted key.
-			if res.RowsPerQuery < 9.5 || res.RowsPerQuery > 10 {
-				t.Errorf("%s: %.2f rows per query, want about 10", step, res.RowsPerQuery)
+			k := queryKind(step)
+			if perQuery := float64(res.KindUnits(k)) / float64(res.KindOps(k)); perQuery < 9.5 || perQuery > 10 {
+				t.Errorf("%s: %.2f rows per query, want about 10", step, perQuery)
+			}
+			if res.RateKinds[0] != k || res.RateName != "qps" || res.Rate != res.QPS {
+				t.Errorf("%s: rate kinds %v name %s rate %g qps %g", step, res.RateKinds, res.RateName, res.Rate, res.QPS)
 			}
 		}
 		if _, err := run.Check(ctx); err != nil {
@@ -102,7 +114,7 @@ func TestStepSelectionCreatesIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := runner.Run(ctx, runner.Target{Label: "pebble", Engine: eng, Rows: run.Rows}, st); err != nil {
+		if _, err := runner.Run(ctx, runner.Setup{Label: "pebble", Engine: eng, Rows: run.Rows}, st); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -37,6 +38,54 @@ type Run struct {
 	clients  []*client
 	sessions workload.Sessions
 	cleanAt  time.Time // when the cleanup started
+	kinds    stepKinds // the current step's kind ids
+}
+
+// stepKinds are the ids of a step's operation kinds.
+type stepKinds struct {
+	insert, delete, createIndex, query runner.KindID
+}
+
+// Operation kinds: rows inserted and deleted count by units (rows), queries by calls.
+var (
+	kindInsert      = runner.Kind{Name: "insert", Role: results.RoleWrite, Unit: "rows", CountUnits: true}
+	kindDelete      = runner.Kind{Name: "delete", Role: results.RoleDelete, Unit: "rows", CountUnits: true}
+	kindCreateIndex = runner.Kind{Name: "create_index", Role: results.RoleWrite, Unit: "rows", CountUnits: true}
+	kindRangeQuery  = runner.Kind{Name: "range_query", Role: results.RoleRead, Unit: "rows"}
+	kindPointQuery  = runner.Kind{Name: "point_query", Role: results.RoleRead, Unit: "rows"}
+)
+
+// Presentations of the three kinds of steps.
+var (
+	loadPresentation  = runner.Presentation{RateName: "ips", RateUnit: "rows/s", PerOp: "inserted row", Note: "per-op figures per inserted row"}
+	indexPresentation = runner.Presentation{RateName: "rate", RateUnit: "rows/s", PerOp: "indexed row",
+		Note: "rate = indexed rows/s (inserts + index build), per-op figures per indexed row"}
+	queryPresentation = runner.Presentation{RateName: "qps", RateUnit: "queries/s", PerOp: "query",
+		Note: "per-op figures per query, wKB/i per background insert"}
+)
+
+// declareKinds sets the step's kinds and presentation and records their ids for its workers.
+func (r *Run) declareKinds(st *runner.Step) {
+	st.Kinds = nil
+	r.kinds.insert = st.Kinds.Add(kindInsert)
+	withDeletes := r.w.cfg.DeletePerInsert && st.Name != "l.i0" && st.Name != "l.x"
+	if withDeletes {
+		r.kinds.delete = st.Kinds.Add(kindDelete)
+	}
+	switch {
+	case st.Name == "l.x":
+		r.kinds.createIndex = st.Kinds.Add(kindCreateIndex)
+		st.RateKinds, st.Presentation = []runner.KindID{r.kinds.createIndex}, indexPresentation
+	case st.Name[0] == 'q':
+		q := kindRangeQuery
+		if st.Name[1] == 'p' {
+			q = kindPointQuery
+		}
+		r.kinds.query = st.Kinds.Add(q)
+		st.RateKinds, st.Presentation = []runner.KindID{r.kinds.query}, queryPresentation
+	default:
+		st.RateKinds, st.Presentation = []runner.KindID{r.kinds.insert}, loadPresentation
+	}
 }
 
 var _ workload.Run = (*Run)(nil)
@@ -100,12 +149,12 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	if err := r.Close(); err != nil {
 		return runner.Step{}, err
 	}
-	st := runner.Step{Name: name, RateKinds: []runner.Kind{runner.Insert}}
+	st := runner.Step{Name: name}
+	r.declareKinds(&st)
 	for _, c := range r.clients {
 		var err error
 		switch name {
 		case "l.x":
-			st.RateKinds = []runner.Kind{runner.CreateIndex}
 			err = r.addIndexer(ctx, &st, c)
 		case "l.i0":
 			err = r.addWriter(ctx, &st, c, r.w.cfg.Rows, r.w.rowsPerCommit(name), 0, false)
@@ -121,7 +170,7 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 		}
 	}
 	if name[0] == 'q' {
-		st.RateKinds = []runner.Kind{runner.RangeQuery, runner.PointQuery}
+		st.Warmup = r.w.cfg.Warmup
 		st.TargetInsertRate = queryRate(name) * float64(len(r.clients))
 		st.MaxDuration = time.Duration((3*r.w.cfg.QuerySecs + 10) * float64(time.Second))
 	}
@@ -138,7 +187,7 @@ func (r *Run) addQueryStep(ctx context.Context, st *runner.Step, c *client, name
 	if err != nil {
 		return err
 	}
-	q := &querier{c: c, s: s, point: name[1] == 'p', rnd: gen.NewRand(gen.Mix(r.w.cfg.Seed ^ gen.Mix(uint64(c.no)<<8|uint64(stepIndex(name)))))}
+	q := &querier{c: c, s: s, point: name[1] == 'p', kind: r.kinds.query, rnd: gen.NewRand(gen.Mix(r.w.cfg.Seed ^ gen.Mix(uint64(c.no)<<8|uint64(stepIndex(name)))))}
 	q.out = table.NewRows(3, rowsPerQuery)
 	st.Workers = append(st.Workers, runner.Worker{Name: "query " + c.t.Name, Role: runner.Background, Op: q.op})
 	return nil

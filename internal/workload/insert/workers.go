@@ -23,6 +23,7 @@ type writer struct {
 	total   int64
 	done    int64
 	rpc     int
+	kind    runner.KindID
 	deletes chan int // nil without deletes; closed when the writer is done
 }
 
@@ -31,7 +32,7 @@ func (r *Run) addWriter(ctx context.Context, st *runner.Step, c *client, total i
 	if err != nil {
 		return err
 	}
-	w := &writer{r: r, c: c, s: s, rows: table.NewRows(numCols, rpc), total: total, rpc: rpc}
+	w := &writer{r: r, c: c, s: s, rows: table.NewRows(numCols, rpc), total: total, rpc: rpc, kind: r.kinds.insert}
 	st.Workers = append(st.Workers, runner.Worker{Name: "writer " + c.t.Name, Role: runner.Driver, Rate: batchRate, Op: w.op})
 	if !deletes {
 		return nil
@@ -41,7 +42,7 @@ func (r *Run) addWriter(ctx context.Context, st *runner.Step, c *client, total i
 		return err
 	}
 	w.deletes = make(chan int, deleteLag)
-	d := &deleter{c: c, s: ds, batches: w.deletes}
+	d := &deleter{c: c, s: ds, batches: w.deletes, kind: r.kinds.delete}
 	st.Workers = append(st.Workers, runner.Worker{Name: "deleter " + c.t.Name, Role: runner.Driver, Op: d.op})
 	return nil
 }
@@ -60,7 +61,7 @@ func (w *writer) op(ctx context.Context, m *runner.Meter) (bool, error) {
 	if err := w.s.Insert(ctx, w.c.t, w.rows); err != nil {
 		return false, err
 	}
-	m.Done(runner.Insert, start, n)
+	m.Done(w.kind, start, n)
 	w.c.nextID.Store(first + int64(n))
 	w.done += int64(n)
 	if w.deletes != nil {
@@ -78,6 +79,7 @@ type deleter struct {
 	c       *client
 	s       table.Session
 	batches chan int
+	kind    runner.KindID
 }
 
 func (d *deleter) op(ctx context.Context, m *runner.Meter) (bool, error) {
@@ -97,7 +99,7 @@ func (d *deleter) op(ctx context.Context, m *runner.Meter) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	m.Done(runner.Delete, start, got)
+	m.Done(d.kind, start, got)
 	d.c.minID.Store(from + int64(got))
 	return false, nil
 }
@@ -109,6 +111,7 @@ func (r *Run) addIndexer(ctx context.Context, st *runner.Step, c *client) error 
 		return err
 	}
 	rows := table.NewRows(numCols, lxRows)
+	kInsert, kIndex := r.kinds.insert, r.kinds.createIndex
 	op := func(ctx context.Context, m *runner.Meter) (bool, error) {
 		first := c.nextID.Load()
 		c.gen.Fill(rows, first, lxRows, r.w.cfg.Now().Unix())
@@ -116,14 +119,14 @@ func (r *Run) addIndexer(ctx context.Context, st *runner.Step, c *client) error 
 		if err := s.Insert(ctx, c.t, rows); err != nil {
 			return false, err
 		}
-		m.Done(runner.Insert, start, lxRows)
+		m.Done(kInsert, start, lxRows)
 		c.nextID.Store(first + lxRows)
 		start = time.Now()
 		if err := r.eng.CreateIndexes(ctx, c.t); err != nil {
 			return false, err
 		}
 		c.indexed = true
-		m.Done(runner.CreateIndex, start, int(c.nextID.Load()-c.minID.Load()))
+		m.Done(kIndex, start, int(c.nextID.Load()-c.minID.Load()))
 		return true, nil
 	}
 	st.Workers = append(st.Workers, runner.Worker{Name: "indexer " + c.t.Name, Role: runner.Driver, Op: op})
@@ -136,6 +139,7 @@ type querier struct {
 	c     *client
 	s     table.Session
 	point bool
+	kind  runner.KindID // point_query or range_query
 	rnd   gen.Rand
 	out   *table.Rows
 	pks   [rowsPerQuery]int64
@@ -159,7 +163,7 @@ func (q *querier) op(ctx context.Context, m *runner.Meter) (bool, error) {
 		if err := q.s.Get(ctx, q.c.t, q.pks[:], pointCols, q.out); err != nil {
 			return false, err
 		}
-		m.Done(runner.PointQuery, start, q.out.N)
+		m.Done(q.kind, start, q.out.N)
 		return false, nil
 	}
 	ix := int(q.rnd.Intn(3))
@@ -177,6 +181,6 @@ func (q *querier) op(ctx context.Context, m *runner.Meter) (bool, error) {
 	if err := q.s.Scan(ctx, q.c.t, ix, q.start[:], inclusive, rowsPerQuery, q.out); err != nil {
 		return false, err
 	}
-	m.Done(runner.RangeQuery, start, q.out.N)
+	m.Done(q.kind, start, q.out.N)
 	return false, nil
 }

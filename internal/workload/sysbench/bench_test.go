@@ -29,7 +29,7 @@ func benchThread(b *testing.B, name string) (*thread, *runner.Meter) {
 	test, _ := lookup(name)
 	sess, _ := null.Engine{}.NewSession(ctx)
 	th := &thread{r: run.(*Run), test: test, sess: sess, out: table.NewRows(4, 128), seen: map[int64]struct{}{}, rng: gen.NewRand(1)}
-	return th, runner.NewMeter(false)
+	return th, runner.NewMeter(1, false)
 }
 
 func benchEvent(b *testing.B, name string) {
@@ -48,7 +48,7 @@ func loop(b *testing.B, th *thread, m *runner.Meter) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m.Done(runner.Event, t0, n)
+		m.Done(0, t0, n) // the test step's one kind, event
 	}
 }
 
@@ -78,7 +78,7 @@ func benchEngineEvent(b *testing.B, engineName, name string) {
 	}
 	defer sess.Close()
 	th := &thread{r: run, test: test, sess: sess, out: table.NewRows(4, 128), seen: map[int64]struct{}{}, rng: gen.NewRand(1)}
-	loop(b, th, runner.NewMeter(false))
+	loop(b, th, runner.NewMeter(1, false))
 }
 
 func BenchmarkPebblePointQuery(b *testing.B)      { benchEngineEvent(b, "pebble", "point-query") }

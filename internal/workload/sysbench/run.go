@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -137,7 +138,9 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 // one worker per table up to Threads.
 func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	cfg := &r.w.cfg
-	st := runner.Step{Name: StepLoad, RateKinds: []runner.Kind{runner.Insert}}
+	st := runner.Step{Name: StepLoad, Presentation: loadPresentation}
+	kInsert := st.Kinds.Add(kindInsert)
+	st.RateKinds = []runner.KindID{kInsert}
 	workers := min(cfg.Threads, cfg.Tables)
 	for wn := 0; wn < workers; wn++ {
 		sess, err := r.session(ctx)
@@ -170,7 +173,7 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 				if err := sess.Insert(ctx, r.tables[ti].t, rows); err != nil {
 					return false, err
 				}
-				m.Done(runner.Insert, t0, int(n))
+				m.Done(kInsert, t0, int(n))
 				m.Commit(1)
 				r.rows[ti].Add(n)
 				next += n
@@ -186,7 +189,9 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 // indexStep creates the secondary index of every table.
 func (r *Run) indexStep() runner.Step {
 	done := false
-	return runner.Step{Name: StepIndex, RateKinds: []runner.Kind{runner.CreateIndex}, Workers: []runner.Worker{{
+	var kinds runner.Kinds
+	kIndex := kinds.Add(kindCreateIndex)
+	return runner.Step{Name: StepIndex, Kinds: kinds, RateKinds: []runner.KindID{kIndex}, Presentation: indexPresentation, Workers: []runner.Worker{{
 		Name: "create index", Role: runner.Driver,
 		Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 			if done {
@@ -197,12 +202,41 @@ func (r *Run) indexStep() runner.Step {
 				if err := r.eng.CreateIndexes(ctx, s.t); err != nil {
 					return false, err
 				}
-				m.Done(runner.CreateIndex, t0, int(r.rows[i].Load()))
+				m.Done(kIndex, t0, int(r.rows[i].Load()))
 			}
 			done = true
 			r.indexDone.Store(true)
 			return true, nil
 		}}}}
+}
+
+// Operation kinds: rows loaded and indexed count by units (rows); an event (a transaction, or
+// one statement outside a transaction) counts by the statements it ran, BEGIN and COMMIT
+// included, as the reference's QPS does.
+var (
+	kindInsert      = runner.Kind{Name: "insert", Role: results.RoleWrite, Unit: "rows", CountUnits: true}
+	kindCreateIndex = runner.Kind{Name: "create_index", Role: results.RoleWrite, Unit: "rows", CountUnits: true}
+	kindEvent       = runner.Kind{Name: "event", Role: results.RoleOther, Unit: "statements", CountUnits: true}
+)
+
+// Presentations of the load, the index build and the tests.
+var (
+	loadPresentation  = runner.Presentation{RateName: "ips", RateUnit: "rows/s", PerOp: "inserted row", Note: "per-op figures per inserted row"}
+	indexPresentation = runner.Presentation{RateName: "rate", RateUnit: "rows/s", PerOp: "indexed row",
+		Note: "rate = indexed rows/s (inserts + index build), per-op figures per indexed row"}
+	testPresentation = runner.Presentation{RateName: "qps", RateUnit: "statements/s", PerOp: "statement",
+		Note: "qps = statements/s incl. BEGIN/COMMIT, scan: Krps; per-op figures per statement"}
+)
+
+// scanRate is the scan test's rate as the reference reports it: rows scanned per millisecond of
+// mean event latency, thousand rows per second.
+func scanRate(r *results.Step, rows float64) float64 {
+	for _, l := range r.Latency {
+		if l.Kind == kindEvent.Name && l.MeanUs > 0 {
+			return rows / (l.MeanUs / 1e3)
+		}
+	}
+	return 0
 }
 
 // testStep makes the threads of one test. Each runs events until the test's time (warm-up
@@ -214,11 +248,16 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 		secs = cfg.WriteSecs
 	}
 	total := time.Duration((secs + cfg.WarmupSecs) * float64(time.Second))
-	st := runner.Step{Name: t.Name, Group: t.Group, RateKinds: []runner.Kind{runner.Event},
+	st := runner.Step{Name: t.Name, Presentation: testPresentation,
 		Warmup:      time.Duration(cfg.WarmupSecs * float64(time.Second)),
 		MaxDuration: 3*total + 10*time.Second, Percentiles: cfg.Percentiles}
+	st.Group = t.Group
+	kEvent := st.Kinds.Add(kindEvent)
+	st.RateKinds = []runner.KindID{kEvent}
 	if t.event == evScan {
-		st.ScanRows = cfg.TableSize
+		st.RateName, st.RateUnit = "Krps", "thousand rows/s"
+		rows := float64(cfg.TableSize)
+		st.Finish = func(res *results.Step) { res.Rate = scanRate(res, rows) }
 	}
 	var once sync.Once
 	var deadline time.Time
@@ -255,7 +294,7 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 					}
 					return false, err
 				}
-				m.Done(runner.Event, t0, n)
+				m.Done(kEvent, t0, n)
 				if t.Write {
 					m.Commit(1) // one write transaction per event: the denominator of syncs per commit
 				}

@@ -174,7 +174,7 @@ func captureStatements(t *testing.T, prepared bool) map[string][]string {
 		}
 		// The engine is wrapped so that the runner does not sample the server's counters (their
 		// queries would be logged between the test's statements).
-		if _, err := runner.Run(ctx, runner.Target{Label: "postgres", Engine: struct{ table.Engine }{eng}, Sampler: sampler, Tick: 100 * time.Millisecond}, st); err != nil {
+		if _, err := runner.Run(ctx, runner.Setup{Label: "postgres", Engine: struct{ table.Engine }{eng}, Sampler: sampler, Tick: 100 * time.Millisecond}, st); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
 		if _, err := db.ExecContext(ctx, "SELECT 'rumbench-test:'"); err != nil { // end of the test

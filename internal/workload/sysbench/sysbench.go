@@ -131,15 +131,6 @@ func names(ts []Test) []string {
 	return out
 }
 
-func init() {
-	workload.Register(workload.Spec{
-		Name:        "sysbench",
-		Description: "sysbench OLTP microbenchmarks (32, or 42 with --pre): point, range, aggregate and write tests; QPS and relative QPS",
-		// Every step of either set, in run order: the .pre reads (42-test set only), then the 32.
-		Steps: append(append([]string{StepLoad, StepIndex}, names(Tests(true)[:len(preTests)])...), names(tests32)...),
-	})
-}
-
 // Config sizes and shapes the workload.
 type Config struct {
 	// Tables is the number of sbtest tables; TableSize the rows each holds after the load.
@@ -260,6 +251,13 @@ func (w *Workload) Config() map[string]any {
 		"cleanup_wait_secs": w.cleanupWait().Seconds(), "seed": w.cfg.Seed,
 		"secondary_index": "k", "c_length": cLen, "pad_length": padLen,
 	}
+}
+
+// Summary implements workload.Workload.
+func (w *Workload) Summary() string {
+	return fmt.Sprintf("tables=%d table_size=%d threads=%d read_secs=%g write_secs=%g warmup_secs=%g events=%d rand_type=%s prepared=%v pre=%v tests=%d seed=%d",
+		w.cfg.Tables, w.cfg.TableSize, w.cfg.Threads, w.cfg.ReadSecs, w.cfg.WriteSecs, w.cfg.WarmupSecs, w.cfg.Events,
+		w.cfg.RandType, w.cfg.Prepared, w.cfg.Pre, len(w.tests), w.cfg.Seed)
 }
 
 // cleanupWait is the wait after a flush: the configured one, or the reference's formula.

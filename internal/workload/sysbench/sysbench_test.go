@@ -84,30 +84,30 @@ func runSuite(t *testing.T, name string) map[string]int64 {
 	run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
 		switch step {
 		case StepLoad:
-			if res.RowsInserted != tinyTables*tinySize {
-				t.Errorf("load inserted %d rows, want %d", res.RowsInserted, tinyTables*tinySize)
+			if res.KindUnits("insert") != tinyTables*tinySize {
+				t.Errorf("load inserted %d rows, want %d", res.KindUnits("insert"), tinyTables*tinySize)
 			}
 			return
 		case StepIndex:
 			return
 		}
-		if res.Events != tinyEvents {
-			t.Errorf("%s: %d events, want %d", step, res.Events, tinyEvents)
+		if res.KindOps("event") != tinyEvents {
+			t.Errorf("%s: %d events, want %d", step, res.KindOps("event"), tinyEvents)
 		}
 		per := statementsPerEvent[baseName(step)]
 		if per == 0 {
 			per = 1
 		}
-		if res.Statements != per*tinyEvents {
-			t.Errorf("%s: %d statements, want %d per event", step, res.Statements, per)
+		if res.KindUnits("event") != per*tinyEvents {
+			t.Errorf("%s: %d statements, want %d per event", step, res.KindUnits("event"), per)
 		}
 		// Cross-check with the server's own count of client statements (MariaDB's Questions,
 		// BEGIN and COMMIT included, as sysbench counts them); the runner's counter sampling
 		// adds one statement per tick.
 		if q, ok := res.ServerCounters["Questions"]; ok {
 			ticks := int64(res.Secs/0.1) + 3
-			if extra := q - res.Statements; extra < 0 || extra > ticks {
-				t.Errorf("%s: %d statements counted, the server counted %d questions", step, res.Statements, q)
+			if extra := q - res.KindUnits("event"); extra < 0 || extra > ticks {
+				t.Errorf("%s: %d statements counted, the server counted %d questions", step, res.KindUnits("event"), q)
 			}
 		}
 		test, _ := w.test(step)
@@ -212,8 +212,8 @@ func TestConcurrentWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 			run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
-				if step != StepLoad && step != StepIndex && res.Events != 200 {
-					t.Errorf("%s: %d events, want 200", step, res.Events)
+				if step != StepLoad && step != StepIndex && res.KindOps("event") != 200 {
+					t.Errorf("%s: %d events, want 200", step, res.KindOps("event"))
 				}
 			})
 			msg, err := run.Check(context.Background())

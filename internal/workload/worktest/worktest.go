@@ -61,7 +61,7 @@ func Steps(t testing.TB, eng table.Engine, dir string, w workload.Workload, chec
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
-		res, err := runner.Run(ctx, runner.Target{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, Tick: 100 * time.Millisecond}, st)
+		res, err := runner.Run(ctx, runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, Tick: 100 * time.Millisecond}, st)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}

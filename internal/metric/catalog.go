@@ -1,0 +1,322 @@
+package metric
+
+import (
+	"slices"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// Rules for "not measured", shared by the figures they apply to.
+const (
+	noDevice    = "no block device behind the data directory (tmpfs, overlay, NFS): run.json says why"
+	notManaged  = "the server was not started by rumbench (--dsn) or the engine is embedded"
+	notReported = "embedded engine, or the server does not report it"
+	noSyscalls  = "run without --syscalls or --fsync-latency"
+	mib         = 1 << 20
+)
+
+func always(f func(s *results.Step) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) { return f(s), true }
+}
+
+func storage(f func(s *results.Step) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) { return f(s), s.Device != "" }
+}
+
+func managed(f func(s *results.Step) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) { return f(s), s.Server == "managed" }
+}
+
+// counter reads a server counter figure, -1 when the server reports none.
+func counter(f func(s *results.Step) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) { v := f(s); return v, s.Server != "" && v >= 0 }
+}
+
+func syscalls(f func(x *results.Syscalls) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) {
+		if s.Syscalls == nil {
+			return 0, false
+		}
+		v := f(s.Syscalls)
+		return v, v >= 0
+	}
+}
+
+func hasSyscalls(s *results.Step) bool { return s.Syscalls != nil }
+func onServer(s *results.Step) bool    { return s.Server != "" }
+
+// background says whether the step has kinds of role that its rate does not count: a
+// background writer beside queries.
+func background(role string) func(s *results.Step) bool {
+	return func(s *results.Step) bool { return s.HasRole(role) && !s.RateHasRole(role) }
+}
+
+// RateLatency returns the latency record of the step's first rate kind, nil when it has none.
+func RateLatency(s *results.Step) *results.Latency {
+	for i := range s.Latency {
+		if len(s.RateKinds) > 0 && s.Latency[i].Kind == s.RateKinds[0] {
+			return &s.Latency[i]
+		}
+	}
+	return nil
+}
+
+func percentile(f func(l *results.Latency) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) {
+		if l := RateLatency(s); l != nil {
+			return f(l), true
+		}
+		return 0, false
+	}
+}
+
+// Percentile returns percentile name ("p99", "p99.99") of l in µs, false when l lacks it.
+func Percentile(l *results.Latency, name string) (float64, bool) {
+	if v, ok := l.Percentiles[name]; ok {
+		return v, true
+	}
+	switch name {
+	case "p50":
+		return l.P50Us, true
+	case "p90":
+		return l.P90Us, true
+	case "p95":
+		return l.P95Us, true
+	case "p99":
+		return l.P99Us, true
+	case "p99.9":
+		return l.P999Us, true
+	}
+	return 0, false
+}
+
+func init() {
+	isRate := func(s *results.Step) func(k *results.Kind) bool {
+		return func(k *results.Kind) bool { return slices.Contains(s.RateKinds, k.Name) }
+	}
+	label := func(name, meaning string) *Metric { return &Metric{Name: name, Field: "-", Meaning: meaning} }
+	add(
+		label("target", "the engine, or engine:config, a row is about (with its status when not ok)"),
+		label("test", "the step (sysbench test) a row of a group table is about"),
+		label("op", "the operation kind a latency row is about, as the workload declared it (_intended: from the paced start)"),
+
+		// Throughput.
+		&Metric{Name: "rate", Field: "rate_per_sec", Unit: "ops/s", Better: Higher, Rate: true,
+			Meaning:  "the step's headline rate; the column is named as the workload names it (ips, qps, Krps...)",
+			Formula:  "ops / secs, ops counted as the workload declares (rows inserted or indexed, queries, statements)",
+			Value:    always(func(s *results.Step) float64 { return s.Rate }),
+			Interval: func(iv *results.Interval) (float64, bool) { return iv.Rate, true }},
+		&Metric{Name: "eps", Field: "calls_per_sec", Unit: "calls/s", Better: Higher,
+			Meaning: "operations of the rate's kinds per second, as called: sysbench events/s, insert transactions/s",
+			Formula: "Δcalls of the rate kinds / secs",
+			Value:   always(func(s *results.Step) float64 { return s.CallsPerSec })},
+		&Metric{Name: "ips", Field: "ips", Unit: "rows/s", Better: Higher, Rate: true,
+			Meaning: "rows written per second by write operations the rate does not count (a background writer)",
+			Formula: "Σ write kinds' rows / secs", Steps: "steps with write kinds beside their rate (query steps)",
+			Applies:  background(results.RoleWrite),
+			Value:    always(func(s *results.Step) float64 { return s.IPS }),
+			Interval: func(iv *results.Interval) (float64, bool) { return iv.IPS, true }},
+		&Metric{Name: "dps", Field: "dps", Unit: "rows/s", Better: Higher,
+			Meaning: "rows deleted per second by delete operations the rate does not count",
+			Formula: "Σ delete kinds' rows / secs", Steps: "steps with delete kinds (--delete-per-insert)",
+			Applies:  background(results.RoleDelete),
+			Value:    always(func(s *results.Step) float64 { return s.DPS }),
+			Interval: func(iv *results.Interval) (float64, bool) { return iv.DPS, true }},
+		&Metric{Name: "qps", Field: "qps", Unit: "reads/s", Better: Higher,
+			Meaning: "read operations per second that the rate does not count",
+			Formula: "Σ read kinds' calls / secs", Steps: "steps with read kinds beside their rate",
+			Applies:  background(results.RoleRead),
+			Value:    always(func(s *results.Step) float64 { return s.QPS }),
+			Interval: func(iv *results.Interval) (float64, bool) { return iv.QPS, true }},
+		&Metric{Name: "ips_target", Field: "target_ips", Unit: "rows/s",
+			Meaning: "the paced background writers' total target", Formula: "writers × rate per writer",
+			Steps: "paced steps", Applies: func(s *results.Step) bool { return s.TargetIPS > 0 },
+			Value: always(func(s *results.Step) float64 { return s.TargetIPS })},
+		&Metric{Name: "met", Field: "target_met", Unit: "yes/NO", Better: Higher, YesNo: true,
+			Meaning: "whether the background writers reached 95% of their target (the insert benchmark's SLA)",
+			Formula: "ips >= 0.95 · ips_target", Steps: "paced steps",
+			Applies: func(s *results.Step) bool { return s.TargetMet != nil },
+			Value: func(s *results.Step) (float64, bool) {
+				if s.TargetMet == nil {
+					return 0, false
+				}
+				if *s.TargetMet {
+					return 1, true
+				}
+				return 0, true
+			}},
+		&Metric{Name: "secs", Field: "secs", Unit: "s", Meaning: "measured duration (after the warm-up)",
+			Formula: "end − start of the measured window", Value: always(func(s *results.Step) float64 { return s.Secs })},
+		&Metric{Name: "rate_p50", Field: "rate_p50_per_sec", Unit: "ops/s", Better: Higher,
+			Meaning: "the per-second rate that half of the seconds met", Missing: "the step was shorter than one tick",
+			Formula: "per-second rates sorted descending, the value at rank round(0.5·n)",
+			Value:   func(s *results.Step) (float64, bool) { return s.RateP50, s.RateIntervals > 0 }},
+		&Metric{Name: "rate_p99", Field: "rate_p99_per_sec", Unit: "ops/s", Better: Higher,
+			Meaning: "the per-second rate that 99% of the seconds met: a low-tail throughput", Missing: "the step was shorter than one tick",
+			Formula: "per-second rates sorted descending, the value at rank round(0.99·n)",
+			Value:   func(s *results.Step) (float64, bool) { return s.RateP99, s.RateIntervals > 0 }},
+		&Metric{Name: "retries", Field: "retries", Unit: "ops", Integer: true, Better: Lower,
+			Meaning: "operations rolled back after a deadlock or lock conflict and run again (not in ops)",
+			Formula: "count", Steps: "steps that retried", Applies: func(s *results.Step) bool { return s.Retries > 0 },
+			Value: always(func(s *results.Step) float64 { return float64(s.Retries) })},
+
+		// Response time.
+		&Metric{Name: "max", Field: "kinds[].max_us", Unit: "µs", Latency: true, Better: Lower,
+			Meaning: "largest response time of the operations the rate counts (of the row's kind in latency tables)",
+			Formula: "exact maximum over the measured window (the largest per-interval maximum)",
+			Value: func(s *results.Step) (float64, bool) {
+				return s.MaxUs(isRate(s))
+			}},
+		&Metric{Name: "max_i", Field: "kinds[].max_us", Unit: "µs", Latency: true, Better: Lower,
+			Meaning: "largest response time of the write operations the rate does not count (background inserts)",
+			Formula: "exact maximum over the measured window", Steps: "steps with write kinds beside their rate",
+			Applies: background(results.RoleWrite),
+			Value: func(s *results.Step) (float64, bool) {
+				return s.MaxUs(func(k *results.Kind) bool {
+					return k.Role == results.RoleWrite && !slices.Contains(s.RateKinds, k.Name)
+				})
+			}},
+		&Metric{Name: "count", Field: "latency[].count", Unit: "ops", Integer: true,
+			Meaning: "operations of the row's kind measured", Formula: "histogram total",
+			Value: func(s *results.Step) (float64, bool) {
+				if l := RateLatency(s); l != nil {
+					return float64(l.Count), true
+				}
+				return 0, false
+			}},
+		&Metric{Name: "p50", Field: "latency[].p50_us", Unit: "µs", Latency: true, Better: Lower,
+			Meaning: "median response time (of the rate's kind; of the row's kind in latency tables)",
+			Formula: "upper bound of the histogram bucket holding the 50th percentile (≤ 1/64 relative error)",
+			Value:   percentile(func(l *results.Latency) float64 { return l.P50Us })},
+		&Metric{Name: "p90", Field: "latency[].p90_us", Unit: "µs", Latency: true, Better: Lower,
+			Meaning: "90th percentile response time", Formula: "as p50, at 0.90",
+			Value: percentile(func(l *results.Latency) float64 { return l.P90Us })},
+		&Metric{Name: "p95", Field: "latency[].p95_us", Unit: "µs", Latency: true, Better: Lower,
+			Meaning: "95th percentile response time", Formula: "as p50, at 0.95",
+			Value: percentile(func(l *results.Latency) float64 { return l.P95Us })},
+		&Metric{Name: "p99", Field: "latency[].p99_us", Unit: "µs", Latency: true, Better: Lower,
+			Meaning: "99th percentile response time", Formula: "as p50, at 0.99",
+			Value: percentile(func(l *results.Latency) float64 { return l.P99Us })},
+		&Metric{Name: "p99.9", Field: "latency[].p99_9_us", Unit: "µs", Latency: true, Better: Lower,
+			Meaning: "99.9th percentile response time", Formula: "as p50, at 0.999",
+			Value: percentile(func(l *results.Latency) float64 { return l.P999Us })},
+		&Metric{Name: "pN", Field: "latency[].percentiles_us", Unit: "µs", Latency: true, Better: Lower,
+			Meaning: "a percentile chosen with --percentiles (p99.99 ...)", Formula: "as p50, at N/100",
+			Missing: "not asked for with --percentiles"},
+
+		// Storage.
+		&Metric{Name: "rMB/s", Field: "read_mb_per_sec", Unit: "MiB/s", Meaning: "bytes read from the device per second",
+			Formula: "Δsectors_read · 512 / 1024² / secs", Missing: noDevice,
+			Value:    storage(func(s *results.Step) float64 { return s.ReadMBPerSec }),
+			Interval: func(iv *results.Interval) (float64, bool) { return iv.ReadMBPerSec, true }},
+		&Metric{Name: "wMB/s", Field: "write_mb_per_sec", Unit: "MiB/s", Meaning: "bytes written to the device per second",
+			Formula: "Δsectors_written · 512 / 1024² / secs", Missing: noDevice,
+			Value:    storage(func(s *results.Step) float64 { return s.WriteMBPerSec }),
+			Interval: func(iv *results.Interval) (float64, bool) { return iv.WriteMBPerSec, true }},
+		&Metric{Name: "GBw", Field: "gb_written", Unit: "GiB", Meaning: "bytes written to the device in the step",
+			Formula: "Δsectors_written · 512 / 1024³", Missing: noDevice,
+			Value: storage(func(s *results.Step) float64 { return s.GBWritten })},
+		&Metric{Name: "rKB/op", Field: "read_kb_per_op", Unit: "KB/op", Better: Lower, Missing: noDevice,
+			Meaning: "KB read from the device per op", Formula: "Δsectors_read · 512 / 1024 / ops",
+			Value: storage(func(s *results.Step) float64 { return s.ReadKBPerOp })},
+		&Metric{Name: "wKB/op", Field: "write_kb_per_op", Unit: "KB/op", Better: Lower, Missing: noDevice,
+			Meaning: "KB written to the device per op", Formula: "Δsectors_written · 512 / 1024 / ops",
+			Steps: "steps whose rate does not count writes (with writes it is wKB/i)", Applies: func(s *results.Step) bool { return !s.RateHasRole(results.RoleWrite) },
+			Value: storage(func(s *results.Step) float64 { return s.WriteKBPerOp })},
+		&Metric{Name: "wKB/i", Field: "write_kb_per_insert", Unit: "KB/insert", Better: Lower, Missing: noDevice,
+			Meaning: "KB written to the device per row written (per indexed row for an index build, per background insert in query steps)",
+			Formula: "Δsectors_written · 512 / 1024 / rows written", Steps: "steps with write kinds",
+			Applies: func(s *results.Step) bool { return s.HasRole(results.RoleWrite) },
+			Value:   storage(func(s *results.Step) float64 { return s.WriteKBPerInsert })},
+		&Metric{Name: "dKB/op", Field: "discard_kb_per_op", Unit: "KB/op", Missing: noDevice,
+			Meaning: "KB discarded (TRIM) per op, never added to writes", Formula: "Δsectors_discarded · 512 / 1024 / ops",
+			Value: storage(func(s *results.Step) float64 { return s.DiscardKBPerOp })},
+		&Metric{Name: "fl/op", Field: "flushes_per_op", Unit: "flushes/op", Better: Lower, Missing: noDevice,
+			Meaning: "cache flushes the device received per op (fsyncs that reached it)", Formula: "Δflushes_completed (diskstats field 16) / ops",
+			Value: storage(func(s *results.Step) float64 { return s.FlushesPerOp })},
+
+		// CPU.
+		&Metric{Name: "cpu_us/op", Field: "host_cpu_us_per_op", Unit: "µs/op", Better: Lower,
+			Meaning: "host CPU time per op, client and server together", Formula: "Δ(user+nice+system+irq+softirq) / USER_HZ · 10⁶ / ops (/proc/stat)",
+			Value: always(func(s *results.Step) float64 { return s.HostCPUUsPerOp })},
+		&Metric{Name: "ccpu_us/op", Field: "client_cpu_us_per_op", Unit: "µs/op", Better: Lower,
+			Meaning: "this process's CPU time per op (the engine's too when it is embedded)", Formula: "Δ(utime+stime) from getrusage · 10⁶ / ops",
+			Value: always(func(s *results.Step) float64 { return s.ClientCPUUsPerOp })},
+		&Metric{Name: "cs/op", Field: "cs_per_op", Unit: "switches/op", Better: Lower,
+			Meaning: "context switches on the host per op", Formula: "Δctxt (/proc/stat) / ops",
+			Value: always(func(s *results.Step) float64 { return s.CSPerOp })},
+		&Metric{Name: "cpu%", Field: "host_cpu_pct", Unit: "%", Meaning: "host CPU busy, percent of all CPUs (vmstat us+sy)",
+			Formula:  "Δbusy / Δ(busy+idle+iowait+steal) · 100",
+			Value:    always(func(s *results.Step) float64 { return s.HostCPUPct }),
+			Interval: func(iv *results.Interval) (float64, bool) { return iv.HostCPUPct, true }},
+
+		// Space and memory.
+		&Metric{Name: "rows", Field: "rows", Unit: "rows", Integer: true, Meaning: "rows the tables hold at the end of the step",
+			Formula: "inserted − deleted, by the workload's count", Value: always(func(s *results.Step) float64 { return float64(s.Rows) })},
+		&Metric{Name: "db_MB", Field: "db_bytes", Unit: "MiB", Better: Lower, Meaning: "allocated size of the data directory at the end of the step",
+			Formula:  "Σ st_blocks · 512 / 1024² (like du)",
+			Value:    always(func(s *results.Step) float64 { return float64(s.DBBytes) / mib }),
+			Interval: func(iv *results.Interval) (float64, bool) { return float64(iv.DBBytes) / mib, true }},
+		&Metric{Name: "eng_MB", Field: "engine_db_bytes", Unit: "MiB", Better: Lower, Missing: "the engine has no size figure of its own",
+			Meaning: "the engine's own size figure (pebble DiskSpaceUsage, SQLite pages, pg_database_size...)", Formula: "engine_db_bytes / 1024²",
+			Value: func(s *results.Step) (float64, bool) { return float64(s.EngineDBBytes) / mib, s.EngineDBBytes != 0 }},
+		&Metric{Name: "B/row", Field: "bytes_per_row", Unit: "bytes/row", Better: Lower, Meaning: "allocated bytes per row held",
+			Formula: "db_bytes / rows", Value: always(func(s *results.Step) float64 { return s.BytesPerRow })},
+		&Metric{Name: "rss_MB", Field: "client_rss_mb", Unit: "MiB", Meaning: "this process's resident memory at the end of the step",
+			Formula: "VmRSS (/proc/self/status)", Value: always(func(s *results.Step) float64 { return s.ClientRSSMB })},
+
+		// Servers.
+		&Metric{Name: "scpu_us/op", Field: "server_cpu_us_per_op", Unit: "µs/op", Better: Lower, Missing: notManaged,
+			Meaning: "the managed server's CPU time per op", Formula: "Δ Σ(utime+stime+cutime+cstime) over the server's process tree / 100 · 10⁶ / ops",
+			Steps: "steps on a server", Applies: onServer, Value: managed(func(s *results.Step) float64 { return s.ServerCPUUsPerOp })},
+		&Metric{Name: "srss_MB", Field: "server_rss_mb", Unit: "MiB", Missing: notManaged,
+			Meaning: "the managed server's resident memory (Σ VmRSS of its processes)", Formula: "Σ VmRSS / 1024²",
+			Steps: "steps on a server", Applies: onServer, Value: managed(func(s *results.Step) float64 { return s.ServerRSSMB })},
+		&Metric{Name: "spss_MB", Field: "server_pss_mb", Unit: "MiB", Missing: notManaged,
+			Meaning: "the managed server's proportional memory (shared buffers counted once)", Formula: "Σ Pss (smaps_rollup) / 1024²",
+			Steps: "steps on a server", Applies: onServer, Value: managed(func(s *results.Step) float64 { return s.ServerPSSMB })},
+		&Metric{Name: "srv_logB/op", Field: "log_bytes_per_op", Unit: "bytes/op", Better: Lower, Missing: notReported,
+			Meaning: "log (WAL, redo, binlog) bytes per op by the server's own counters", Formula: "Δ server log counter / ops (see docs/metrics.md, Server engines)",
+			Steps: "steps on a server", Applies: onServer, Value: counter(func(s *results.Step) float64 { return s.LogBytesPerOp })},
+		&Metric{Name: "srv_fsync/op", Field: "server_fsyncs_per_op", Unit: "fsyncs/op", Better: Lower, Missing: notReported,
+			Meaning: "fsyncs per op by the server's own counters", Formula: "Δ server fsync counter / ops (see docs/metrics.md, Server engines)",
+			Steps: "steps on a server", Applies: onServer, Value: counter(func(s *results.Step) float64 { return s.ServerFsyncsPerOp })},
+
+		// Sync accounting.
+		label("source", "what counted the syncs: preload (servers), inprocess (SQLite), pebble-vfs, none"),
+		label("check", "whether the sync counts agree with the device's flushes and the server's fsyncs (! names a shortfall)"),
+		&Metric{Name: "commits", Field: "syscalls.commits", Unit: "commits", Integer: true, Missing: noSyscalls,
+			Meaning: "write transactions of the step, the denominator of per-commit figures", Formula: "the workload's count",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return float64(x.Commits) })},
+		&Metric{Name: "sync/c", Field: "syscalls.syncs_per_commit", Unit: "syncs/commit", Better: Lower, Missing: noSyscalls,
+			Meaning: "sync calls per commit (fsync, fdatasync, sync_file_range, msync, syncfs, O_DSYNC writes)", Formula: "Δsyncs / commits",
+			Steps: "steps run with --syscalls", Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.SyncsPerCommit })},
+		&Metric{Name: "log/c", Field: "syscalls.log_syncs_per_commit", Unit: "syncs/commit", Better: Lower, Missing: noSyscalls,
+			Meaning: "syncs of log files per commit", Formula: "Δlog syncs / commits",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.LogSyncsPerCommit })},
+		&Metric{Name: "data/c", Field: "syscalls.data_syncs_per_commit", Unit: "syncs/commit", Better: Lower, Missing: noSyscalls,
+			Meaning: "syncs of data files per commit", Formula: "Δdata syncs / commits",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.DataSyncsPerCommit })},
+		&Metric{Name: "other/c", Field: "syscalls.other_syncs_per_commit", Unit: "syncs/commit", Missing: noSyscalls,
+			Meaning: "syncs of other files (directories, manifests) per commit", Formula: "Δother syncs / commits",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.OtherSyncsPerCommit })},
+		&Metric{Name: "dev_fl/c", Field: "syscalls.device_flushes_per_commit", Unit: "flushes/commit", Missing: noDevice,
+			Meaning: "cache flushes the device received per commit", Formula: "Δflushes_completed / commits",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.DeviceFlushesPerCommit })},
+		&Metric{Name: "srv_fs/c", Field: "syscalls.server_fsyncs_per_commit", Unit: "fsyncs/commit", Missing: notReported,
+			Meaning: "fsyncs per commit by the server's own counters", Formula: "Δ server fsync counter / commits",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.ServerFsyncsPerCommit })},
+		&Metric{Name: "logB/op", Field: "syscalls.log_bytes_per_op", Unit: "bytes/op", Better: Lower, Missing: noSyscalls,
+			Meaning: "bytes written to log files per op, as the sync hooks counted them", Formula: "Δlog bytes / ops",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.LogBytesPerOp })},
+		&Metric{Name: "dataB/op", Field: "syscalls.data_bytes_per_op", Unit: "bytes/op", Better: Lower, Missing: noSyscalls,
+			Meaning: "bytes written to data files per op, as the sync hooks counted them", Formula: "Δdata bytes / ops",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.DataBytesPerOp })},
+		&Metric{Name: "sync_us", Field: "syscalls.sync_us", Unit: "µs", Better: Lower, Missing: noSyscalls,
+			Meaning: "mean real time of one sync call", Formula: "Σ sync time / syncs",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.SyncUs })},
+		&Metric{Name: "delay_s", Field: "syscalls.delay_secs", Unit: "s", Missing: noSyscalls,
+			Meaning: "latency injected into the step's sync calls (--fsync-latency)", Formula: "syncs · injected latency",
+			Applies: hasSyscalls, Value: syscalls(func(x *results.Syscalls) float64 { return x.DelaySecs })},
+	)
+}

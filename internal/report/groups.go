@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rumbench/rumbench/internal/metric"
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// groupView is the metrics of a group table after the percentiles; a column appears when its
+// metric applies to one of the rows.
+var groupView = []string{"max", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rKB/op", "wKB/op", "fl/op",
+	"srv_fsync/op", "sync/c", "retries"}
+
+// percentileNames returns the percentiles to print: those chosen with --percentiles (sorted),
+// or p50, p95, p99, p99.9.
+func percentileNames(steps []*results.Step) []string {
+	seen := map[string]float64{}
+	for _, s := range steps {
+		if l := metric.RateLatency(s); l != nil {
+			for k := range l.Percentiles {
+				v, _ := strconv.ParseFloat(strings.TrimPrefix(k, "p"), 64)
+				seen[k] = v
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return []string{"p50", "p95", "p99", "p99.9"}
+	}
+	names := make([]string, 0, len(seen))
+	for k := range seen {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return seen[names[i]] < seen[names[j]] })
+	return names
+}
+
+// groupsOf returns the groups of steps in order: the declared groups that have steps, then
+// any other group names in order of first appearance.
+func groupsOf(steps []results.Step, declared []results.Group) []results.Group {
+	present := map[string]bool{}
+	var extra []results.Group
+	for _, s := range steps {
+		if s.Group == "" || present[s.Group] {
+			continue
+		}
+		present[s.Group] = true
+		known := false
+		for _, g := range declared {
+			known = known || g.Name == s.Group
+		}
+		if !known {
+			extra = append(extra, results.Group{Name: s.Group, Title: s.Group})
+		}
+	}
+	var out []results.Group
+	for _, g := range declared {
+		if present[g.Name] {
+			out = append(out, g)
+		}
+	}
+	return append(out, extra...)
+}
+
+// GroupTables returns one table per step group (in the declared order): a row per step ×
+// target with the headline rate as the workload names it, calls per second, the rate's
+// response-time percentiles and the per-op efficiency figures. Ungrouped steps are left out.
+func GroupTables(steps []results.Step, groups []results.Group) []*Table {
+	var out []*Table
+	for _, g := range groupsOf(steps, groups) {
+		var rows []*results.Step
+		for i := range steps {
+			if steps[i].Group == g.Name {
+				rows = append(rows, &steps[i])
+			}
+		}
+		t := &Table{Title: g.Title, Kind: Absolute, Note: rows[0].Note}
+		b := newBuilder(t, len(rows))
+		b.text("test", func(i int) Cell { return TextCell(rows[i].Step) })
+		b.text("target", func(i int) Cell { return targetCell(rows[i]) })
+		b.stepMetric(metric.MustGet("rate"), rows)
+		b.stepMetric(metric.MustGet("eps"), rows)
+		for _, p := range percentileNames(rows) {
+			m, _ := metric.Lookup(p + "_ms")
+			b.metric(m, p, "", func(i int) (float64, bool) {
+				if l := metric.RateLatency(rows[i]); l != nil {
+					return metric.Percentile(l, p)
+				}
+				return 0, false
+			})
+		}
+		for _, n := range groupView {
+			b.stepMetric(metric.MustGet(n), rows)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Groups writes GroupTables as aligned text, each followed by an empty line.
+func Groups(w io.Writer, steps []results.Step, groups []results.Group) error {
+	for _, t := range GroupTables(steps, groups) {
+		if err := WriteText(w, t); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}

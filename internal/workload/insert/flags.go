@@ -1,0 +1,96 @@
+package insert
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rumbench/rumbench/internal/workload"
+)
+
+// profile is a named scale of the insert benchmark (per client).
+type profile struct {
+	rows, writes          int64
+	querySecs, cleanupSec float64
+}
+
+// profiles: quick finishes the 3 default engines in about 2 minutes on 2 cores; standard is the
+// reference's per-client sizes (load 10M, l.i1 16M + l.i2 4M, 1800 s query steps, the
+// reference's settling wait after the cleanup).
+var profiles = map[string]profile{
+	"quick":    {rows: 200_000, writes: 50_000, querySecs: 5, cleanupSec: 0},
+	"small":    {rows: 2_000_000, writes: 1_000_000, querySecs: 60, cleanupSec: 10},
+	"standard": {rows: 10_000_000, writes: 20_000_000, querySecs: 1800, cleanupSec: -1},
+}
+
+var profileNames = []string{"quick", "small", "standard"}
+
+func init() {
+	workload.Register(workload.Spec{
+		Name:        "insert",
+		Description: "insert benchmark (iibench): load, index, random-key inserts, queries with a paced background writer",
+		Steps:       StepNames,
+		Profiles:    profileNames,
+		New:         newDefinition,
+	})
+}
+
+// definition is the insert benchmark's flags.
+type definition struct {
+	fs                     *pflag.FlagSet
+	steps                  string
+	rows, writes           int64
+	querySecs              float64
+	clients, rowsPerCommit int
+	deletePerInsert        bool
+}
+
+func newDefinition() workload.Definition {
+	d := &definition{fs: pflag.NewFlagSet("insert", pflag.ContinueOnError)}
+	fl := d.fs
+	fl.StringVar(&d.steps, "steps", "", "comma-separated steps to run (default all: "+strings.Join(StepNames, ",")+")")
+	fl.Int64Var(&d.rows, "rows", 0, "rows each client loads in l.i0 (default from --profile)")
+	fl.Int64Var(&d.writes, "writes", 0, "rows each client inserts in l.i1 (4/5) and l.i2 (1/5) (default from --profile)")
+	fl.Float64Var(&d.querySecs, "query-secs", 0, "seconds per query step (default from --profile)")
+	fl.IntVar(&d.clients, "clients", 1, "clients, each with its own table, writer and query thread")
+	fl.IntVar(&d.rowsPerCommit, "rows-per-commit", 0, "rows per insert transaction for every step (default per step: l.i0 100, l.i1 50, l.i2 5, queries 50)")
+	fl.BoolVar(&d.deletePerInsert, "delete-per-insert", false, "delete as many of the oldest rows as each batch inserts (constant table size)")
+	return d
+}
+
+func (d *definition) Flags() *pflag.FlagSet { return d.fs }
+
+// Build makes the insert benchmark from the flags and the profile.
+func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
+	p, ok := profiles[s.Profile]
+	if !ok {
+		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	}
+	changed := d.fs.Changed
+	c := Config{Clients: d.clients, Rows: p.rows, Writes: p.writes, QuerySecs: p.querySecs,
+		CleanupWaitSecs: p.cleanupSec, RowsPerCommit: d.rowsPerCommit, DeletePerInsert: d.deletePerInsert, Seed: s.Seed}
+	if changed("rows") {
+		c.Rows = d.rows
+	}
+	if changed("writes") {
+		c.Writes = d.writes
+	}
+	if changed("query-secs") {
+		c.QuerySecs = d.querySecs
+	}
+	if s.CleanupWaitSecs != nil {
+		c.CleanupWaitSecs = *s.CleanupWaitSecs
+	}
+	if s.WarmupSecs != nil {
+		c.Warmup = time.Duration(*s.WarmupSecs * float64(time.Second))
+	}
+	if d.steps != "" {
+		var err error
+		if c.Steps, err = workload.SplitList("--steps", d.steps); err != nil {
+			return nil, err
+		}
+	}
+	return New(c)
+}
