@@ -39,6 +39,9 @@ per-operation costs. --absolute prints the figures instead of the ratios.`,
 				return err
 			}
 			c, err := report.Compare(runs, base)
+			if errors.Is(err, report.ErrNothingToCompare) {
+				return usageError{err}
+			}
 			if errors.Is(err, report.ErrUnknownBase) {
 				return usagef("--base: %v", err)
 			}

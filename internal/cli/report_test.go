@@ -71,7 +71,7 @@ func TestReportCommand(t *testing.T) {
 	}
 	// gobench lines for benchstat.
 	tr = run(t, nil, "report", "--out", out, "20261121T130000Z-insert", "--format", "gobench")
-	if !strings.Contains(tr.stdout, "BenchmarkInsert/step=l.i0/target=pebble 1 500 ips 10 cpu-us/op") {
+	if !strings.Contains(tr.stdout, "BenchmarkInsert/step=l.i0/target=pebble 1 500 ips 10 cpu_us/op") {
 		t.Errorf("gobench output:\n%s", tr.stdout)
 	}
 
@@ -103,7 +103,7 @@ func TestCompareCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", tr.code, tr.stderr)
 	}
 	// sqlite loads at twice pebble's rate and spends half its CPU per row.
-	for _, want := range []string{"== l.i0 (relative to pebble)", "    ips    2.00", "  cpu/o    0.50"} {
+	for _, want := range []string{"== l.i0 (relative to pebble)", "    ips    2.00", "  cpu_us/op    0.50"} {
 		if !strings.Contains(tr.stdout, want) {
 			t.Errorf("compare lacks %q:\n%s", want, tr.stdout)
 		}
@@ -123,6 +123,11 @@ func TestCompareCommand(t *testing.T) {
 	tr = run(t, nil, "compare", "--out", out, "20261121T12", "--base", "bbolt")
 	if tr.code != ExitUsage || !strings.HasPrefix(tr.stderr, `rumbench: --base: unknown base "bbolt" (valid: a target, a run id or one of pebble, sqlite)`) {
 		t.Errorf("unknown base: exit %d, %q", tr.code, tr.stderr)
+	}
+	// One target: nothing to compare, said in one line.
+	tr = run(t, nil, "compare", "--out", out, "20261121T13")
+	if want := "rumbench: nothing to compare: one target only (pebble); compare needs two targets, in one run or across runs\n"; tr.code != ExitUsage || tr.stderr != want {
+		t.Errorf("one target: exit %d, %q, want %q", tr.code, tr.stderr, want)
 	}
 }
 

@@ -433,9 +433,13 @@ func progressLine(iv *results.Interval) string {
 		name = "rate"
 	}
 	fmt.Fprintf(&b, "%-8s %-7s %6.0fs  %s %8.0f", iv.Target, iv.Step, iv.T, name, iv.Rate)
-	for _, n := range []string{"ips", "dps", "qps"} {
-		if v, _ := metric.MustGet(n).Interval(iv); v > 0 && n != name {
-			fmt.Fprintf(&b, "  %s %8.0f", n, v)
+	counted := map[string]bool{} // roles the headline rate counts
+	for _, k := range iv.Kinds {
+		counted[k.Role] = counted[k.Role] || slices.Contains(iv.RateKinds, k.Name)
+	}
+	for _, r := range []struct{ name, role string }{{"ips", results.RoleWrite}, {"dps", results.RoleDelete}, {"qps", results.RoleRead}} {
+		if v, _ := metric.MustGet(r.name).Interval(iv); v > 0 && !counted[r.role] {
+			fmt.Fprintf(&b, "  %s %8.0f", r.name, v)
 		}
 	}
 	sep := "  max_ms"

@@ -17,8 +17,8 @@ func TestRunSysbenchTiny(t *testing.T) {
 	if tr.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
 	}
-	for _, want := range []string{"== sysbench: point queries", "== sysbench: range queries without aggregation",
-		"== sysbench: range queries with aggregation", "== sysbench: writes", "p99.9_ms",
+	for _, want := range []string{"== point queries", "== range queries without aggregation",
+		"== range queries with aggregation", "== writes", "p99.9_",
 		"invariants sqlite: ok: 4020 rows, 4020 index entries", "invariants pebble: ok: 4020 rows, 4020 index entries"} {
 		if !strings.Contains(tr.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, tr.stdout)

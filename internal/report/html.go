@@ -3,6 +3,7 @@ package report
 import (
 	_ "embed" // echarts.min.js
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -77,7 +78,7 @@ func HTML(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
 		for _, t := range c.Tables(false) {
 			p.CompareTab = append(p.CompareTab, tableHTML(t))
 		}
-	} else if err != nil && len(runs) > 0 && hasSteps(runs) {
+	} else if err != nil && !errors.Is(err, ErrNothingToCompare) && len(runs) > 0 && hasSteps(runs) {
 		return err
 	}
 	p.Steps = stepSections(runs)

@@ -203,9 +203,11 @@ type Interval struct {
 	// role aggregates (see Step).
 	RateName string  `json:"rate_name,omitempty"`
 	Rate     float64 `json:"rate_per_sec"`
-	IPS      float64 `json:"ips"`
-	DPS      float64 `json:"dps"`
-	QPS      float64 `json:"qps"`
+	// RateKinds names the kinds the rate counts, as the step's.
+	RateKinds []string `json:"rate_kinds,omitempty"`
+	IPS       float64  `json:"ips"`
+	DPS       float64  `json:"dps"`
+	QPS       float64  `json:"qps"`
 	// Kinds are the step's operation kinds: counts since the step's start and the largest
 	// response time in the interval (0: none).
 	Kinds []Kind `json:"kinds"`

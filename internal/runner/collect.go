@@ -31,15 +31,15 @@ type collector struct {
 	tmp                    hist.Snapshot
 	maxNs                  []int64   // per kind: largest interval max since base
 	rates                  []float64 // per-interval rates since base
-	isRate                 []bool    // per kind: counted in the headline rate
+	rateNames              []string  // names of the rate kinds
 }
 
 func newCollector(tgt Setup, st Step) *collector {
 	n := len(st.Kinds)
 	c := &collector{tgt: tgt, st: st, first: newSnapshot(n), base: newSnapshot(n), prev: newSnapshot(n), cur: newSnapshot(n),
-		maxNs: make([]int64, n), isRate: make([]bool, n)}
+		maxNs: make([]int64, n)}
 	for _, k := range st.RateKinds {
-		c.isRate[k] = true
+		c.rateNames = append(c.rateNames, st.Kinds[k].Name)
 	}
 	return c
 }
@@ -164,16 +164,17 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 	secs := b.t.Sub(a.t).Seconds()
 	written, deleted, reads := c.roleCounts(a, b)
 	iv := results.Interval{
-		Target:   c.tgt.Label,
-		Step:     c.st.Name,
-		T:        b.t.Sub(c.start).Seconds(),
-		Secs:     secs,
-		RateName: c.st.RateName,
-		Rate:     per(float64(c.rateCount(b)-c.rateCount(a)), secs),
-		IPS:      per(float64(written), secs),
-		DPS:      per(float64(deleted), secs),
-		QPS:      per(float64(reads), secs),
-		Kinds:    make([]results.Kind, len(c.st.Kinds)),
+		Target:    c.tgt.Label,
+		Step:      c.st.Name,
+		T:         b.t.Sub(c.start).Seconds(),
+		Secs:      secs,
+		RateName:  c.st.RateName,
+		RateKinds: c.rateNames,
+		Rate:      per(float64(c.rateCount(b)-c.rateCount(a)), secs),
+		IPS:       per(float64(written), secs),
+		DPS:       per(float64(deleted), secs),
+		QPS:       per(float64(reads), secs),
+		Kinds:     make([]results.Kind, len(c.st.Kinds)),
 	}
 	for k, kd := range c.st.Kinds {
 		iv.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].ops, Units: b.kinds[k].units,
@@ -213,9 +214,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		r.Engine = c.tgt.Engine.Info().Name
 	}
 	r.RateName, r.RateUnit, r.PerOp, r.Note, r.Group = c.st.RateName, c.st.RateUnit, c.st.PerOp, c.st.Note, c.st.Group
-	for _, k := range c.st.RateKinds {
-		r.RateKinds = append(r.RateKinds, c.st.Kinds[k].Name)
-	}
+	r.RateKinds = c.rateNames
 	r.Ops = c.rateCount(b) - c.rateCount(a)
 	ops := float64(r.Ops)
 	r.Rate = per(ops, secs)

@@ -10,9 +10,9 @@ import (
 // Meter records one worker's operations. Its methods are called by the worker's goroutine only;
 // the runner reads the histograms and counters concurrently through atomics.
 type Meter struct {
-	kinds    []kindMeter
-	commits  atomic.Int64
-	retries  atomic.Int64
+	kinds   []kindMeter
+	commits atomic.Int64
+	retries atomic.Int64
 	// intendedStart is the pacer's intended start of the current call, zero when unpaced.
 	intendedStart time.Time
 }

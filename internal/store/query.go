@@ -381,6 +381,9 @@ func (s *Store) Delete(ctx context.Context, idOrPrefix string) (string, error) {
 		return "", fmt.Errorf("store %s: %w", s.name, err)
 	}
 	defer tx.Rollback()
+	if err := s.schemaShared(ctx, tx); err != nil {
+		return "", fmt.Errorf("store %s: delete %s: %w", s.name, id, err)
+	}
 	for _, t := range []string{"step_latency", "steps", "intervals", "targets", "runs"} {
 		if _, err := tx.ExecContext(ctx, s.d.q("DELETE FROM "+t+" WHERE run_id = ?"), id); err != nil {
 			return "", fmt.Errorf("store %s: delete %s: %w", s.name, id, err)

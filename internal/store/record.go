@@ -52,6 +52,9 @@ func (s *Store) record(ctx context.Context, run *results.Run) error {
 		return err
 	}
 	defer tx.Rollback()
+	if err := s.schemaShared(ctx, tx); err != nil {
+		return err
+	}
 	for _, t := range []string{"step_latency", "steps", "intervals", "targets", "runs"} {
 		if _, err := tx.ExecContext(ctx, s.d.q("DELETE FROM "+t+" WHERE run_id = ?"), id); err != nil {
 			return err

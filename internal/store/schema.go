@@ -151,8 +151,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	if s.d.postgres {
-		// Two processes opening a new database at once would race on CREATE TABLE.
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7268725)"); err != nil {
+		// Two processes opening a new database at once would race on CREATE TABLE; and the
+		// DDL below locks the tables in another order than a recording transaction does
+		// (deadlock): writers hold the same lock shared (schemaShared).
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", schemaLock); err != nil {
 			return err
 		}
 	}
@@ -205,6 +207,21 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// schemaLock is the PostgreSQL advisory lock that orders the schema's DDL (held exclusively by
+// migrate) before the writes of runs (held shared by each writing transaction).
+const schemaLock = 7268725
+
+// schemaShared takes the schema lock shared for the transaction tx (PostgreSQL; nothing for
+// SQLite, whose transactions lock the whole file), so a writer never interleaves with migrate's
+// DDL: both take the advisory lock before any table lock.
+func (s *Store) schemaShared(ctx context.Context, tx *sql.Tx) error {
+	if !s.d.postgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock_shared($1)", schemaLock)
+	return err
 }
 
 // quote quotes an identifier (double quotes: standard SQL, SQLite and PostgreSQL).
