@@ -81,7 +81,7 @@ func (b *builder) stepMetric(m *metric.Metric, rows []*results.Step) {
 	}
 	header, unit := "", ""
 	if m.Name == "rate" {
-		header, unit = rateName(rows)
+		header, unit = rateNameOf(rows)
 	}
 	b.metric(m, header, unit, func(i int) (float64, bool) { return m.Value(rows[i]) })
 }
@@ -95,19 +95,3 @@ func appliesToAny(m *metric.Metric, rows []*results.Step) bool {
 	return false
 }
 
-// rateName is the name and unit of the headline rate of rows: the workload's when they share
-// one, else "rate".
-func rateName(rows []*results.Step) (string, string) {
-	name, unit := "", ""
-	for i, s := range rows {
-		if i == 0 {
-			name, unit = s.RateName, s.RateUnit
-		} else if s.RateName != name {
-			return "rate", "ops/s"
-		}
-	}
-	if name == "" {
-		return "rate", "ops/s"
-	}
-	return name, unit
-}

@@ -272,21 +272,29 @@ func (c *Comparison) metricName(m *metric.Metric, group string) string {
 	return name
 }
 
-// rateNameOf is rateName over rows that may mix the workload's names (sysbench's scan is in
-// Krps): the most common name.
+// rateNameOf is the name and unit of the headline rate of rows as their workload names it; rows
+// that mix names (sysbench's scan is in Krps) get the most common one ("rate" when none).
 func rateNameOf(rows []*results.Step) (string, string) {
-	count := map[string]int{}
-	best, unit := "rate", "ops/s"
+	count, unit := map[string]int{}, map[string]string{}
 	for _, s := range rows {
-		if s.RateName == "" {
-			continue
-		}
-		count[s.RateName]++
-		if count[s.RateName] > count[best] {
-			best, unit = s.RateName, s.RateUnit
+		if s.RateName != "" {
+			count[s.RateName]++
+			unit[s.RateName] = s.RateUnit
 		}
 	}
-	return best, unit
+	best, n, tie := "rate", 0, false
+	for name, c := range count {
+		switch {
+		case c > n:
+			best, n, tie = name, c, false
+		case c == n:
+			tie = true
+		}
+	}
+	if best == "rate" || tie {
+		return "rate", "ops/s"
+	}
+	return best, unit[best]
 }
 
 func (c *Comparison) stepBlocks(runs []*results.Run) {
@@ -302,7 +310,7 @@ func (c *Comparison) stepBlocks(runs []*results.Run) {
 						rows = append(rows, st)
 					}
 				}
-				rowName, _ = rateName(rows)
+				rowName, _ = rateNameOf(rows)
 			}
 			if r, ok := c.row(rowName, step, m); ok {
 				r.Metric = m

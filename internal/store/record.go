@@ -35,7 +35,11 @@ func (s *Store) Record(ctx context.Context, run *results.Run) error {
 }
 
 func (s *Store) record(ctx context.Context, run *results.Run) error {
-	m := run.Manifest
+	// The records are in the current model (results.Load upgrades older ones): the stored
+	// manifest says so, or a reader would upgrade them again.
+	current := *run.Manifest
+	current.SchemaVersion = results.SchemaVersion
+	m := &current
 	id := m.RunID
 	manifest, err := json.Marshal(m)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
 )
 
@@ -485,4 +487,34 @@ func TestConcurrentWriters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestVersion1Run records runs written with result schema version 1 and reads them back: the
+// store upgrades them as a run directory is upgraded, so both render the same tables.
+func TestVersion1Run(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *Store, spec string) {
+		ctx := context.Background()
+		for _, id := range []string{"20261124T032916Z-v1insert", "20261124T032920Z-v1sysbench"} {
+			dirRun, err := results.Load(filepath.Join("..", "results", "testdata", "v1", id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Record(ctx, dirRun); err != nil {
+				t.Fatal(err)
+			}
+			stored, err := s.Load(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fromDir, fromStore bytes.Buffer
+			report.Render(&fromDir, "text", report.RunsDocument([]*results.Run{dirRun}))
+			report.Render(&fromStore, "text", report.RunsDocument([]*results.Run{stored}))
+			if fromDir.String() != fromStore.String() || fromDir.Len() < 1000 {
+				t.Errorf("%s: the stored run renders differently:\n%s\nfrom the directory:\n%s", id, fromStore.String(), fromDir.String())
+			}
+			if len(stored.Intervals) != len(dirRun.Intervals) || len(stored.Intervals[0].Kinds) == 0 {
+				t.Errorf("%s: %d intervals stored of %d", id, len(stored.Intervals), len(dirRun.Intervals))
+			}
+		}
+	})
 }
