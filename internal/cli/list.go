@@ -90,16 +90,47 @@ func newMetricsCmd(env *Env) *cobra.Command {
 		Use:   "metrics [NAME]",
 		Short: "Explain the figures rumbench prints: name, unit, meaning, formula",
 		Long: `List every figure (table column, comparison row, benchmark line unit) with its unit and meaning,
-or show one in full: its steps.json field, formula, which direction is better and when it is
-not measured ("-"). A latency column may be given with its unit (p99_ms, max_us).`,
+then the names each workload gives its headline rate; or show one in full: its steps.json field,
+formula, which direction is better and when it is not measured ("-"). A latency column may be
+given with its unit (p99_ms, max_us).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := ""
-			if len(args) == 1 {
-				name = args[0]
+			if len(args) == 0 {
+				if err := metric.Glossary(env.Stdout, ""); err != nil {
+					return err
+				}
+				fmt.Fprintln(env.Stdout, "\nThe rate column (rate_per_sec) is named by the workload:")
+				tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+				for _, w := range workload.Names() {
+					s, _ := workload.Lookup(w)
+					for _, r := range s.Rates {
+						fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", w, r.Name, r.Unit, r.Meaning)
+					}
+				}
+				return tw.Flush()
 			}
-			if err := metric.Glossary(env.Stdout, name); err != nil {
-				return usageError{err}
+			name := args[0]
+			found := false
+			if _, ok := metric.Lookup(name); ok {
+				found = true
+				if err := metric.Glossary(env.Stdout, name); err != nil {
+					return err
+				}
+			}
+			for _, w := range workload.Names() {
+				s, _ := workload.Lookup(w)
+				for _, r := range s.Rates {
+					if r.Name == name {
+						if !found {
+							fmt.Fprintf(env.Stdout, "%s: the headline rate (rumbench metrics rate) as workloads name it\n", name)
+						}
+						found = true
+						fmt.Fprintf(env.Stdout, "  as the rate of --workload %s: %s, %s\n", w, r.Meaning, r.Unit)
+					}
+				}
+			}
+			if !found {
+				return usagef("unknown metric %q (rumbench metrics lists them)", name)
 			}
 			return nil
 		},

@@ -91,6 +91,9 @@ func TestThirdWorkload(t *testing.T) {
 	if want := "rumbench: --toy-rows applies to --workload toy, not insert (see rumbench workloads toy)\n"; tr.code != ExitUsage || tr.stderr != want {
 		t.Errorf("--toy-rows on insert: exit %d %q", tr.code, tr.stderr)
 	}
+	if tr = run(t, nil, "metrics", "lps"); tr.code != 0 || !strings.Contains(tr.stdout, "as the rate of --workload toy: 10-key lookups per second") {
+		t.Errorf("metrics lps: exit %d %s\n%s", tr.code, tr.stderr, tr.stdout)
+	}
 	for _, args := range [][]string{{"workloads", "toy"}, {"run", "--workload", "toy", "--help"}} {
 		tr = run(t, nil, args...)
 		if tr.code != 0 || !strings.Contains(tr.stdout, "--toy-rows") || strings.Contains(tr.stdout, "--rows-per-commit") {

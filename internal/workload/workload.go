@@ -62,8 +62,16 @@ type Spec struct {
 	Profiles []string
 	// Groups are the workload's step groups in report order (nil: its steps are not grouped).
 	Groups []results.Group
+	// Rates are the names its steps give their headline rate (runner.Presentation.RateName),
+	// explained for `rumbench metrics`.
+	Rates []Rate
 	// New returns a fresh definition, its flags bound to their defaults.
 	New func() Definition
+}
+
+// Rate is a name a workload gives the headline rate of some of its steps.
+type Rate struct {
+	Name, Unit, Meaning string
 }
 
 // Definition is a workload being configured from the command line: the CLI adds its flags to

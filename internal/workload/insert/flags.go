@@ -33,7 +33,12 @@ func init() {
 		Description: "insert benchmark (iibench): load, index, random-key inserts, queries with a paced background writer",
 		Steps:       StepNames,
 		Profiles:    profileNames,
-		New:         newDefinition,
+		Rates: []workload.Rate{
+			{Name: "ips", Unit: "rows/s", Meaning: "rows inserted per second (l.i0, l.i1, l.i2)"},
+			{Name: "rate", Unit: "rows/s", Meaning: "rows indexed per second: (100 + rows in the table) / (insert + index build time) (l.x)"},
+			{Name: "qps", Unit: "queries/s", Meaning: "range or point queries per second, beside the paced background writer (qr*, qp*)"},
+		},
+		New: newDefinition,
 	})
 }
 

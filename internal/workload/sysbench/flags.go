@@ -44,7 +44,13 @@ func init() {
 		Steps:    append(append([]string{StepLoad, StepIndex}, names(Tests(true)[:len(preTests)])...), names(tests32)...),
 		Profiles: profileNames,
 		Groups:   Groups,
-		New:      newDefinition,
+		Rates: []workload.Rate{
+			{Name: "ips", Unit: "rows/s", Meaning: "rows loaded per second (load)"},
+			{Name: "rate", Unit: "rows/s", Meaning: "rows indexed per second (create-index)"},
+			{Name: "qps", Unit: "statements/s", Meaning: "statements per second, BEGIN and COMMIT included: the reference's QPS (every test but scan)"},
+			{Name: "Krps", Unit: "thousand rows/s", Meaning: "thousand rows scanned per second: table rows / mean event latency in ms (scan)"},
+		},
+		New: newDefinition,
 	})
 }
 

@@ -42,7 +42,9 @@ func init() {
 		Description: "a small test workload: fill a table, then look keys up beside a paced writer",
 		Steps:       Steps,
 		Profiles:    []string{"quick", "standard"},
-		New:         newDefinition,
+		Rates: []workload.Rate{{Name: "pps", Unit: "puts/s", Meaning: "rows put per second (fill)"},
+			{Name: "lps", Unit: "lookups/s", Meaning: "10-key lookups per second (probe)"}},
+		New: newDefinition,
 	})
 }
 
