@@ -94,4 +94,3 @@ func appliesToAny(m *metric.Metric, rows []*results.Step) bool {
 	}
 	return false
 }
-

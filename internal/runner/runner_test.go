@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func TestDriverAndBackground(t *testing.T) {
 	if q.Ops == 0 || q.Ops != bgCalls.Load() || q.Units != 10*q.Ops {
 		t.Errorf("queries %d (calls %d), rows %d", q.Ops, bgCalls.Load(), q.Units)
 	}
-	if res.IPS <= 0 || res.QPS <= 0 || res.Rate != res.IPS || res.CallsPerSec*5 != res.Rate {
+	if res.IPS <= 0 || res.QPS <= 0 || res.Rate != res.IPS || math.Abs(res.CallsPerSec*5-res.Rate) > 1e-9*res.Rate {
 		t.Errorf("role rates: ips %g qps %g rate %g calls/s %g", res.IPS, res.QPS, res.Rate, res.CallsPerSec)
 	}
 	if ticks.Load() < 3 {
