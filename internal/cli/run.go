@@ -461,7 +461,11 @@ func (p *progress) step(s results.Step) {
 		return
 	}
 	p.endLine()
-	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, rate %.0f/s\n", s.Target, s.Step, s.Status, s.Secs, s.Rate)
+	name := s.RateName
+	if name == "" {
+		name = "rate"
+	}
+	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, %s %.0f\n", s.Target, s.Step, s.Status, s.Secs, name, s.Rate)
 }
 
 func (p *progress) event(format string, args ...any) {
