@@ -1,6 +1,8 @@
 package server
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -97,25 +99,48 @@ func (s *Server) prepareDir() error {
 			return &dirError{fmt.Sprintf("server: instance directory %s is not empty: pass a new or empty directory (an instance directory is never reused)", s.dir)}
 		}
 	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
 			return fmt.Errorf("server: cannot create the instance directory: %w", err)
 		}
 	default:
 		return fmt.Errorf("server: instance directory: %w", err)
 	}
-	if err := os.Chmod(s.dir, 0o755); err != nil {
+	// Private: the unix socket, the configuration and the password file are the service
+	// account's (and root's) alone.
+	if err := os.Chmod(s.dir, 0o700); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 	if err := s.chown(s.dir); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 	f.Close()
-	return s.chown(s.logPath)
+	if err := s.chown(s.logPath); err != nil {
+		return err
+	}
+	return s.writePassword()
 }
+
+// writePassword makes the instance's random password (the benchmark user's: postgres on
+// PostgreSQL, rumbench on MariaDB) and keeps it in Dir/password, mode 0600, for a person who
+// wants to connect to a kept instance.
+func (s *Server) writePassword() error {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return fmt.Errorf("server: password: %w", err)
+	}
+	s.password = hex.EncodeToString(b)
+	if err := os.WriteFile(s.passwordPath(), []byte(s.password+"\n"), 0o600); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return nil
+}
+
+// passwordPath is Dir/password.
+func (s *Server) passwordPath() string { return filepath.Join(s.dir, "password") }
 
 // checkReachable verifies that the service account may traverse every existing ancestor of
 // Dir (missing ones are created 0755).
@@ -165,7 +190,7 @@ func freePort() (int, error) {
 
 // openLog opens the server log for appending (the children's stdout and stderr).
 func (s *Server) openLog() (*os.File, error) {
-	f, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

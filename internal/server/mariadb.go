@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,7 +16,8 @@ import (
 // the plugins, rumbench's settings and an !include of the user's file; mariadb-install-db
 // reads it too (so creation-time options such as innodb_page_size apply); mariadbd runs
 // directly; readiness is its "ready for connections" log line; setup runs the mariadb client
-// as root (empty password, unix socket only).
+// over the private unix socket as the OS user rumbench runs as (unix_socket authentication: no
+// other OS user can log in as a MariaDB administrator).
 
 func (s *Server) myInit(ctx context.Context) error {
 	if s.cfg.ConfigFile != "" {
@@ -27,7 +29,7 @@ func (s *Server) myInit(ctx context.Context) error {
 		return err
 	}
 	args := []string{"--defaults-file=" + s.configPath(), "--datadir=" + s.dataDir,
-		"--auth-root-authentication-method=normal", "--skip-test-db"}
+		"--auth-root-authentication-method=socket", "--auth-root-socket-user=" + s.osUser(), "--skip-test-db"}
 	if s.acct != nil {
 		args = append(args, "--user="+s.acct.name)
 	}
@@ -48,6 +50,15 @@ func (s *Server) myInit(ctx context.Context) error {
 		return s.startError("mariadb-install-db", "mariadb-install-db failed", s.configHint(), off, err)
 	}
 	return nil
+}
+
+// osUser is the name of the OS user rumbench runs as: the MariaDB administrator that
+// unix_socket authentication admits.
+func (s *Server) osUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "root"
 }
 
 // withGroupHeader prefixes a my.cnf fragment with [mysqld] when an option comes before any
@@ -134,22 +145,23 @@ func (s *Server) myReady() bool {
 	return strings.Contains(s.logSince(s.launchOff), "ready for connections")
 }
 
-// mySQL is the setup run as root over the socket: the TCP user the benchmark connects as,
-// its database, no password-less root over TCP; then the version and the active plugin
-// libraries, one per line.
+// mySQL is the setup run over the socket (read from standard input: it holds the password):
+// the TCP user the benchmark connects as, with the instance's random password, its database,
+// no root over TCP; then the version and the active plugin libraries, one per line.
 const mySQL = `CREATE DATABASE rumbench;
-CREATE USER 'rumbench'@'127.0.0.1' IDENTIFIED BY 'rumbench';
+CREATE USER 'rumbench'@'127.0.0.1' IDENTIFIED BY '%s';
 GRANT ALL PRIVILEGES ON *.* TO 'rumbench'@'127.0.0.1';
 DROP USER IF EXISTS 'root'@'127.0.0.1', 'root'@'::1';
 SELECT VERSION();
 SELECT DISTINCT PLUGIN_LIBRARY FROM information_schema.PLUGINS
- WHERE PLUGIN_STATUS = 'ACTIVE' AND PLUGIN_LIBRARY IS NOT NULL;`
+ WHERE PLUGIN_STATUS = 'ACTIVE' AND PLUGIN_LIBRARY IS NOT NULL;
+`
 
 func (s *Server) mySetup(ctx context.Context, launchOff int64) error {
 	off := s.logSize()
 	var out bytes.Buffer
-	err := s.runTool(ctx, false, &out, s.bins.client, "--no-defaults", "--protocol=socket",
-		"--socket="+s.socketPath(), "--user=root", "--batch", "--skip-column-names", "-e", mySQL)
+	err := s.runToolInput(ctx, false, strings.NewReader(fmt.Sprintf(mySQL, s.password)), &out, s.bins.client,
+		"--no-defaults", "--protocol=socket", "--socket="+s.socketPath(), "--user="+s.osUser(), "--batch", "--skip-column-names")
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -16,8 +16,19 @@ import (
 
 func (s *Server) pgInit(ctx context.Context) error {
 	off := s.logSize()
+	// Every connection, over the socket and over TCP, needs the superuser's random password:
+	// a local user cannot connect as postgres (who may run shell commands on the server).
+	pwfile := filepath.Join(s.dir, "initdb.pw")
+	if err := os.WriteFile(pwfile, []byte(s.password+"\n"), 0o600); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	defer os.Remove(pwfile)
+	if err := s.chown(pwfile); err != nil {
+		return err
+	}
 	err := s.runTool(ctx, true, nil, s.bins.initdb, "-D", s.dataDir, "-U", "postgres",
-		"--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync")
+		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--pwfile="+pwfile,
+		"-E", "UTF8", "--no-locale", "--no-sync")
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

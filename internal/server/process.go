@@ -33,6 +33,11 @@ func (s *Server) toolEnv(asService bool) []string {
 	if asService && s.acct != nil {
 		env = append(env, "HOME="+s.dir)
 	}
+	if !asService && s.password != "" {
+		// The client programs read the password from their environment, never from their
+		// command line (which the server log records and ps shows).
+		env = append(env, "PGPASSWORD="+s.password)
+	}
 	return env
 }
 
@@ -40,6 +45,12 @@ func (s *Server) toolEnv(asService bool) []string {
 // its own process group, killed with its group when ctx ends. Its stdout goes to out (or the
 // server log when out is nil), its stderr to the server log and to the returned error.
 func (s *Server) runTool(ctx context.Context, asService bool, out io.Writer, path string, args ...string) error {
+	return s.runToolInput(ctx, asService, nil, out, path, args...)
+}
+
+// runToolInput is runTool with in as the program's standard input (statements that hold a
+// password go there, not on the logged command line).
+func (s *Server) runToolInput(ctx context.Context, asService bool, in io.Reader, out io.Writer, path string, args ...string) error {
 	logFile, err := s.openLog()
 	if err != nil {
 		return err
@@ -59,6 +70,7 @@ func (s *Server) runTool(ctx context.Context, asService bool, out io.Writer, pat
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = s.dir
 	cmd.Env = s.toolEnv(asService)
+	cmd.Stdin = in
 	cmd.Stdout = logFile
 	if out != nil {
 		cmd.Stdout = out

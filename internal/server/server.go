@@ -105,6 +105,9 @@ type Server struct {
 	logPath string
 	port    int
 	version string
+	// password is the benchmark user's random password (PostgreSQL: postgres; MariaDB:
+	// rumbench), also in Dir/password (0600).
+	password string
 
 	userConf []byte // content of cfg.ConfigFile
 
@@ -252,14 +255,15 @@ func (s *Server) start(ctx context.Context) error {
 	return s.setup(ctx)
 }
 
-// DSN returns the connection string for the database "rumbench" over TCP on 127.0.0.1:
-// a pgx URL ("postgres://postgres@127.0.0.1:PORT/rumbench?sslmode=disable", trust
-// authentication) or a go-sql-driver/mysql DSN ("rumbench:rumbench@tcp(127.0.0.1:PORT)/rumbench").
+// DSN returns the connection string for the database "rumbench" over TCP on 127.0.0.1, with
+// the instance's random password: a pgx URL ("postgres://postgres:PW@127.0.0.1:PORT/rumbench?
+// sslmode=disable", scram-sha-256) or a go-sql-driver/mysql DSN
+// ("rumbench:PW@tcp(127.0.0.1:PORT)/rumbench"). It holds a secret: never record it.
 func (s *Server) DSN() string {
 	if s.kind == Postgres {
-		return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/rumbench?sslmode=disable", s.port)
+		return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/rumbench?sslmode=disable", s.password, s.port)
 	}
-	return fmt.Sprintf("rumbench:rumbench@tcp(127.0.0.1:%d)/rumbench", s.port)
+	return fmt.Sprintf("rumbench:%s@tcp(127.0.0.1:%d)/rumbench", s.password, s.port)
 }
 
 // Kind returns the server kind.
@@ -299,7 +303,8 @@ func (s *Server) socketPath() string {
 	return filepath.Join(s.dir, "mysqld.sock")
 }
 
-// writeFile writes a file readable by everyone and owned by the service account.
+// writeFile writes a file of the instance (mode 0644 inside the private instance directory),
+// owned by the service account.
 func (s *Server) writeFile(path string, data []byte) error {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("server: %w", err)
