@@ -52,8 +52,10 @@ type Config struct {
 	Out   string
 	RunID string
 	Label string
-	// Command is the command line, for the manifest.
+	// Command is the command line, for the manifest, passwords redacted.
 	Command []string
+	// Private marks a run whose files hold values derived from a DSN (Manifest.Private).
+	Private bool
 	// Settings is the effective configuration shown in the manifest (flags, profile).
 	Settings map[string]any
 
@@ -92,7 +94,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	w, err := results.Create(cfg.Out, cfg.RunID)
+	w, err := results.Create(cfg.Out, cfg.RunID, cfg.Private)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +102,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		SchemaVersion: results.SchemaVersion, RunID: w.RunID(), Label: cfg.Label,
 		Version: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Command: cfg.Command,
 		Config: cfg.Settings, Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(), Groups: groups(cfg.Workload.Name()),
-		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: "running",
+		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: "running", Private: cfg.Private,
 		Notes: []string{"storage and host CPU counters are system-wide: other activity on the device or host is counted too"},
 	}
 	if m.Host.DeviceError != "" {
@@ -188,7 +190,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 				err = fmt.Errorf("%s: close: %w", label, cerr)
 			}
 		}
-		keepServerLog(dir, filepath.Join(w.Dir(), filepath.Base(dir)+".server.log"))
+		keepServerLog(dir, filepath.Join(w.Dir(), filepath.Base(dir)+".server.log"), results.FileMode(cfg.Private))
 		if !cfg.KeepData {
 			os.RemoveAll(dir)
 		}
@@ -251,10 +253,10 @@ func groups(name string) []results.Group {
 
 // keepServerLog copies a managed server's log (server.log in its data directory) into the run
 // directory, if there is one.
-func keepServerLog(dir, to string) {
+func keepServerLog(dir, to string, mode os.FileMode) {
 	data, err := os.ReadFile(filepath.Join(dir, "server.log"))
 	if err == nil {
-		os.WriteFile(to, data, 0o644)
+		os.WriteFile(to, data, mode)
 	}
 }
 

@@ -189,5 +189,5 @@ func writeRunReport(dir string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, "report.html")
-	return path, os.WriteFile(path, b.Bytes(), 0o644)
+	return path, os.WriteFile(path, b.Bytes(), results.FileMode(r.Manifest.Private))
 }

@@ -14,7 +14,7 @@ import (
 // given by rate(target index, step index).
 func writeRun(t *testing.T, out, id string, targets, steps []string, rate func(ti, si int) float64) string {
 	t.Helper()
-	w, err := results.Create(out, id)
+	w, err := results.Create(out, id, false)
 	if err != nil {
 		t.Fatal(err)
 	}

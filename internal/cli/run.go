@@ -14,6 +14,7 @@ import (
 	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/metric"
+	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/syncacct"
@@ -190,7 +191,8 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:    env.Now().UTC().Format("20060102T150405Z") + "-" + label,
 		SyncAcct: acct,
-		Command:  append([]string{"rumbench"}, env.Args...),
+		Command:  append([]string{"rumbench"}, redact.Args(env.Args)...),
+		Private:  strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
 		Settings: map[string]any{
 			"profile": f.profile, "engines": engines, "server_configs": f.serverConfigs, "dsn": f.dsn != "", "cache_mb": f.cacheMB, "sync": f.sync,
 			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/store"
@@ -256,7 +257,7 @@ func TestRunsPostgresStore(t *testing.T) {
 
 	out, _, d := dirs(t)
 	tr := run(t, nil, append([]string{"run", "--engine", "null", "--steps", "l.i0,l.x", "--rows", "1000", "--store", pg}, d...)...)
-	if tr.code != 0 || !strings.Contains(tr.stderr, "rumbench: run recorded in "+pg+"\n") {
+	if tr.code != 0 || !strings.Contains(tr.stderr, "rumbench: run recorded in "+redact.DSN(pg)+"\n") || strings.Contains(tr.stderr+tr.stdout, srv.Password()) {
 		t.Fatalf("run: exit %d, stderr %s", tr.code, tr.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(out, "rumbench.db")); !os.IsNotExist(err) {

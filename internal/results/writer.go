@@ -33,6 +33,10 @@ type Manifest struct {
 	Host    sysstat.Host `json:"host"`
 	Start   time.Time    `json:"start"`
 	End     time.Time    `json:"end"`
+	// Private is true when the run's files hold values derived from a DSN (a server's user,
+	// host and port given with --dsn or a store URL; passwords are always redacted): its
+	// files are then created mode 0600 and its directory 0700, 0644 and 0755 otherwise.
+	Private bool `json:"private,omitempty"`
 	// Status is "running" while the run goes on, then "ok", "interrupted" or "failed".
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
@@ -71,6 +75,7 @@ type Writer struct {
 	buf       *bufio.Writer
 	enc       *json.Encoder
 	steps     []Step
+	mode      os.FileMode // of the files written
 }
 
 // maxRunDirTries bounds the names Create tries for one run: runID, runID-2, … runID-1000.
@@ -80,7 +85,7 @@ const maxRunDirTries = 1000
 // it. The directory is out/runID, or out/runID-2, out/runID-3, … when that name exists, so two
 // runs never share a directory even when they start in the same second with the same label;
 // RunID returns the id actually used.
-func Create(out, runID string) (*Writer, error) {
+func Create(out, runID string, private bool) (*Writer, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
@@ -93,7 +98,7 @@ func Create(out, runID string) (*Writer, error) {
 			id = fmt.Sprintf("%s-%d", runID, i)
 		}
 		dir = filepath.Join(out, id)
-		err := os.Mkdir(dir, 0o755)
+		err := os.Mkdir(dir, DirMode(private))
 		if err == nil {
 			break
 		}
@@ -101,12 +106,32 @@ func Create(out, runID string) (*Writer, error) {
 			return nil, fmt.Errorf("results: %w", err)
 		}
 	}
-	f, err := os.Create(filepath.Join(dir, "intervals.jsonl"))
+	if err := os.Chmod(dir, DirMode(private)); err != nil { // the umask may have narrowed it
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "intervals.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, FileMode(private))
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
 	buf := bufio.NewWriterSize(f, 64<<10)
-	return &Writer{dir: dir, runID: id, intervals: f, buf: buf, enc: json.NewEncoder(buf)}, nil
+	return &Writer{dir: dir, runID: id, intervals: f, buf: buf, enc: json.NewEncoder(buf), mode: FileMode(private)}, nil
+}
+
+// FileMode is the mode of a run's files: 0600 for a private run (Manifest.Private), 0644
+// otherwise.
+func FileMode(private bool) os.FileMode {
+	if private {
+		return 0o600
+	}
+	return 0o644
+}
+
+// DirMode is the mode of a run's directory: 0700 for a private run, 0755 otherwise.
+func DirMode(private bool) os.FileMode {
+	if private {
+		return 0o700
+	}
+	return 0o755
 }
 
 // RunID returns the run id the directory was created for: the runID given to Create, or it
@@ -127,7 +152,7 @@ func (w *Writer) Interval(iv *Interval) error {
 // Step records a step result and rewrites steps.json.
 func (w *Writer) Step(s Step) error {
 	w.steps = append(w.steps, s)
-	return writeJSON(filepath.Join(w.dir, "steps.json"), w.steps)
+	return writeJSON(filepath.Join(w.dir, "steps.json"), w.steps, w.mode)
 }
 
 // Steps returns the step results recorded so far.
@@ -135,13 +160,13 @@ func (w *Writer) Steps() []Step { return w.steps }
 
 // Manifest rewrites run.json.
 func (w *Writer) Manifest(m *Manifest) error {
-	return writeJSON(filepath.Join(w.dir, "run.json"), m)
+	return writeJSON(filepath.Join(w.dir, "run.json"), m, w.mode)
 }
 
 // Close flushes and closes intervals.jsonl and makes sure steps.json exists.
 func (w *Writer) Close() error {
 	if w.steps == nil {
-		if err := writeJSON(filepath.Join(w.dir, "steps.json"), []Step{}); err != nil {
+		if err := writeJSON(filepath.Join(w.dir, "steps.json"), []Step{}, w.mode); err != nil {
 			return err
 		}
 	}
@@ -152,14 +177,15 @@ func (w *Writer) Close() error {
 	return w.intervals.Close()
 }
 
-// writeJSON writes v as indented JSON to path through a temporary file and a rename.
-func writeJSON(path string, v any) error {
+// writeJSON writes v as indented JSON to path (mode mode) through a temporary file and a
+// rename.
+func writeJSON(path string, v any, mode os.FileMode) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, append(data, '\n'), mode); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return os.Rename(tmp, path)

@@ -13,7 +13,7 @@ func TestCreateNeverSharesADirectory(t *testing.T) {
 	const id = "20261121T120000Z-insert"
 	var writers []*Writer
 	for range 3 {
-		w, err := Create(out, id)
+		w, err := Create(out, id, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +40,7 @@ func TestCreateNeverSharesADirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "x"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := Create(out, "x"); err != nil || w.RunID() != "x-2" {
+	if w, err := Create(out, "x", false); err != nil || w.RunID() != "x-2" {
 		t.Errorf("Create beside a file named x: %v", err)
 	} else {
 		w.Close()
@@ -51,13 +51,13 @@ func TestCreateNeverSharesADirectory(t *testing.T) {
 func TestCreateGivesUp(t *testing.T) {
 	out := t.TempDir()
 	for i := 1; i <= maxRunDirTries; i++ {
-		w, err := Create(out, "r")
+		w, err := Create(out, "r", false)
 		if err != nil {
 			t.Fatalf("directory %d: %v", i, err)
 		}
 		w.Close()
 	}
-	if w, err := Create(out, "r"); err == nil {
+	if w, err := Create(out, "r", false); err == nil {
 		t.Errorf("Create made %s after %d directories", w.Dir(), maxRunDirTries)
 	}
 }

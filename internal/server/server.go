@@ -266,6 +266,9 @@ func (s *Server) DSN() string {
 	return fmt.Sprintf("rumbench:%s@tcp(127.0.0.1:%d)/rumbench", s.password, s.port)
 }
 
+// Password returns the instance's random password (the one in DSN and in Dir/password).
+func (s *Server) Password() string { return s.password }
+
 // Kind returns the server kind.
 func (s *Server) Kind() Kind { return s.kind }
 

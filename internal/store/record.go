@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -30,6 +31,14 @@ func (s *Store) Record(ctx context.Context, run *results.Run) error {
 			err = ctx.Err()
 		}
 		return fmt.Errorf("store %s: record %s: %w", s.name, run.Manifest.RunID, err)
+	}
+	if run.Manifest.Private && !s.d.postgres {
+		// A SQLite store that holds a private run (values derived from a DSN) is private too.
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			if err := os.Chmod(s.name+suffix, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("store %s: %w", s.name, err)
+			}
+		}
 	}
 	return nil
 }

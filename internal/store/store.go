@@ -36,6 +36,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "github.com/mattn/go-sqlite3"    // database/sql driver "sqlite3"
+
+	redactpkg "github.com/rumbench/rumbench/internal/redact"
 )
 
 // DefaultPath is the SQLite file Open uses for an empty spec.
@@ -137,13 +139,8 @@ func OpenExisting(ctx context.Context, spec string) (*Store, error) {
 // Close closes the store's connections.
 func (s *Store) Close() error { return s.db.Close() }
 
-func redact(spec string) string {
-	u, err := url.Parse(spec)
-	if err != nil {
-		return "postgres://..."
-	}
-	return u.Redacted()
-}
+// redact returns spec with its password masked, for messages.
+func redact(spec string) string { return redactpkg.DSN(spec) }
 
 // dialect holds the differences between SQLite and PostgreSQL.
 type dialect struct{ postgres bool }

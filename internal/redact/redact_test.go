@@ -1,0 +1,59 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDSN(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://bench:secret@db:5432/x?sslmode=disable":    "postgres://bench:****@db:5432/x?sslmode=disable",
+		"--dsn=postgresql://u:p%40ss@127.0.0.1/db":             "--dsn=postgresql://u:****@127.0.0.1/db",
+		"postgres://u@h/db":                                    "postgres://u@h/db",
+		"bench:secret@tcp(127.0.0.1:3306)/rumbench":            "bench:****@tcp(127.0.0.1:3306)/rumbench",
+		"dsn=root:pw@unix(/run/mysqld.sock)/db":                "dsn=root:****@unix(/run/mysqld.sock)/db",
+		"mysql.dsn=u:x@/db":                                    "mysql.dsn=u:****@/db",
+		"host=h user=u password=secret dbname=d":               "host=h user=u password=**** dbname=d",
+		"host=h password='se cret' port=5432":                  "host=h password=**** port=5432",
+		"postgres://h/db?user=u&password=secret&sslmode=false": "postgres://h/db?user=u&password=****&sslmode=false",
+		"Server=h;Uid=u;Pwd=secret;":                           "Server=h;Uid=u;Pwd=****;",
+		"/tmp/results":                                         "/tmp/results",
+		"--engine-opt":                                         "--engine-opt",
+		"journal_mode=wal":                                     "journal_mode=wal",
+		"user@example.com":                                     "user@example.com",
+	} {
+		if got := DSN(in); got != want {
+			t.Errorf("DSN(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestArgs(t *testing.T) {
+	in := []string{"run", "--dsn", "postgres://u:s3cr3t@h/db", "--store=postgres://a:t0ps3cr3t@h/s", "--engine-opt", "mysql.dsn=r:pw123@tcp(h)/db"}
+	out := strings.Join(Args(in), " ")
+	for _, secret := range []string{"s3cr3t", "t0ps3cr3t", "pw123"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("Args kept %q: %s", secret, out)
+		}
+	}
+	if in[2] != "postgres://u:s3cr3t@h/db" {
+		t.Error("Args changed its input")
+	}
+}
+
+func FuzzDSN(f *testing.F) {
+	f.Add("postgres://u:secret@h/db")
+	f.Add("u:secret@tcp(h)/db")
+	f.Add("password=secret")
+	f.Fuzz(func(t *testing.T, s string) {
+		// A password after a known marker never survives.
+		for _, in := range []string{"postgres://u:" + s + "X9q@h/db", "password=" + s + "X9q"} {
+			if strings.ContainsAny(s, " \t\n\r\v\f@/;&'\"") {
+				return
+			}
+			if got := DSN(in); strings.Contains(got, s+"X9q") {
+				t.Errorf("DSN(%q) = %q kept the password", in, got)
+			}
+		}
+	})
+}
