@@ -2,14 +2,17 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/engine"
@@ -127,8 +130,31 @@ func flagError(f *runFlags, err error) error {
 	return usagef("--%s applies to --workload %s, not %s (see rumbench workloads %s)", name, strings.Join(owners, " or "), f.workload, owners[0])
 }
 
+// checkNumbers refuses a floating-point flag given as NaN or ±Inf, and a negative duration in
+// seconds (a flag named *-secs; --cleanup-wait-secs takes -1 for the reference's formula), the
+// workload's flags included.
+func checkNumbers(cmd *cobra.Command) error {
+	var bad error
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if bad != nil || fl.Value.Type() != "float64" {
+			return
+		}
+		v, err := strconv.ParseFloat(fl.Value.String(), 64)
+		switch {
+		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+			bad = usagef("--%s %s: must be a finite number", fl.Name, fl.Value.String())
+		case strings.HasSuffix(fl.Name, "-secs") && v < 0 && !(fl.Name == "cleanup-wait-secs" && v == -1):
+			bad = usagef("--%s %s: must be >= 0 seconds", fl.Name, fl.Value.String())
+		}
+	})
+	return bad
+}
+
 // buildConfig turns the flags into the workload and bench configurations, or a usage error.
 func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error) {
+	if err := checkNumbers(cmd); err != nil {
+		return bench.Config{}, err
+	}
 	spec, ok := workload.Lookup(f.workload)
 	if !ok || f.def == nil {
 		return bench.Config{}, usagef("unknown workload %q (valid: %s)", f.workload, strings.Join(workload.Names(), ", "))

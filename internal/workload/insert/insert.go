@@ -19,6 +19,7 @@ package insert
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -73,7 +74,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--rows %d: must be >= 0", c.Rows)
 	case c.Writes < 0:
 		return fmt.Errorf("--writes %d: must be >= 0", c.Writes)
-	case c.QuerySecs <= 0:
+	case !(c.QuerySecs > 0) || math.IsInf(c.QuerySecs, 1):
 		return fmt.Errorf("--query-secs %g: must be > 0", c.QuerySecs)
 	case c.RowsPerCommit < 0 || c.RowsPerCommit > 100_000:
 		return fmt.Errorf("--rows-per-commit %d: must be 0 (per-step default) or 1..100000", c.RowsPerCommit)

@@ -10,6 +10,7 @@ package sysbench
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -181,9 +182,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--table-size %d: must be 1..2147483647", c.TableSize)
 	case c.Threads < 1 || c.Threads > 4096:
 		return fmt.Errorf("--threads %d: must be 1..4096", c.Threads)
-	case c.ReadSecs <= 0 || c.WriteSecs <= 0:
+	case !(c.ReadSecs > 0 && c.WriteSecs > 0) || math.IsInf(c.ReadSecs+c.WriteSecs, 1):
 		return fmt.Errorf("--read-secs %g, --write-secs %g: must be > 0", c.ReadSecs, c.WriteSecs)
-	case c.WarmupSecs < 0:
+	case !(c.WarmupSecs >= 0) || math.IsInf(c.WarmupSecs, 1):
 		return fmt.Errorf("--warmup-secs %g: must be >= 0", c.WarmupSecs)
 	case c.Events < 0:
 		return fmt.Errorf("--events %d: must be >= 0", c.Events)
