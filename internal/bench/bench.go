@@ -121,10 +121,12 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	m.End = time.Now().UTC()
 	switch {
+	case ctx.Err() != nil:
+		// Interrupted in any phase (a server's start, a step, the invariant check): what
+		// failed then failed because of the interrupt.
+		m.Status, out.Interrupted, runErr = results.StatusInterrupted, true, nil
 	case runErr != nil:
 		m.Status, m.Error = results.StatusFailed, runErr.Error()
-	case ctx.Err() != nil:
-		m.Status, out.Interrupted = results.StatusInterrupted, true
 	default:
 		m.Status = results.StatusOK
 	}
@@ -186,7 +188,13 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	var eng table.Engine
 	defer func() {
 		if eng != nil {
-			if cerr := eng.Close(); cerr != nil && err == nil {
+			var cerr error
+			if cc, ok := eng.(table.ContextCloser); ok && ctx.Err() != nil {
+				cerr = cc.CloseContext(ctx) // interrupted: do not wait for a clean shutdown
+			} else {
+				cerr = eng.Close()
+			}
+			if cerr != nil && err == nil && ctx.Err() == nil {
 				err = fmt.Errorf("%s: close: %w", label, cerr)
 			}
 		}

@@ -13,6 +13,9 @@ import (
 	"github.com/rumbench/rumbench/internal/table"
 )
 
+// sizeTimeout bounds the engine's size query at the end of a step.
+const sizeTimeout = 2 * time.Second
+
 const (
 	kib = 1024.0
 	mib = 1024.0 * 1024
@@ -238,9 +241,12 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		r.Rows = c.tgt.Rows()
 	}
 	if c.tgt.Engine != nil {
-		if n, ok, err := c.tgt.Engine.Size(context.Background()); err == nil && ok {
+		// A server that does not answer must not hold the step's end (or Ctrl-C) up.
+		ctx, cancel := context.WithTimeout(context.Background(), sizeTimeout)
+		if n, ok, err := c.tgt.Engine.Size(ctx); err == nil && ok {
 			r.EngineDBBytes = n
 		}
+		cancel()
 	}
 	r.ClientCPUUsPerOp = per(float64(b.cpuNs-a.cpuNs)/1e3, ops)
 	if a.sysOK && b.sysOK {

@@ -212,25 +212,35 @@ func (s *Server) stop(ctx context.Context) error {
 		}
 	case <-timer.C:
 		err = fmt.Errorf("server: %s (pid %d) did not shut down within %v and was killed", s.kind, s.pid, StopTimeout)
-		return errors.Join(err, s.kill())
+		return errors.Join(err, s.kill(quitWait))
 	case <-ctx.Done():
+		// An interrupted run: no clean shutdown to wait for, and the server may not answer at
+		// all (stopped, hung): give PostgreSQL's immediate shutdown a moment, then kill.
 		err = fmt.Errorf("server: %s (pid %d) killed: stop interrupted (%w)", s.kind, s.pid, ctx.Err())
-		return errors.Join(err, s.kill())
+		return errors.Join(err, s.kill(interruptedQuitWait))
 	}
 	return errors.Join(err, s.reap())
 }
+
+// quitWait is how long kill waits for PostgreSQL's immediate shutdown (SIGQUIT) before it
+// kills the processes; interruptedQuitWait the same when a run was interrupted (Ctrl-C ends a
+// run within seconds, whatever the server does).
+const (
+	quitWait            = 5 * time.Second
+	interruptedQuitWait = time.Second
+)
 
 // kill ends the server without a clean shutdown (a failed start, a shutdown that took too
 // long). PostgreSQL first gets SIGQUIT, its immediate shutdown: the postmaster kills and
 // reaps its children itself, so none is orphaned. Then every process of the instance that
 // is left gets SIGKILL, and kill returns when the main process is reaped and none is left.
-func (s *Server) kill() error {
+func (s *Server) kill(wait time.Duration) error {
 	if s.waitDone == nil {
 		return nil
 	}
 	if s.kind == Postgres && !s.exited() {
 		_ = syscall.Kill(s.pid, syscall.SIGQUIT)
-		t := time.NewTimer(5 * time.Second)
+		t := time.NewTimer(wait)
 		select {
 		case <-s.waitDone:
 		case <-t.C:

@@ -205,7 +205,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := s.start(tctx); err != nil {
-		kerr := s.kill()
+		kerr := s.kill(quitWait)
 		switch {
 		case ctx.Err() != nil:
 			err = fmt.Errorf("server: %s start cancelled: %w", s.kind, ctx.Err())

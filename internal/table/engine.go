@@ -80,6 +80,13 @@ type Session interface {
 	Close() error
 }
 
+// ContextCloser is implemented by engines whose Close can wait on something outside the process
+// (a managed server's clean shutdown): CloseContext with a done ctx closes without waiting
+// (the run was interrupted), killing what it must.
+type ContextCloser interface {
+	CloseContext(ctx context.Context) error
+}
+
 // ServerReporter is implemented by engines that run on a database server. The runner samples it
 // on every tick, next to the OS counters.
 type ServerReporter interface {

@@ -20,10 +20,14 @@ type ServerEngine struct {
 }
 
 // Close closes the pool and stops the managed server.
-func (e *ServerEngine) Close() error {
+func (e *ServerEngine) Close() error { return e.CloseContext(context.Background()) }
+
+// CloseContext implements table.ContextCloser: a done ctx (an interrupted run) kills the
+// managed server instead of waiting for its clean shutdown.
+func (e *ServerEngine) CloseContext(ctx context.Context) error {
 	err := e.Engine.Close()
 	if e.Srv != nil {
-		if serr := e.Srv.Stop(context.Background()); serr != nil && err == nil {
+		if serr := e.Srv.Stop(ctx); serr != nil && err == nil {
 			err = serr
 		}
 	}
