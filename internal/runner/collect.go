@@ -35,6 +35,8 @@ type collector struct {
 	maxNs                  []int64   // per kind: largest interval max since base
 	rates                  []float64 // per-interval rates since base
 	rateNames              []string  // names of the rate kinds
+	// interrupted is the run's context: once it is done, calls to the server get short timeouts.
+	interrupted context.Context
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -62,8 +64,9 @@ func (c *collector) takeExtra(s *snapshot) {
 	takeRusage(s)
 	s.srvOK = false
 	if r, ok := c.tgt.Engine.(table.ServerReporter); ok {
-		// A server that does not answer must not stall the tick: give it a second.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		// A server that does not answer must not stall the tick: give it a second (a moment
+		// once the run is interrupted).
+		ctx, cancel := context.WithTimeout(context.Background(), c.timeout(time.Second))
 		var err error
 		s.srv, err = r.ServerSample(ctx)
 		cancel()
@@ -105,6 +108,15 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 		return results.Step{}
 	}
 	return c.summarize(c.base, c.prev)
+}
+
+// timeout is d, or a quarter second when the run was interrupted: Ctrl-C must end a run within
+// seconds whatever the server does.
+func (c *collector) timeout(d time.Duration) time.Duration {
+	if c.interrupted != nil && c.interrupted.Err() != nil {
+		return min(d, 250*time.Millisecond)
+	}
+	return d
 }
 
 func (c *collector) tickSecs() float64 {
@@ -242,7 +254,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	}
 	if c.tgt.Engine != nil {
 		// A server that does not answer must not hold the step's end (or Ctrl-C) up.
-		ctx, cancel := context.WithTimeout(context.Background(), sizeTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), c.timeout(sizeTimeout))
 		if n, ok, err := c.tgt.Engine.Size(ctx); err == nil && ok {
 			r.EngineDBBytes = n
 		}

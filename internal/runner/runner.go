@@ -56,6 +56,7 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 	}
 
 	c := newCollector(tgt, st)
+	c.interrupted = ctx
 	start := time.Now()
 	c.begin(start)
 
