@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,5 +55,48 @@ func TestSIGINT(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(dir, "data")); len(entries) != 0 {
 		t.Errorf("data left behind: %v", entries)
+	}
+}
+
+// TestKilledRun runs rumbench, starts a second run on its data directory (refused, naming the
+// holder), kills the first with SIGKILL, and checks what is left: the store shows the run as
+// abandoned, and a new run takes the dead run's lock over with a warning.
+func TestKilledRun(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rumbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out, data := filepath.Join(dir, "results"), filepath.Join(dir, "data")
+	first := exec.Command(bin, "run", "--engine", "sqlite", "--steps", "qp100", "--query-secs", "60", "--quiet", "--out", out, "--data-dir", data)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer first.Process.Kill()
+	time.Sleep(2 * time.Second)
+
+	second := exec.Command(bin, "run", "--engine", "pebble", "--steps", "l.i0", "--rows", "1000", "--out", out, "--data-dir", data)
+	msg, _ := second.CombinedOutput()
+	want := "is in use by another rumbench run (pid " + strconv.Itoa(first.Process.Pid)
+	if second.ProcessState.ExitCode() != 2 || !strings.Contains(string(msg), want) || strings.Count(string(msg), "\n") != 1 {
+		t.Errorf("second run on the same data dir: exit %d, output %q; want exit 2 and one line with %q", second.ProcessState.ExitCode(), msg, want)
+	}
+
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	runs, err := exec.Command(bin, "runs", "--out", out).CombinedOutput()
+	if err != nil || !strings.Contains(string(runs), "abandoned") {
+		t.Errorf("runs after the kill: %v\n%s", err, runs)
+	}
+
+	third := exec.Command(bin, "run", "--engine", "sqlite", "--steps", "l.i0", "--rows", "1000", "--fresh", "--out", out, "--data-dir", data)
+	msg, err = third.CombinedOutput()
+	if err != nil || !strings.Contains(string(msg), "was locked by a run that is gone (pid "+strconv.Itoa(first.Process.Pid)) {
+		t.Errorf("run after the kill: %v\n%s", err, msg)
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Errorf("left in the data dir: %v", entries)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/datalock"
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
@@ -59,8 +60,11 @@ type Config struct {
 	// Settings is the effective configuration shown in the manifest (flags, profile).
 	Settings map[string]any
 
-	// OnTick receives each interval record, OnStep each step result, OnEvent a line about what
-	// the run is doing. Any may be nil.
+	// OnStart receives the run directory once its run.json is written (status running): the
+	// CLI records the run in the store then, so a killed run is found there. OnTick receives
+	// each interval record, OnStep each step result, OnEvent a line about what the run is
+	// doing. Any may be nil.
+	OnStart func(dir string)
 	OnTick  func(iv *results.Interval)
 	OnStep  func(s results.Step)
 	OnEvent func(format string, args ...any)
@@ -89,6 +93,18 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The data directory is this run's until it ends: taken before anything in it is touched.
+	lock, err := datalock.Acquire(cfg.DataDir, cfg.RunID)
+	if errors.Is(err, datalock.ErrHeld) {
+		return nil, UsageError{err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	if lock.Stale != "" {
+		event(cfg, "warning: data dir %s was locked by a run that is gone (%s); taking it over", cfg.DataDir, lock.Stale)
+	}
 	for _, t := range cfg.Targets {
 		if err := prepareDir(targetDir(cfg, t), cfg.Fresh); err != nil {
 			return nil, err
@@ -102,8 +118,12 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		SchemaVersion: results.SchemaVersion, RunID: w.RunID(), Label: cfg.Label,
 		Version: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Command: cfg.Command,
 		Config: cfg.Settings, Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(), Groups: groups(cfg.Workload.Name()),
-		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: "running", Private: cfg.Private,
+		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: results.StatusRunning, Private: cfg.Private,
 		Notes: []string{"storage and host CPU counters are system-wide: other activity on the device or host is counted too"},
+	}
+	m.PID, m.Hostname = os.Getpid(), hostname()
+	if lock.Stale != "" {
+		m.Notes = append(m.Notes, "the data directory's lock was taken over from a run that is gone ("+lock.Stale+")")
 	}
 	if m.Host.DeviceError != "" {
 		m.Notes = append(m.Notes, "storage figures absent: "+m.Host.DeviceError)
@@ -112,6 +132,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if err := w.Manifest(m); err != nil {
 		w.Close()
 		return out, err
+	}
+	if cfg.OnStart != nil {
+		cfg.OnStart(w.Dir())
 	}
 	var runErr error
 	for i, spec := range specs {
@@ -148,6 +171,9 @@ func Validate(cfg Config) error {
 }
 
 func validate(cfg Config) ([]engine.Spec, error) {
+	if err := datalock.Check(cfg.DataDir); err != nil {
+		return nil, UsageError{err}
+	}
 	specs := make([]engine.Spec, len(cfg.Targets))
 	seen := map[string]bool{}
 	for i, t := range cfg.Targets {
@@ -332,6 +358,12 @@ func event(cfg Config, format string, args ...any) {
 	if cfg.OnEvent != nil {
 		cfg.OnEvent(format, args...)
 	}
+}
+
+// hostname returns the host's name, "" when it has none.
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }
 
 // gitSHA returns the VCS revision the binary was built from, or "unknown".

@@ -379,6 +379,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	ctx, cancel := env.Context()
 	defer cancel()
 	probeStore(ctx, env, storeAt)
+	// Recorded as running at its start, so a run whose process is killed is found in the
+	// store (and marked abandoned there); recorded again, whole, at its end.
+	cfg.OnStart = func(dir string) { recordStarted(ctx, storeAt, dir) }
 	out, runErr := bench.Run(ctx, cfg)
 	if out == nil {
 		return runErr

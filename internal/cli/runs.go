@@ -343,6 +343,26 @@ func recordRun(ctx context.Context, env *Env, spec, dir string, quiet bool) {
 	}
 }
 
+// recordStarted records a run that has just started (status running) in the store, quietly: a
+// store that cannot be written was reported before the run, and is again at its end.
+func recordStarted(ctx context.Context, spec, dir string) {
+	if spec == "none" {
+		return
+	}
+	run, err := results.Load(dir)
+	if err != nil {
+		return
+	}
+	s, err := openStore(ctx, spec)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_ = s.Record(rctx, run)
+}
+
 // openStore opens the store within 30 s (an unreachable PostgreSQL server must not hold up the
 // end of a run).
 func openStore(ctx context.Context, spec string) (*store.Store, error) {

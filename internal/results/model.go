@@ -25,6 +25,11 @@ const (
 	StatusInterrupted = "interrupted"
 	// StatusFailed means an operation failed; Error says how.
 	StatusFailed = "failed"
+	// StatusRunning is a run's status while it goes on.
+	StatusRunning = "running"
+	// StatusAbandoned is the status of a run whose process died while it ran (killed): it was
+	// left "running" (Manifest.Abandoned).
+	StatusAbandoned = "abandoned"
 )
 
 // Latency is the response-time distribution of one kind of operation over a step, in µs.

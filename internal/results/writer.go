@@ -33,11 +33,16 @@ type Manifest struct {
 	Host    sysstat.Host `json:"host"`
 	Start   time.Time    `json:"start"`
 	End     time.Time    `json:"end"`
+	// PID and Hostname identify the process that runs (ran) the run: a run left "running"
+	// whose process is gone was abandoned (killed).
+	PID      int    `json:"pid,omitempty"`
+	Hostname string `json:"hostname,omitempty"`
 	// Private is true when the run's files hold values derived from a DSN (a server's user,
 	// host and port given with --dsn or a store URL; passwords are always redacted): its
 	// files are then created mode 0600 and its directory 0700, 0644 and 0755 otherwise.
 	Private bool `json:"private,omitempty"`
-	// Status is "running" while the run goes on, then "ok", "interrupted" or "failed".
+	// Status is "running" while the run goes on, then "ok", "interrupted" or "failed";
+	// "abandoned" for a run whose process died while it was running (see Abandoned).
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// Notes are caveats a reader of the results needs (system-wide counters, absent devices).

@@ -48,6 +48,9 @@ func (s *Store) record(ctx context.Context, run *results.Run) error {
 	// manifest says so, or a reader would upgrade them again.
 	current := *run.Manifest
 	current.SchemaVersion = results.SchemaVersion
+	if current.Abandoned() { // a killed run's directory, imported
+		current.Status = results.StatusAbandoned
+	}
 	m := &current
 	id := m.RunID
 	manifest, err := json.Marshal(m)
@@ -185,4 +188,66 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, table string, cols []str
 		rows = rows[n:]
 	}
 	return nil
+}
+
+// markAbandoned sets the status of every run recorded "running" whose process is gone (see
+// results.Manifest.Abandoned) to "abandoned", in the runs table and in its manifest.
+func (s *Store) markAbandoned(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, s.d.q("SELECT run_id, manifest FROM runs WHERE status = ?"), results.StatusRunning)
+	if err != nil {
+		return err
+	}
+	var gone []string
+	for rows.Next() {
+		var id, doc string
+		if err := rows.Scan(&id, &doc); err != nil {
+			rows.Close()
+			return err
+		}
+		var m results.Manifest
+		if json.Unmarshal([]byte(doc), &m) == nil && m.Abandoned() {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range gone {
+		if err := s.setStatus(ctx, id, results.StatusAbandoned); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setStatus sets a recorded run's status, in the runs table and in its manifest document
+// (other fields kept as they are), if it is still "running".
+func (s *Store) setStatus(ctx context.Context, id, status string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var manifest string
+	err = tx.QueryRowContext(ctx, s.d.q("SELECT manifest FROM runs WHERE run_id = ? AND status = ?"), id, results.StatusRunning).Scan(&manifest)
+	if err == sql.ErrNoRows {
+		return nil // recorded again meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(manifest), &doc); err != nil {
+		return err
+	}
+	doc["status"], _ = json.Marshal(status)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, s.d.q("UPDATE runs SET status = ?, manifest = ? WHERE run_id = ?"), status, string(b), id); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

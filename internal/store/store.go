@@ -118,6 +118,10 @@ func Open(ctx context.Context, spec string) (*Store, error) {
 		s.db.Close()
 		return nil, fmt.Errorf("store %s: %w", s.name, err)
 	}
+	if err := s.markAbandoned(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store %s: %w", s.name, err)
+	}
 	return s, nil
 }
 
