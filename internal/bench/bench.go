@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rumbench/rumbench/internal/datalock"
@@ -69,6 +70,13 @@ type Config struct {
 	OnStep  func(s results.Step)
 	OnEvent func(format string, args ...any)
 }
+
+// WriteError is a failure to write the run directory (a full --out): what it says could not be
+// written is missing from the directory.
+type WriteError struct{ Err error }
+
+func (e WriteError) Error() string { return e.Err.Error() }
+func (e WriteError) Unwrap() error { return e.Err }
 
 // UsageError is an error in the user's input: the CLI exits with code 2 for it.
 type UsageError struct{ Err error }
@@ -149,16 +157,20 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		// failed then failed because of the interrupt.
 		m.Status, out.Interrupted, runErr = results.StatusInterrupted, true, nil
 	case runErr != nil:
+		if noSpace(runErr) {
+			runErr = fmt.Errorf("%w (data dir %s: %s)", runErr, cfg.DataDir, SpaceLeft(cfg.DataDir))
+		}
 		m.Status, m.Error = results.StatusFailed, runErr.Error()
 	default:
 		m.Status = results.StatusOK
 	}
 	out.Steps = w.Steps()
+	// The run directory's own writes: a full --out is said as such.
 	if err := w.Manifest(m); err != nil && runErr == nil {
-		runErr = err
+		runErr = WriteError{fmt.Errorf("could not write run.json: %w (results dir %s: %s)", err, cfg.Out, SpaceLeft(cfg.Out))}
 	}
 	if err := w.Close(); err != nil && runErr == nil {
-		runErr = err
+		runErr = WriteError{fmt.Errorf("could not write the run's files: %w (results dir %s: %s)", err, cfg.Out, SpaceLeft(cfg.Out))}
 	}
 	return out, runErr
 }
@@ -317,7 +329,7 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 		res.Cleanup, res.CleanupSecs = what, cleanupSecs
 	}
 	if err := w.Step(res); err != nil && runErr == nil {
-		runErr = err
+		runErr = WriteError{fmt.Errorf("could not write steps.json: %w (results dir %s: %s)", err, cfg.Out, SpaceLeft(cfg.Out))}
 	}
 	if cfg.OnStep != nil {
 		cfg.OnStep(res)
@@ -358,6 +370,39 @@ func event(cfg Config, format string, args ...any) {
 	if cfg.OnEvent != nil {
 		cfg.OnEvent(format, args...)
 	}
+}
+
+// noSpace says whether err is, or reports, a full file system (ENOSPC; pebble reports it as
+// text).
+func noSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "no space left on device")
+}
+
+// SpaceLeft describes the file system that holds dir: its device (as /proc/self/mountinfo
+// names it) and the space free for an unprivileged user, e.g. "/dev/vda1, 0 B free of 3.0 MiB".
+func SpaceLeft(dir string) string {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return "free space unknown: " + err.Error()
+	}
+	dev := sysstat.HostInfo(dir).FS.Source
+	if dev == "" {
+		dev = "device unknown"
+	}
+	return fmt.Sprintf("%s, %s free of %s", dev, bytesText(st.Bavail*uint64(st.Bsize)), bytesText(st.Blocks*uint64(st.Bsize)))
+}
+
+// bytesText renders n bytes in B, KiB, MiB or GiB.
+func bytesText(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // hostname returns the host's name, "" when it has none.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/store"
@@ -189,5 +191,9 @@ func writeRunReport(dir string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, "report.html")
-	return path, os.WriteFile(path, b.Bytes(), results.FileMode(r.Manifest.Private))
+	if err := os.WriteFile(path, b.Bytes(), results.FileMode(r.Manifest.Private)); err != nil {
+		os.Remove(path) // no truncated report
+		return "", fmt.Errorf("could not write %s: %w (%s)", path, err, bench.SpaceLeft(dir))
+	}
+	return path, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -386,7 +387,8 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	if out == nil {
 		return runErr
 	}
-	recordRun(ctx, env, storeAt, out.Dir, f.quiet)
+	var werr bench.WriteError
+	recordRun(ctx, env, storeAt, out.Dir, f.quiet, !errors.As(runErr, &werr))
 	if len(out.Steps) > 0 {
 		fmt.Fprintln(env.Stdout)
 		if err := report.Text(env.Stdout, out.Steps); err != nil {
@@ -410,14 +412,19 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			fmt.Fprintf(env.Stdout, "invariants %s: %s\n", t.Label, t.Check)
 		}
 	}
-	if path, err := writeRunReport(out.Dir); err != nil {
-		fmt.Fprintf(env.Stderr, "rumbench: report.html: %v\n", err)
-	} else {
+	path, reportErr := writeRunReport(out.Dir)
+	if reportErr == nil {
 		fmt.Fprintf(env.Stdout, "report: %s\n", path)
 	}
 	fmt.Fprintf(env.Stdout, "results: %s\n", out.Dir)
 	if runErr != nil {
+		if reportErr != nil {
+			fmt.Fprintf(env.Stderr, "rumbench: %v\n", reportErr)
+		}
 		return runErr
+	}
+	if reportErr != nil {
+		return reportErr
 	}
 	if out.Interrupted {
 		return errInterrupted

@@ -317,7 +317,7 @@ func runsImport(env *Env, f *runsFlags, args []string) error {
 // recordRun records the run directory dir in the store spec ("none": not at all) at the end of
 // a run, interrupted or failed runs included. A failure is reported on stderr and leaves the
 // run's outcome (and its directory) as they are.
-func recordRun(ctx context.Context, env *Env, spec, dir string, quiet bool) {
+func recordRun(ctx context.Context, env *Env, spec, dir string, quiet, complete bool) {
 	if spec == "none" {
 		return
 	}
@@ -335,7 +335,11 @@ func recordRun(ctx context.Context, env *Env, spec, dir string, quiet bool) {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "rumbench: the run is not in the results store: %v (its directory %s is complete; rumbench runs import records it)\n", err, dir)
+		state := "is complete"
+		if !complete {
+			state = "holds what was written"
+		}
+		fmt.Fprintf(env.Stderr, "rumbench: the run is not in the results store: %v (its directory %s %s; rumbench runs import records it)\n", err, dir, state)
 		return
 	}
 	if !quiet {

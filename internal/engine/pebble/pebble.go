@@ -4,9 +4,13 @@ package pebble
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
+	"strings"
+	"sync/atomic"
 
 	pdb "github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -45,6 +49,8 @@ type store struct {
 	db        *pdb.DB
 	cache     interface{ Unref() }
 	writeOpts *pdb.WriteOptions
+	// fatal is pebble's fatal error (quiet.Fatalf), nil while it works.
+	fatal atomic.Pointer[error]
 }
 
 // config holds the parsed engine-specific options.
@@ -90,11 +96,12 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	// stay for blocks with a mutable and an immutable memtable reserved.
 	capacity := o.CacheBytes + 2*memtable<<20
 	cache := pdb.NewCache(capacity)
+	st := &store{cache: cache}
 	opts := &pdb.Options{
 		Cache:                 cache,
 		MemTableSize:          uint64(memtable) << 20,
 		L0CompactionThreshold: int(l0),
-		Logger:                quiet{},
+		Logger:                quiet{st},
 		CompactionConcurrencyRange: func() (int, int) {
 			return 1, int(conc)
 		},
@@ -122,7 +129,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if o.Sync {
 		wo = pdb.Sync
 	}
-	s := &store{db: db, cache: cache, writeOpts: wo}
+	s := st
+	s.db, s.writeOpts = db, wo
 	info := table.Info{
 		Name:    "pebble",
 		Version: engine.ModuleVersion("github.com/cockroachdb/pebble/v2"),
@@ -158,17 +166,80 @@ func (e *acctEngine) SyncCoverage() syncacct.Coverage {
 	return syncacct.Coverage{Source: "pebble-vfs", Complete: true}
 }
 
-type quiet struct{}
+// quiet is pebble's logger: silent, and its fatal path turned into an error. Pebble calls
+// Fatalf when it cannot go on (a commit that cannot be written to a full disk; a MANIFEST that
+// cannot be synced) and expects it not to return. Called from one of rumbench's calls into
+// pebble (a commit, a read), it panics with a fatal value that the call recovers and returns
+// as an error; called from pebble's own background goroutines, where a panic would end the
+// process, it parks that goroutine for good. Either way the store is marked failed and every
+// later call returns the error at once.
+type quiet struct{ s *store }
 
 func (quiet) Infof(string, ...interface{})  {}
 func (quiet) Errorf(string, ...interface{}) {}
-func (quiet) Fatalf(format string, args ...interface{}) {
-	panic(fmt.Sprintf("pebble: "+format, args...))
+func (q quiet) Fatalf(format string, args ...interface{}) {
+	msg := fmt.Sprintf(format, args...)
+	if !strings.HasPrefix(msg, "pebble: ") {
+		msg = "pebble: " + msg
+	}
+	err := errors.New(msg)
+	q.s.fatal.CompareAndSwap(nil, &err)
+	if guarded() {
+		panic(fatal{err})
+	}
+	select {} // a background goroutine: the process must go on to stop cleanly
 }
 
-func (s *store) NewBatch() kv.Batch { return &batch{b: s.db.NewBatch(), opts: s.writeOpts} }
+// fatal is the panic value of a fatal error in a guarded call.
+type fatal struct{ err error }
 
-func (s *store) Get(key, dst []byte) ([]byte, bool, error) {
+// guardedCalls are the store's calls into pebble that recover a fatal panic (recoverFatal).
+var guardedCalls = []string{"engine/pebble.(*batch).Commit", "engine/pebble.(*store).Get", "engine/pebble.(*store).Maintain"}
+
+// guarded says whether the calling goroutine is inside one of guardedCalls (the frames of the
+// current stack, read only on this rare path).
+func guarded() bool {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		for _, g := range guardedCalls {
+			if strings.HasSuffix(f.Function, g) {
+				return true
+			}
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
+// failed returns the error of a store whose pebble has failed fatally, nil otherwise.
+func (s *store) failed() error {
+	if e := s.fatal.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// recoverFatal, deferred by a guarded call, turns a fatal panic into the call's error.
+func recoverFatal(err *error) {
+	if r := recover(); r != nil {
+		f, ok := r.(fatal)
+		if !ok {
+			panic(r)
+		}
+		*err = f.err
+	}
+}
+
+func (s *store) NewBatch() kv.Batch { return &batch{b: s.db.NewBatch(), opts: s.writeOpts, s: s} }
+
+func (s *store) Get(key, dst []byte) (_ []byte, _ bool, err error) {
+	if err := s.failed(); err != nil {
+		return dst, false, err
+	}
+	defer recoverFatal(&err)
 	v, closer, err := s.db.Get(key)
 	if err == pdb.ErrNotFound {
 		return dst, false, nil
@@ -181,6 +252,9 @@ func (s *store) Get(key, dst []byte) ([]byte, bool, error) {
 }
 
 func (s *store) NewIter(lower, upper []byte) (kv.Iter, error) {
+	if err := s.failed(); err != nil {
+		return nil, err
+	}
 	it, err := s.db.NewIter(&pdb.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, err
@@ -190,7 +264,11 @@ func (s *store) NewIter(lower, upper []byte) (kv.Iter, error) {
 
 // Maintain flushes the memtable and compacts the whole key space, like the reference's MyRocks
 // cleanup (memtable flush, then compaction).
-func (s *store) Maintain(ctx context.Context) (string, error) {
+func (s *store) Maintain(ctx context.Context) (_ string, err error) {
+	if err := s.failed(); err != nil {
+		return "", err
+	}
+	defer recoverFatal(&err)
 	if err := s.db.Flush(); err != nil {
 		return "", err
 	}
@@ -204,6 +282,12 @@ func (s *store) Maintain(ctx context.Context) (string, error) {
 func (s *store) Size() (int64, bool) { return int64(s.db.Metrics().DiskSpaceUsage()), true }
 
 func (s *store) Close() error {
+	if e := s.fatal.Load(); e != nil {
+		// A failed pebble cannot be closed (its goroutines are parked): leave it to the
+		// process's exit.
+		s.cache.Unref()
+		return nil
+	}
 	err := s.db.Close()
 	s.cache.Unref()
 	return err
@@ -212,15 +296,20 @@ func (s *store) Close() error {
 type batch struct {
 	b    *pdb.Batch
 	opts *pdb.WriteOptions
+	s    *store
 }
 
 func (b *batch) Set(k, v []byte) error { return b.b.Set(k, v, nil) }
 func (b *batch) Delete(k []byte) error { return b.b.Delete(k, nil) }
-func (b *batch) Commit() error {
+func (b *batch) Commit() (err error) {
 	if b.b.Empty() {
 		return nil
 	}
-	err := b.b.Commit(b.opts)
+	if err := b.s.failed(); err != nil {
+		return err
+	}
+	defer recoverFatal(&err)
+	err = b.b.Commit(b.opts)
 	b.b.Reset()
 	return err
 }

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// smallDisk mounts a tmpfs of size (e.g. "4m") on a new directory, or skips the test when it
+// cannot (not root).
+func smallDisk(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).Run(); err != nil {
+		t.Skipf("skipping: cannot mount a small tmpfs (needs root): %v", err)
+	}
+	// Lazy: a failed pebble keeps its files open until the process ends.
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	return dir
+}
+
+// TestPebbleFullDisk fills pebble's data directory: pebble's fatal path (a commit it cannot
+// write) must be an error like any engine's, not a panic: exit 1, one line naming the device
+// and the space left, the run recorded, the data removed.
+func TestPebbleFullDisk(t *testing.T) {
+	small := smallDisk(t, "24m")
+	out := t.TempDir()
+	tr := run(t, nil, "run", "--engine", "pebble", "--steps", "l.i0", "--rows", "2000000", "--out", out, "--data-dir", small, "--quiet")
+	t.Logf("stderr: %s", tr.stderr)
+	if tr.code != ExitFailure || strings.Contains(tr.stderr, "goroutine") || strings.Count(tr.stderr, "\n") != 1 {
+		t.Fatalf("exit %d, want %d and one line; stderr %q", tr.code, ExitFailure, tr.stderr)
+	}
+	for _, want := range []string{"rumbench: pebble: l.i0: writer pi1: ", "no space left on device", "(data dir " + small + ": tmpfs, ", " free of 24.0 MiB)"} {
+		if !strings.Contains(tr.stderr, want) {
+			t.Errorf("stderr lacks %q: %q", want, tr.stderr)
+		}
+	}
+	_, m, steps := readRun(t, out)
+	if m.Status != results.StatusFailed || len(steps) != 1 || steps[0].Status != results.StatusFailed || steps[0].KindUnits("insert") == 0 {
+		t.Errorf("manifest %s, steps %+v", m.Status, steps)
+	}
+	if entries, _ := os.ReadDir(small); len(entries) != 0 {
+		t.Errorf("engine data left on the full disk: %v", entries)
+	}
+}
+
+// TestFullResultsDir gives the run a results directory with room for its records but not for
+// report.html: exit 1, a line saying what could not be written and the space left, and no
+// truncated report.html left behind.
+func TestFullResultsDir(t *testing.T) {
+	out := smallDisk(t, "512k")
+	_, _, d := dirs(t)
+	tr := run(t, nil, append([]string{"run", "--engine", "null", "--steps", "l.i0", "--rows", "1000", "--quiet", "--store", "none", "--out", out}, d[2:]...)...)
+	if tr.code != ExitFailure {
+		t.Fatalf("exit %d, stderr %q", tr.code, tr.stderr)
+	}
+	dir, m, steps := readRun(t, out)
+	want := "rumbench: could not write " + filepath.Join(dir, "report.html") + ": write " + filepath.Join(dir, "report.html") + ": no space left on device (tmpfs, "
+	if !strings.HasPrefix(tr.stderr, want) || strings.Count(tr.stderr, "\n") != 1 {
+		t.Errorf("stderr\n got %q\nwant %q...", tr.stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); !os.IsNotExist(err) {
+		t.Errorf("a truncated report.html is left: %v", err)
+	}
+	if m.Status != results.StatusOK || len(steps) != 1 {
+		t.Errorf("the run's records: status %s, %d steps", m.Status, len(steps))
+	}
+}
