@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,5 +70,36 @@ func TestFullResultsDir(t *testing.T) {
 	}
 	if m.Status != results.StatusOK || len(steps) != 1 {
 		t.Errorf("the run's records: status %s, %d steps", m.Status, len(steps))
+	}
+}
+
+// TestManyThreadsDegraded runs sysbench with far more client threads than the host has CPUs on
+// the null engine: the test's figures cannot be trusted, and the step says so (status
+// degraded, the reason in steps.json and under the table).
+func TestManyThreadsDegraded(t *testing.T) {
+	out, _, d := dirs(t)
+	threads := max(500, 64*runtime.NumCPU()+1)
+	tr := run(t, nil, append([]string{"run", "--workload", "sysbench", "--engine", "null", "--tests", "point-query",
+		"--threads", strconv.Itoa(threads), "--read-secs", "1", "--warmup-secs", "0.5", "--quiet"}, d...)...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d: %s", tr.code, tr.stderr)
+	}
+	_, _, steps := readRun(t, out)
+	var test *results.Step
+	for i := range steps {
+		if steps[i].Step == "point-query" {
+			test = &steps[i]
+		}
+	}
+	if test == nil || test.Status != results.StatusDegraded || len(test.Degraded) == 0 {
+		t.Fatalf("point-query: %+v", test)
+	}
+	if !strings.Contains(strings.Join(test.Degraded, "; "), strconv.Itoa(threads)+" client workers") {
+		t.Errorf("reasons %q lack the thread count", test.Degraded)
+	}
+	for _, want := range []string{"null (degraded)", "point-query null degraded: " + strconv.Itoa(threads) + " client workers"} {
+		if !strings.Contains(tr.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, tr.stdout)
+		}
 	}
 }

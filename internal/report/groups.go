@@ -96,6 +96,7 @@ func GroupTables(steps []results.Step, groups []results.Group) []*Table {
 		for _, n := range groupView {
 			b.stepMetric(metric.MustGet(n), rows)
 		}
+		t.Footer = problems(rows, true)
 		out = append(out, t)
 	}
 	return out

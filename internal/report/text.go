@@ -128,10 +128,25 @@ func latencyTable(step string, rows []*results.Step) *Table {
 			return metric.Percentile(l, n)
 		})
 	}
+	t.Footer = append(t.Footer, problems(rows, false)...)
+	return t
+}
+
+// problems are the footer lines of rows: errors and the reasons a step's figures cannot be
+// trusted (degraded), each with its target (and step, in a group table).
+func problems(rows []*results.Step, withStep bool) []string {
+	var out []string
 	for _, s := range rows {
+		who := s.Target
+		if withStep {
+			who = s.Step + " " + s.Target
+		}
 		if s.Error != "" {
-			t.Footer = append(t.Footer, s.Target+" error: "+s.Error)
+			out = append(out, who+" error: "+s.Error)
+		}
+		for _, why := range s.Degraded {
+			out = append(out, who+" degraded: "+why)
 		}
 	}
-	return t
+	return out
 }

@@ -25,6 +25,9 @@ const (
 	StatusInterrupted = "interrupted"
 	// StatusFailed means an operation failed; Error says how.
 	StatusFailed = "failed"
+	// StatusDegraded means the step ran to completion but its figures cannot be trusted;
+	// Step.Degraded says why.
+	StatusDegraded = "degraded"
 	// StatusRunning is a run's status while it goes on.
 	StatusRunning = "running"
 	// StatusAbandoned is the status of a run whose process died while it ran (killed): it was
@@ -87,11 +90,15 @@ type Kind struct {
 
 // Step is the record of one target × step: the figures of DESIGN section 4.
 type Step struct {
-	Target    string    `json:"target"`
-	Engine    string    `json:"engine"`
-	Step      string    `json:"step"`
-	Status    string    `json:"status"`
-	Error     string    `json:"error,omitempty"`
+	Target string `json:"target"`
+	Engine string `json:"engine"`
+	Step   string `json:"step"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Degraded gives the reasons the step's figures cannot be trusted (status "degraded", or
+	// beside another status): nothing measured, a warm-up that never ended, a starved sampler,
+	// more client threads than the host can run.
+	Degraded  []string  `json:"degraded,omitempty"`
 	Start     time.Time `json:"start"`
 	End       time.Time `json:"end"`
 	WarmupSec float64   `json:"warmup_secs"`

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"syscall"
@@ -37,6 +39,7 @@ type collector struct {
 	rateNames              []string  // names of the rate kinds
 	// interrupted is the run's context: once it is done, calls to the server get short timeouts.
 	interrupted context.Context
+	lateTicks   int // ticks taken more than half a tick late (a starved sampler)
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -89,6 +92,9 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 	c.cur.take(c.meters, c.tgt.Sampler, now, &c.tmp)
 	c.takeExtra(c.cur)
 	iv := c.interval(c.prev, c.cur)
+	if !final && iv.Secs-c.tickSecs() > max(c.tickSecs()/2, minLateSecs) {
+		c.lateTicks++
+	}
 	if c.based {
 		for k := range c.maxNs {
 			c.maxNs[k] = max(c.maxNs[k], c.cur.kinds[k].hist.IntervalMax)
@@ -314,7 +320,34 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	if c.st.Finish != nil {
 		c.st.Finish(&r)
 	}
+	r.Degraded = c.degraded(&r)
 	return r
+}
+
+// minLateSecs is the least lateness of a tick counted as a starved sampler, whatever the tick
+// (half of the default 1 s tick; shorter ticks, in tests, are not held to their half).
+const minLateSecs = 0.5
+
+// maxWorkersPerCPU is the most client workers per CPU a step's figures are trusted with: past
+// it, the workers, the ticks and the engine compete for the CPUs more than they run.
+const maxWorkersPerCPU = 64
+
+// degraded returns the reasons the step's figures cannot be trusted.
+func (c *collector) degraded(r *results.Step) []string {
+	var why []string
+	if !c.based {
+		why = append(why, fmt.Sprintf("the warm-up (%v) did not end before the step did: its figures include it", c.st.Warmup))
+	}
+	if r.Ops == 0 {
+		why = append(why, "no operation was measured")
+	}
+	if c.lateTicks > 0 {
+		why = append(why, fmt.Sprintf("%d ticks were late by more than half a tick, at least %gs (the sampler was starved of CPU)", c.lateTicks, minLateSecs))
+	}
+	if n, cpus := len(c.st.Workers), runtime.NumCPU(); n > maxWorkersPerCPU*cpus {
+		why = append(why, fmt.Sprintf("%d client workers on %d CPUs (more than %d per CPU): they measure the scheduler", n, cpus, maxWorkersPerCPU))
+	}
+	return why
 }
 
 // rateWrites says whether the headline rate counts write kinds.

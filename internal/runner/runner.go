@@ -110,6 +110,8 @@ loop:
 		res.Status = results.StatusTimeLimit
 	case ctx.Err() != nil:
 		res.Status = results.StatusInterrupted
+	case len(res.Degraded) > 0:
+		res.Status = results.StatusDegraded
 	default:
 		res.Status = results.StatusOK
 	}

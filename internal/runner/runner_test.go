@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -150,5 +151,19 @@ func TestRatePercentile(t *testing.T) {
 	}
 	if rates[0] != 50 {
 		t.Error("ratePercentile reordered its input")
+	}
+}
+
+// A step whose warm-up outlasts it, or that measured nothing, is degraded, with the reasons.
+func TestDegraded(t *testing.T) {
+	res, err := Run(context.Background(), Setup{Label: "t", Tick: 20 * time.Millisecond}, Step{Name: "w",
+		Kinds: testKinds, RateKinds: []KindID{kIns}, Warmup: time.Hour, Workers: []Worker{{Name: "w", Op: counted(5, 1)}}})
+	if err != nil || res.Status != results.StatusDegraded || len(res.Degraded) != 1 || !strings.Contains(res.Degraded[0], "warm-up (1h0m0s) did not end") {
+		t.Errorf("warm-up overrun: err %v status %s reasons %q", err, res.Status, res.Degraded)
+	}
+	res, _ = Run(context.Background(), Setup{Label: "t"}, Step{Name: "none", Kinds: testKinds, RateKinds: []KindID{kIns},
+		Workers: []Worker{{Name: "w", Op: counted(0, 1)}}})
+	if res.Status != results.StatusDegraded || len(res.Degraded) != 1 || res.Degraded[0] != "no operation was measured" {
+		t.Errorf("nothing measured: status %s reasons %q", res.Status, res.Degraded)
 	}
 }
