@@ -344,29 +344,46 @@ func (s *Store) SetLabel(ctx context.Context, idOrPrefix, label string) (string,
 }
 
 func (s *Store) setLabel(ctx context.Context, id, label string) error {
+	_, err := s.setField(ctx, id, "label", label, "")
+	return err
+}
+
+// setField sets a run's column field (label, status) and the same field of its manifest
+// document, other fields kept as they are (also those this build does not know), in one
+// transaction; when onlyIf is not empty, only if the run's status is onlyIf. It says whether
+// the run was changed.
+func (s *Store) setField(ctx context.Context, id, field, value, onlyIf string) (bool, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback()
-	var manifest string
-	if err := tx.QueryRowContext(ctx, s.d.q("SELECT manifest FROM runs WHERE run_id = ?"), id).Scan(&manifest); err != nil {
-		return err
+	query, args := "SELECT manifest FROM runs WHERE run_id = ?", []any{id}
+	if onlyIf != "" {
+		query, args = query+" AND status = ?", append(args, onlyIf)
 	}
-	// Change only the label: fields this build does not know are kept.
+	var manifest string
+	err = tx.QueryRowContext(ctx, s.d.q(query), args...).Scan(&manifest)
+	if err == sql.ErrNoRows && onlyIf != "" {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(manifest), &doc); err != nil {
-		return err
+		return false, err
 	}
-	doc["label"], _ = json.Marshal(label)
+	doc[field], _ = json.Marshal(value)
 	b, err := json.Marshal(doc)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if _, err := tx.ExecContext(ctx, s.d.q("UPDATE runs SET label = ?, manifest = ? WHERE run_id = ?"), label, string(b), id); err != nil {
-		return err
+	// field is one of this package's column names, never user input.
+	if _, err := tx.ExecContext(ctx, s.d.q("UPDATE runs SET "+field+" = ?, manifest = ? WHERE run_id = ?"), value, string(b), id); err != nil {
+		return false, err
 	}
-	return tx.Commit()
+	return true, tx.Commit()
 }
 
 // Delete removes the run idOrPrefix names from the store (in one transaction) and returns its

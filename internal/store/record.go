@@ -214,40 +214,10 @@ func (s *Store) markAbandoned(ctx context.Context) error {
 		return err
 	}
 	for _, id := range gone {
-		if err := s.setStatus(ctx, id, results.StatusAbandoned); err != nil {
+		// Only if still running: the run may have been recorded again meanwhile.
+		if _, err := s.setField(ctx, id, "status", results.StatusAbandoned, results.StatusRunning); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// setStatus sets a recorded run's status, in the runs table and in its manifest document
-// (other fields kept as they are), if it is still "running".
-func (s *Store) setStatus(ctx context.Context, id, status string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var manifest string
-	err = tx.QueryRowContext(ctx, s.d.q("SELECT manifest FROM runs WHERE run_id = ? AND status = ?"), id, results.StatusRunning).Scan(&manifest)
-	if err == sql.ErrNoRows {
-		return nil // recorded again meanwhile
-	}
-	if err != nil {
-		return err
-	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(manifest), &doc); err != nil {
-		return err
-	}
-	doc["status"], _ = json.Marshal(status)
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, s.d.q("UPDATE runs SET status = ?, manifest = ? WHERE run_id = ?"), status, string(b), id); err != nil {
-		return err
-	}
-	return tx.Commit()
 }

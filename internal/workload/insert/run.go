@@ -46,36 +46,30 @@ type stepKinds struct {
 	insert, delete, createIndex, query runner.KindID
 }
 
-// Operation kinds: rows inserted and deleted count by units (rows), queries by calls.
+// Operation kinds besides the shared insert and create_index: rows deleted count by units
+// (rows), queries by calls.
 var (
-	kindInsert      = runner.Kind{Name: "insert", Role: results.RoleWrite, Unit: "rows", CountUnits: true}
-	kindDelete      = runner.Kind{Name: "delete", Role: results.RoleDelete, Unit: "rows", CountUnits: true}
-	kindCreateIndex = runner.Kind{Name: "create_index", Role: results.RoleWrite, Unit: "rows", CountUnits: true}
-	kindRangeQuery  = runner.Kind{Name: "range_query", Role: results.RoleRead, Unit: "rows"}
-	kindPointQuery  = runner.Kind{Name: "point_query", Role: results.RoleRead, Unit: "rows"}
+	kindDelete     = runner.Kind{Name: "delete", Role: results.RoleDelete, Unit: "rows", CountUnits: true}
+	kindRangeQuery = runner.Kind{Name: "range_query", Role: results.RoleRead, Unit: "rows"}
+	kindPointQuery = runner.Kind{Name: "point_query", Role: results.RoleRead, Unit: "rows"}
 )
 
-// Presentations of the three kinds of steps.
-var (
-	loadPresentation  = runner.Presentation{RateName: "ips", RateUnit: "rows/s", PerOp: "inserted row", Note: "per-op figures per inserted row"}
-	indexPresentation = runner.Presentation{RateName: "rate", RateUnit: "rows/s", PerOp: "indexed row",
-		Note: "rate = indexed rows/s (inserts + index build), per-op figures per indexed row"}
-	queryPresentation = runner.Presentation{RateName: "qps", RateUnit: "queries/s", PerOp: "query",
-		Note: "per-op figures per query, wKB/i per background insert"}
-)
+// queryPresentation is the query steps' (the load steps and l.x use the workload package's).
+var queryPresentation = runner.Presentation{RateName: "qps", RateUnit: "queries/s", PerOp: "query",
+	Note: "per-op figures per query, wKB/i per background insert"}
 
 // declareKinds sets the step's kinds and presentation and records their ids for its workers.
 func (r *Run) declareKinds(st *runner.Step) {
 	st.Kinds = nil
-	r.kinds.insert = st.Kinds.Add(kindInsert)
+	r.kinds.insert = st.Kinds.Add(workload.KindInsert)
 	withDeletes := r.w.cfg.DeletePerInsert && st.Name != "l.i0" && st.Name != "l.x"
 	if withDeletes {
 		r.kinds.delete = st.Kinds.Add(kindDelete)
 	}
 	switch {
 	case st.Name == "l.x":
-		r.kinds.createIndex = st.Kinds.Add(kindCreateIndex)
-		st.RateKinds, st.Presentation = []runner.KindID{r.kinds.createIndex}, indexPresentation
+		r.kinds.createIndex = st.Kinds.Add(workload.KindCreateIndex)
+		st.RateKinds, st.Presentation = []runner.KindID{r.kinds.createIndex}, workload.IndexPresentation
 	case st.Name[0] == 'q':
 		q := kindRangeQuery
 		if st.Name[1] == 'p' {
@@ -84,7 +78,7 @@ func (r *Run) declareKinds(st *runner.Step) {
 		r.kinds.query = st.Kinds.Add(q)
 		st.RateKinds, st.Presentation = []runner.KindID{r.kinds.query}, queryPresentation
 	default:
-		st.RateKinds, st.Presentation = []runner.KindID{r.kinds.insert}, loadPresentation
+		st.RateKinds, st.Presentation = []runner.KindID{r.kinds.insert}, workload.LoadPresentation
 	}
 }
 

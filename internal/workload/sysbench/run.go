@@ -138,8 +138,8 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 // one worker per table up to Threads.
 func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	cfg := &r.w.cfg
-	st := runner.Step{Name: StepLoad, Presentation: loadPresentation}
-	kInsert := st.Kinds.Add(kindInsert)
+	st := runner.Step{Name: StepLoad, Presentation: workload.LoadPresentation}
+	kInsert := st.Kinds.Add(workload.KindInsert)
 	st.RateKinds = []runner.KindID{kInsert}
 	workers := min(cfg.Threads, cfg.Tables)
 	for wn := 0; wn < workers; wn++ {
@@ -190,8 +190,8 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 func (r *Run) indexStep() runner.Step {
 	done := false
 	var kinds runner.Kinds
-	kIndex := kinds.Add(kindCreateIndex)
-	return runner.Step{Name: StepIndex, Kinds: kinds, RateKinds: []runner.KindID{kIndex}, Presentation: indexPresentation, Workers: []runner.Worker{{
+	kIndex := kinds.Add(workload.KindCreateIndex)
+	return runner.Step{Name: StepIndex, Kinds: kinds, RateKinds: []runner.KindID{kIndex}, Presentation: workload.IndexPresentation, Workers: []runner.Worker{{
 		Name: "create index", Role: runner.Driver,
 		Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 			if done {
@@ -210,23 +210,14 @@ func (r *Run) indexStep() runner.Step {
 		}}}}
 }
 
-// Operation kinds: rows loaded and indexed count by units (rows); an event (a transaction, or
-// one statement outside a transaction) counts by the statements it ran, BEGIN and COMMIT
-// included, as the reference's QPS does.
-var (
-	kindInsert      = runner.Kind{Name: "insert", Role: results.RoleWrite, Unit: "rows", CountUnits: true}
-	kindCreateIndex = runner.Kind{Name: "create_index", Role: results.RoleWrite, Unit: "rows", CountUnits: true}
-	kindEvent       = runner.Kind{Name: "event", Role: results.RoleOther, Unit: "statements", CountUnits: true}
-)
+// kindEvent is a test's operation: an event (a transaction, or one statement outside a
+// transaction), counted by the statements it ran, BEGIN and COMMIT included, as the reference's
+// QPS does. The load and the index build use the workload package's insert and create_index.
+var kindEvent = runner.Kind{Name: "event", Role: results.RoleOther, Unit: "statements", CountUnits: true}
 
-// Presentations of the load, the index build and the tests.
-var (
-	loadPresentation  = runner.Presentation{RateName: "ips", RateUnit: "rows/s", PerOp: "inserted row", Note: "per-op figures per inserted row"}
-	indexPresentation = runner.Presentation{RateName: "rate", RateUnit: "rows/s", PerOp: "indexed row",
-		Note: "rate = indexed rows/s (inserts + index build), per-op figures per indexed row"}
-	testPresentation = runner.Presentation{RateName: "qps", RateUnit: "statements/s", PerOp: "statement",
-		Note: "qps = statements/s incl. BEGIN/COMMIT, scan: Krps; per-op figures per statement"}
-)
+// testPresentation is the tests' (the load and the index build use the workload package's).
+var testPresentation = runner.Presentation{RateName: "qps", RateUnit: "statements/s", PerOp: "statement",
+	Note: "qps = statements/s incl. BEGIN/COMMIT, scan: Krps; per-op figures per statement"}
 
 // scanRate is the scan test's rate as the reference reports it: rows scanned per millisecond of
 // mean event latency, thousand rows per second.
