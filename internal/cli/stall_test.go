@@ -99,3 +99,17 @@ func TestStalledServerInterrupt(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptDuringServerStart interrupts a run while its server starts: exit 130 (not a
+// failure), and no server process left.
+func TestInterruptDuringServerStart(t *testing.T) {
+	_, data, d := dirs(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(300*time.Millisecond, cancel) // initdb takes longer than that
+	tr := run(t, ctx, append([]string{"run", "--engine", "postgres", "--steps", "l.i0", "--quiet"}, d...)...)
+	if tr.code != ExitInterrupted || !strings.Contains(tr.stderr, "interrupted") {
+		t.Errorf("exit %d, stderr %q", tr.code, tr.stderr)
+	}
+	assertNoServerProcess(t, data)
+}

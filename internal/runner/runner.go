@@ -77,6 +77,12 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 		wg.Add(1)
 		go func(w Worker, m *Meter) {
 			defer wg.Done()
+			defer func() {
+				// No panic of an engine or a workload ends the process: it fails the step.
+				if r := recover(); r != nil {
+					fail(fmt.Errorf("%s: panic: %v", w.Name, r))
+				}
+			}()
 			// Label the worker's CPU profile samples with its target and step.
 			pprof.SetGoroutineLabels(pprof.WithLabels(wctx, pprof.Labels("target", tgt.Label, "step", st.Name)))
 			if err := work(wctx, w, m, start); err != nil {

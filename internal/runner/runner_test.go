@@ -167,3 +167,13 @@ func TestDegraded(t *testing.T) {
 		t.Errorf("nothing measured: status %s reasons %q", res.Status, res.Degraded)
 	}
 }
+
+// A worker's panic fails the step with an error; it does not end the process.
+func TestWorkerPanic(t *testing.T) {
+	boom := func(ctx context.Context, m *Meter) (bool, error) { panic("engine bug") }
+	res, err := Run(context.Background(), Setup{Label: "t"}, Step{Name: "p", Kinds: testKinds, RateKinds: []KindID{kIns},
+		Workers: []Worker{{Name: "writer pi1", Op: boom}}})
+	if err == nil || res.Status != results.StatusFailed || res.Error != "writer pi1: panic: engine bug" {
+		t.Errorf("err %v, status %s, error %q", err, res.Status, res.Error)
+	}
+}
