@@ -157,7 +157,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		// failed then failed because of the interrupt.
 		m.Status, out.Interrupted, runErr = results.StatusInterrupted, true, nil
 	case runErr != nil:
-		if noSpace(runErr) {
+		if noSpace(runErr) && !errors.As(runErr, new(WriteError)) { // the data disk, not --out
 			runErr = fmt.Errorf("%w (data dir %s: %s)", runErr, cfg.DataDir, SpaceLeft(cfg.DataDir))
 		}
 		m.Status, m.Error = results.StatusFailed, runErr.Error()
