@@ -14,7 +14,7 @@ import (
 // groupView is the metrics of a group table after the percentiles; a column appears when its
 // metric applies to one of the rows.
 var groupView = []string{"max", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rKB/op", "wKB/op", "fl/op",
-	"srv_fsync/op", "sync/c", "retries"}
+	"srv_fsync/op", "sync/c", "obs%", "retries"}
 
 // percentileNames returns the percentiles to print: those chosen with --percentiles (sorted),
 // or p50, p95, p99, p99.9.

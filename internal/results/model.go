@@ -165,12 +165,19 @@ type Step struct {
 	DiscardKBPerOp float64 `json:"discard_kb_per_op"`
 	FlushesPerOp   float64 `json:"flushes_per_op"`
 
-	HostCPUPct       float64 `json:"host_cpu_pct"`
-	HostCPUUsPerOp   float64 `json:"host_cpu_us_per_op"`
-	ClientCPUUsPerOp float64 `json:"client_cpu_us_per_op"`
-	CSPerOp          float64 `json:"cs_per_op"`
-	ClientRSSMB      float64 `json:"client_rss_mb"`
-	ClientMaxRSSMB   float64 `json:"client_max_rss_mb"`
+	HostCPUPct     float64 `json:"host_cpu_pct"`
+	HostCPUUsPerOp float64 `json:"host_cpu_us_per_op"`
+	// ClientCPUUsPerOp is this process's CPU per op without the observer's (the sampling
+	// thread: ticks, samples, results writing, progress line); ProcessCPUUsPerOp with it.
+	ClientCPUUsPerOp  float64 `json:"client_cpu_us_per_op"`
+	ProcessCPUUsPerOp float64 `json:"process_cpu_us_per_op"`
+	// ObserverCPUPct is the observer's CPU, percent of one CPU; ObserverUsPerTick its mean
+	// work per tick, µs.
+	ObserverCPUPct    float64 `json:"observer_cpu_pct"`
+	ObserverUsPerTick float64 `json:"observer_us_per_tick"`
+	CSPerOp           float64 `json:"cs_per_op"`
+	ClientRSSMB       float64 `json:"client_rss_mb"`
+	ClientMaxRSSMB    float64 `json:"client_max_rss_mb"`
 
 	// Server is "managed" (rumbench started it: process figures present), "external" (--dsn:
 	// only the server's own counters) or "" (embedded engine).
@@ -229,6 +236,7 @@ type Interval struct {
 	DiscardMBPerSec float64 `json:"discard_mb_per_sec"`
 	HostCPUPct      float64 `json:"host_cpu_pct"`
 	ClientCPUPct    float64 `json:"client_cpu_pct"`
+	ObserverCPUPct  float64 `json:"observer_cpu_pct"`
 	ClientRSSMB     float64 `json:"client_rss_mb"`
 	// ServerCPUPct (100 = one CPU) and ServerRSSMB of a managed server.
 	ServerCPUPct float64 `json:"server_cpu_pct"`

@@ -149,6 +149,8 @@ func (o *v1Step) upgrade() Step {
 	}
 	add(Kind{Name: "event", Role: RoleOther, Unit: "statements", Ops: o.Events, Units: o.Statements, MaxUs: maxOf("event", o.MaxQueryUs)})
 
+	// Version 1 did not measure the observer apart: its client CPU is the process's.
+	s.ProcessCPUUsPerOp = s.ClientCPUUsPerOp
 	s.QPS = 0
 	if o.Queries > 0 && s.Secs > 0 {
 		s.QPS = float64(o.Queries) / s.Secs

@@ -40,6 +40,10 @@ type collector struct {
 	// interrupted is the run's context: once it is done, calls to the server get short timeouts.
 	interrupted context.Context
 	lateTicks   int // ticks taken more than half a tick late (a starved sampler)
+	ticks       int // ticks since base: the observer's work per tick is divided by them
+	// threadStart is the CPU time of the observer's thread (the step's tick loop, locked to
+	// it) when the step began; -1 when the clock cannot be read.
+	threadStart int64
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -56,22 +60,26 @@ func newCollector(tgt Setup, st Step) *collector {
 func (c *collector) begin(now time.Time) {
 	c.start = now
 	c.first.take(nil, c.tgt.Sampler, now, &c.tmp)
-	c.takeExtra(c.first)
+	c.takeExtra(c.first, true)
 	c.prev.copyFrom(c.first)
 	c.base.copyFrom(c.first)
 	c.based = c.st.Warmup <= 0
 }
 
-// takeExtra completes a snapshot with this process's CPU time and the server's counters.
-func (c *collector) takeExtra(s *snapshot) {
+// takeExtra completes a snapshot with this process's and the observer's CPU time and the
+// server's counters (its PSS only with pss: at a step's start and end).
+func (c *collector) takeExtra(s *snapshot, pss bool) {
 	takeRusage(s)
+	if c.threadStart >= 0 {
+		s.observerNs = sysstat.ThreadCPUNs() - c.threadStart
+	}
 	s.srvOK = false
 	if r, ok := c.tgt.Engine.(table.ServerReporter); ok {
 		// A server that does not answer must not stall the tick: give it a second (a moment
 		// once the run is interrupted).
 		ctx, cancel := context.WithTimeout(context.Background(), c.timeout(time.Second))
 		var err error
-		s.srv, err = r.ServerSample(ctx)
+		s.srv, err = r.ServerSample(ctx, pss)
 		cancel()
 		s.srvOK = err == nil
 	}
@@ -90,12 +98,13 @@ func takeRusage(s *snapshot) {
 // tick takes a snapshot, emits its interval record and, when final, returns the step result.
 func (c *collector) tick(now time.Time, final bool) results.Step {
 	c.cur.take(c.meters, c.tgt.Sampler, now, &c.tmp)
-	c.takeExtra(c.cur)
+	c.takeExtra(c.cur, final)
 	iv := c.interval(c.prev, c.cur)
 	if !final && iv.Secs-c.tickSecs() > max(c.tickSecs()/2, minLateSecs) {
 		c.lateTicks++
 	}
 	if c.based {
+		c.ticks++
 		for k := range c.maxNs {
 			c.maxNs[k] = max(c.maxNs[k], c.cur.kinds[k].hist.IntervalMax)
 		}
@@ -201,7 +210,8 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 		iv.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].ops, Units: b.kinds[k].units,
 			MaxUs: float64(b.kinds[k].hist.IntervalMax) / 1e3}
 	}
-	iv.ClientCPUPct = per(float64(b.cpuNs-a.cpuNs)/1e9, secs) * 100
+	iv.ClientCPUPct = per(float64(b.cpuNs-a.cpuNs-(b.observerNs-a.observerNs))/1e9, secs) * 100
+	iv.ObserverCPUPct = per(float64(b.observerNs-a.observerNs)/1e9, secs) * 100
 	if a.srvOK && b.srvOK && b.srv.Managed {
 		iv.ServerCPUPct = per(float64(b.srv.CPUTicks-a.srv.CPUTicks)/sysstat.UserHZ, secs) * 100
 		iv.ServerRSSMB = float64(b.srv.RSSBytes) / mib
@@ -266,7 +276,11 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		}
 		cancel()
 	}
-	r.ClientCPUUsPerOp = per(float64(b.cpuNs-a.cpuNs)/1e3, ops)
+	observer := float64(b.observerNs - a.observerNs)
+	r.ProcessCPUUsPerOp = per(float64(b.cpuNs-a.cpuNs)/1e3, ops)
+	r.ClientCPUUsPerOp = per((float64(b.cpuNs-a.cpuNs)-observer)/1e3, ops)
+	r.ObserverCPUPct = per(observer/1e9, secs) * 100
+	r.ObserverUsPerTick = per(observer/1e3, float64(c.ticks))
 	if a.sysOK && b.sysOK {
 		if b.sys.DirOK {
 			r.DBBytes, r.DBApparentBytes = b.sys.DirAllocated, b.sys.DirApparent

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/pprof"
 	"sync"
 	"time"
@@ -55,8 +56,14 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 		defer t.Stop()
 	}
 
+	// The observer (this goroutine: the ticks, the samples, the results writer and the
+	// progress line they call) runs on a thread of its own, whose CPU clock then measures it
+	// apart from the workers.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	c := newCollector(tgt, st)
 	c.interrupted = ctx
+	c.threadStart = sysstat.ThreadCPUNs()
 	start := time.Now()
 	c.begin(start)
 
@@ -155,17 +162,19 @@ func work(ctx context.Context, w Worker, m *Meter, start time.Time) error {
 
 // snapshot is the merged state of all meters, and the system, at one instant.
 type snapshot struct {
-	t       time.Time
-	kinds   []kindSnapshot
-	sys     sysstat.Sample
-	sysOK   bool
-	cpuNs   int64 // this process's user+system CPU time (getrusage), ns
-	srv     table.ServerSample
-	srvOK   bool
-	commits int64
-	retries int64
-	acct    syncacct.Sample
-	acctOK  bool
+	t     time.Time
+	kinds []kindSnapshot
+	sys   sysstat.Sample
+	sysOK bool
+	cpuNs int64 // this process's user+system CPU time (getrusage), ns
+	// observerNs is the CPU time of the observer's thread since the step began, ns.
+	observerNs int64
+	srv        table.ServerSample
+	srvOK      bool
+	commits    int64
+	retries    int64
+	acct       syncacct.Sample
+	acctOK     bool
 }
 
 // kindSnapshot is one kind's merged counters and histograms.

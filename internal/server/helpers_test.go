@@ -14,7 +14,10 @@ import (
 )
 
 // requireKind skips the test when the kind's programs are not installed on this machine.
-func requireKind(t *testing.T, kind Kind) {
+func requireKind(t *testing.T, kind Kind) { requireKindTB(t, kind) }
+
+// requireKindTB is requireKind for tests and benchmarks.
+func requireKindTB(t testing.TB, kind Kind) {
 	t.Helper()
 	if _, err := findBinaries(kind, ""); err != nil {
 		if errors.Is(err, ErrBinaryNotFound) {
@@ -27,7 +30,10 @@ func requireKind(t *testing.T, kind Kind) {
 // instanceDir returns a not-yet-existing instance directory under t.TempDir(). The per-test
 // directory the testing package creates is mode 0700; the service users (postgres, mysql)
 // must traverse it, so it is opened to 0755.
-func instanceDir(t *testing.T) string {
+func instanceDir(t *testing.T) string { return instanceDirTB(t) }
+
+// instanceDirTB is instanceDir for tests and benchmarks.
+func instanceDirTB(t testing.TB) string {
 	t.Helper()
 	base := t.TempDir()
 	for _, d := range []string{filepath.Dir(base), base} {
@@ -82,7 +88,7 @@ func stopAndCheck(t *testing.T, s *Server) {
 		c.Close()
 		t.Fatalf("port %d still accepts connections after Stop", s.Port())
 	}
-	if _, err := s.Stats(); !errors.Is(err, ErrNotRunning) {
+	if _, err := s.Stats(true); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("Stats after Stop: got %v, want ErrNotRunning", err)
 	}
 	if fi, err := os.Stat(s.LogPath()); err != nil || fi.Size() == 0 {

@@ -66,7 +66,7 @@ func TestMariaDBLifecycle(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "SELECT count(DISTINCT v) FROM t").Scan(&n); err != nil || n != 50000 {
 		t.Fatalf("count = %d, %v", n, err)
 	}
-	st, err := s.Stats()
+	st, err := s.Stats(true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestPostgresLifecycle(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "SELECT count(DISTINCT v) FROM t").Scan(&n); err != nil || n != 200000 {
 		t.Fatalf("count = %d, %v", n, err)
 	}
-	before, err := s.Stats()
+	before, err := s.Stats(true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func waitPids(t *testing.T, s *Server, n int) TreeStats {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		st, err := s.Stats()
+		st, err := s.Stats(true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func TestPostgresKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := s.Stats(); errors.Is(err, ErrNotRunning) {
+		if _, err := s.Stats(true); errors.Is(err, ErrNotRunning) {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -105,6 +105,7 @@ type Server struct {
 	logPath string
 	port    int
 	version string
+	walker *treeWalker // Stats' buffers
 	// password is the benchmark user's random password (PostgreSQL: postgres; MariaDB:
 	// rumbench), also in Dir/password (0600).
 	password string
@@ -196,7 +197,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: instance directory %s: %w", cfg.Dir, err)
 	}
 	s := &Server{
-		kind: cfg.Kind, cfg: cfg, bins: bins, acct: acct, dir: dir, userConf: userConf,
+		kind: cfg.Kind, cfg: cfg, bins: bins, acct: acct, dir: dir, userConf: userConf, walker: newTreeWalker(),
 		dataDir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "server.log"),
 	}
 	if err := s.prepareDir(); err != nil {

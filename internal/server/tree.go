@@ -23,24 +23,27 @@ type TreeStats struct {
 	// reaped (PostgreSQL backends of closed connections) and never decreases while the main
 	// process lives.
 	CPUTicks uint64
-	// RSSBytes is the sum of VmRSS over the tree, in bytes (shared memory counted once per
-	// process that maps it).
+	// RSSBytes is the sum of the resident set over the tree (stat's rss pages, as VmRSS), in
+	// bytes (shared memory counted once per process that maps it).
 	RSSBytes int64
 	// PSSBytes is the sum of Pss from /proc/<pid>/smaps_rollup over the tree, in bytes (shared
-	// pages divided among the processes that map them, so shared buffers count once).
+	// pages divided among the processes that map them, so shared buffers count once); 0 when
+	// not asked for.
 	PSSBytes int64
 }
 
 // ErrNotRunning is returned by Stats when the server process is gone (stopped or died).
 var ErrNotRunning = errors.New("server is not running")
 
-// Stats returns the server's process tree now. It reads /proc (about one small file per
-// process on the machine plus three per tree member); it costs about a millisecond.
-func (s *Server) Stats() (TreeStats, error) {
+// Stats returns the server's process tree now, found from the main process down (see
+// treeWalker: a stat file per process and a children file per thread, nothing else of /proc).
+// With pss it also sums PSSBytes, reading each process's smaps_rollup, which walks its page
+// tables: ask for it at a step's start and end, not on every tick.
+func (s *Server) Stats(pss bool) (TreeStats, error) {
 	if s.exited() {
 		return TreeStats{}, fmt.Errorf("server: %s (pid %d): %w", s.kind, s.pid, ErrNotRunning)
 	}
-	return treeStats(s.pid)
+	return s.walker.stats(s.pid, pss)
 }
 
 // procEntry is what the tree walk needs from /proc/<pid>/stat.
@@ -103,43 +106,6 @@ func parseStatHead(data []byte) (procEntry, error) {
 		return procEntry{}, errors.New("bad ppid or pgrp in stat")
 	}
 	return procEntry{comm: string(data[j+1 : i]), state: f[0][0], ppid: ppid, pgrp: pgrp}, nil
-}
-
-// treeStats sums the tree rooted at root.
-func treeStats(root int) (TreeStats, error) {
-	procs, err := readProcs()
-	if err != nil {
-		return TreeStats{}, fmt.Errorf("server: %w", err)
-	}
-	byPid := make(map[int]int, len(procs))
-	children := map[int][]int{}
-	for i, p := range procs {
-		byPid[p.pid] = i
-		children[p.ppid] = append(children[p.ppid], p.pid)
-	}
-	if _, ok := byPid[root]; !ok {
-		return TreeStats{}, fmt.Errorf("server: pid %d: %w", root, ErrNotRunning)
-	}
-	var st TreeStats
-	buf := make([]byte, 4096)
-	queue := []int{root}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = append(queue[1:], children[pid]...)
-		p := procs[byPid[pid]]
-		st.Pids++
-		st.CPUTicks += p.stat.UTime + p.stat.STime + p.stat.CUTime + p.stat.CSTime
-		prefix := "/proc/" + strconv.Itoa(pid)
-		if data, err := readSmall(prefix+"/status", buf); err == nil {
-			if rss, _, err := sysstat.ParseStatusMemory(data); err == nil {
-				st.RSSBytes += rss
-			}
-		}
-		if data, err := readSmall(prefix+"/smaps_rollup", buf); err == nil {
-			st.PSSBytes += parsePss(data)
-		}
-	}
-	return st, nil
 }
 
 // parsePss returns the "Pss:" line of smaps_rollup in bytes (0 if absent).

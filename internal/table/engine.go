@@ -91,8 +91,9 @@ type ContextCloser interface {
 // on every tick, next to the OS counters.
 type ServerReporter interface {
 	// ServerSample reads the server's cumulative counters and, for a server rumbench manages,
-	// its process tree.
-	ServerSample(ctx context.Context) (ServerSample, error)
+	// its process tree; with pss also the tree's proportional set size, which is costly (the
+	// kernel walks the server's page tables): the runner asks for it at a step's start and end.
+	ServerSample(ctx context.Context, pss bool) (ServerSample, error)
 }
 
 // ServerSample is one reading of a server's counters. Counters are cumulative; -1 means the

@@ -319,7 +319,7 @@ const statusCounters = `'Innodb_os_log_written', 'Binlog_bytes_written', 'rocksd
 // ServerSample implements table.ServerReporter: log bytes (InnoDB redo + binlog + MyRocks WAL),
 // fsyncs (InnoDB data and log fsyncs + MyRocks WAL syncs) and the other status counters from SHOW
 // GLOBAL STATUS, and the process tree of a managed server.
-func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample, error) {
+func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.ServerSample, error) {
 	s := table.ServerSample{LogBytes: -1, Fsyncs: -1, Counters: map[string]int64{}}
 	rows, err := e.DB().QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ("+statusCounters+")")
 	if err != nil {
@@ -343,5 +343,5 @@ func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample
 	if err := rows.Err(); err != nil {
 		return s, err
 	}
-	return e.WithTree(s)
+	return e.WithTree(s, pss)
 }

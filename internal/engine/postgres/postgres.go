@@ -205,7 +205,7 @@ func (dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (string
 // immediate), WAL syncs, writes and full-page images from pg_stat_wal, checkpoints and buffers
 // written from pg_stat_bgwriter (backends publish them at most once a second, so a step
 // shorter than a few seconds undercounts), and the process tree of a managed server.
-func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample, error) {
+func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.ServerSample, error) {
 	s := table.ServerSample{LogBytes: -1, Fsyncs: -1}
 	if err := e.DB().QueryRowContext(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint").Scan(&s.LogBytes); err != nil {
 		return s, err
@@ -225,5 +225,5 @@ func (e *engineWithServer) ServerSample(ctx context.Context) (table.ServerSample
 		s.Counters["checkpoints_timed"], s.Counters["checkpoints_req"] = timed, req
 		s.Counters["buffers_checkpoint"], s.Counters["buffers_clean"], s.Counters["buffers_backend"] = bufCkpt, bufClean, bufBackend
 	}
-	return e.WithTree(s)
+	return e.WithTree(s, pss)
 }

@@ -39,12 +39,13 @@ func (e *ServerEngine) CloseContext(ctx context.Context) error {
 	return err
 }
 
-// WithTree adds the managed server's process-tree figures to s (nothing for an external server).
-func (e *ServerEngine) WithTree(s table.ServerSample) (table.ServerSample, error) {
+// WithTree adds the managed server's process-tree figures to s (nothing for an external
+// server); PSS only with pss (see table.ServerReporter).
+func (e *ServerEngine) WithTree(s table.ServerSample, pss bool) (table.ServerSample, error) {
 	if e.Srv == nil {
 		return s, nil
 	}
-	st, err := e.Srv.Stats()
+	st, err := e.Srv.Stats(pss)
 	if err != nil {
 		return s, err
 	}
