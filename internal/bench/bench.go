@@ -58,6 +58,9 @@ type Config struct {
 	Command []string
 	// Private marks a run whose files hold values derived from a DSN (Manifest.Private).
 	Private bool
+	// PSSEvery reads a managed server's PSS on ticks this far apart too (0: at each step's
+	// start and end only).
+	PSSEvery time.Duration
 	// Settings is the effective configuration shown in the manifest (flags, profile).
 	Settings map[string]any
 
@@ -269,7 +272,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 			m.Notes = append(m.Notes, label+": sync accounting incomplete: "+cov.Note)
 		}
 	}
-	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency, OnTick: func(iv *results.Interval) {
+	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency, PSSEvery: cfg.PSSEvery, OnTick: func(iv *results.Interval) {
 		if err := w.Interval(iv); err != nil {
 			event(cfg, "%s: writing intervals: %v", label, err)
 		}

@@ -31,6 +31,7 @@ import (
 type runFlags struct {
 	workload, engines, profile      string
 	warmupSecs, cleanupSec          float64
+	pssEverySecs                    float64
 	engineOpts, serverConfigs       []string
 	dsn, serverBin                  string
 	cacheMB                         int64
@@ -83,6 +84,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.StringVar(&f.store, "store", "", "results store the run is recorded in: a SQLite file, a postgres:// URL, or none (default <out>/rumbench.db)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	fl.BoolVar(&f.syscalls, "syscalls", false, "count syncs and bytes written per file class (log, data, other) and report syncs per commit")
+	fl.Float64Var(&f.pssEverySecs, "pss-every-secs", 0, "also read a managed server's PSS every this many seconds (0: at each step's start and end only; reading it walks the server's page tables)")
 	fl.DurationVar(&f.fsyncLatency, "fsync-latency", 0, "sleep this long in every sync call of the engine (emulated slow fsync, e.g. 2ms); implies --syscalls")
 	// The chosen workload's own flags: the workload is named on the command line, so it is
 	// known before the arguments are parsed.
@@ -218,12 +220,13 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:    env.Now().UTC().Format("20060102T150405Z") + "-" + label,
 		SyncAcct: acct,
+		PSSEvery: time.Duration(f.pssEverySecs * float64(time.Second)),
 		Command:  append([]string{"rumbench"}, redact.Args(env.Args)...),
 		Private:  strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
 		Settings: map[string]any{
 			"profile": f.profile, "engines": engines, "server_configs": f.serverConfigs, "dsn": f.dsn != "", "cache_mb": f.cacheMB, "sync": f.sync,
 			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
-			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(),
+			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
 		},
 	}, nil
 }

@@ -46,7 +46,7 @@ func TestServersAllStepsTiny(t *testing.T) {
 			t.Errorf("%s %s: status %s server %q", s.Target, s.Step, s.Status, s.Server)
 		}
 		serverCPU[s.Target] += s.ServerCPUUsPerOp * float64(s.Ops)
-		if s.Step == "l.i1" && (s.ServerCPUUsPerOp < 0 || s.ServerRSSMB <= 0 || s.LogBytesPerOp <= 0 || s.ServerFsyncsPerOp < 0 || (s.Target != "postgres" && s.ServerFsyncsPerOp == 0)) {
+		if s.Step == "l.i1" && (s.ServerCPUUsPerOp < 0 || s.ServerRSSMB <= 0 || s.ServerPSSMB <= 0 || s.LogBytesPerOp <= 0 || s.ServerFsyncsPerOp < 0 || (s.Target != "postgres" && s.ServerFsyncsPerOp == 0)) {
 			t.Errorf("%s l.i1: server cpu %g rss %g log %g fsyncs %g", s.Target, s.ServerCPUUsPerOp, s.ServerRSSMB, s.LogBytesPerOp, s.ServerFsyncsPerOp)
 		}
 		if s.Step == "l.i1" {
@@ -200,6 +200,34 @@ func assertNoServerProcess(t *testing.T, dir string) {
 		b, err := os.ReadFile(p)
 		if err == nil && strings.Contains(string(b), dir) {
 			t.Errorf("process %s still runs: %q", filepath.Dir(p), strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+}
+
+// TestServerPSSEvery reads a managed server's PSS on the ticks --pss-every-secs apart, not only at
+// the step's end (the default: reading it walks the server's page tables).
+func TestServerPSSEvery(t *testing.T) {
+	for _, every := range []string{"0", "0.5"} {
+		out, _, d := dirs(t)
+		tr := run(t, nil, append([]string{"run", "--engine", "postgres", "--steps", "qp100", "--query-secs", "3",
+			"--pss-every-secs", every, "--quiet"}, d...)...)
+		if tr.code != 0 {
+			t.Fatalf("exit %d: %s", tr.code, tr.stderr)
+		}
+		dir, _, steps := readRun(t, out)
+		ivs, err := results.ReadIntervals(dir)
+		with := 0
+		for _, iv := range ivs {
+			if iv.ServerPSSMB > 0 {
+				with++
+			}
+		}
+		want := 1 // the step's last tick
+		if every != "0" {
+			want = len(ivs)
+		}
+		if err != nil || len(ivs) < 3 || with != want || steps[0].ServerPSSMB <= 0 {
+			t.Errorf("--pss-every-secs %s: PSS in %d of %d intervals, want %d; step PSS %g (%v)", every, with, len(ivs), want, steps[0].ServerPSSMB, err)
 		}
 	}
 }

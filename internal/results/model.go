@@ -241,7 +241,10 @@ type Interval struct {
 	// ServerCPUPct (100 = one CPU) and ServerRSSMB of a managed server.
 	ServerCPUPct float64 `json:"server_cpu_pct"`
 	ServerRSSMB  float64 `json:"server_rss_mb"`
-	DBBytes      int64   `json:"db_bytes"`
+	// ServerPSSMB is the managed server's PSS on the ticks it is read (--pss-every-secs, and
+	// the step's last), absent otherwise.
+	ServerPSSMB float64 `json:"server_pss_mb,omitempty"`
+	DBBytes     int64   `json:"db_bytes"`
 }
 
 // Kind returns the step's kind named name, nil when the step has none.

@@ -39,8 +39,9 @@ type collector struct {
 	rateNames              []string  // names of the rate kinds
 	// interrupted is the run's context: once it is done, calls to the server get short timeouts.
 	interrupted context.Context
-	lateTicks   int // ticks taken more than half a tick late (a starved sampler)
-	ticks       int // ticks since base: the observer's work per tick is divided by them
+	lateTicks   int       // ticks taken more than half a tick late (a starved sampler)
+	ticks       int       // ticks since base: the observer's work per tick is divided by them
+	lastPSS     time.Time // when the server's PSS was last read
 	// threadStart is the CPU time of the observer's thread (the step's tick loop, locked to
 	// it) when the step began; -1 when the clock cannot be read.
 	threadStart int64
@@ -61,6 +62,7 @@ func (c *collector) begin(now time.Time) {
 	c.start = now
 	c.first.take(nil, c.tgt.Sampler, now, &c.tmp)
 	c.takeExtra(c.first, true)
+	c.lastPSS = now
 	c.prev.copyFrom(c.first)
 	c.base.copyFrom(c.first)
 	c.based = c.st.Warmup <= 0
@@ -98,7 +100,11 @@ func takeRusage(s *snapshot) {
 // tick takes a snapshot, emits its interval record and, when final, returns the step result.
 func (c *collector) tick(now time.Time, final bool) results.Step {
 	c.cur.take(c.meters, c.tgt.Sampler, now, &c.tmp)
-	c.takeExtra(c.cur, final)
+	pss := final || (c.tgt.PSSEvery > 0 && now.Sub(c.lastPSS) >= c.tgt.PSSEvery)
+	if pss {
+		c.lastPSS = now
+	}
+	c.takeExtra(c.cur, pss)
 	iv := c.interval(c.prev, c.cur)
 	if !final && iv.Secs-c.tickSecs() > max(c.tickSecs()/2, minLateSecs) {
 		c.lateTicks++
@@ -215,6 +221,7 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 	if a.srvOK && b.srvOK && b.srv.Managed {
 		iv.ServerCPUPct = per(float64(b.srv.CPUTicks-a.srv.CPUTicks)/sysstat.UserHZ, secs) * 100
 		iv.ServerRSSMB = float64(b.srv.RSSBytes) / mib
+		iv.ServerPSSMB = float64(b.srv.PSSBytes) / mib // 0 on the ticks it is not read
 	}
 	if !a.sysOK || !b.sysOK {
 		return iv

@@ -31,6 +31,10 @@ type Setup struct {
 	OnTick func(iv *results.Interval)
 	// Tick is the sampling interval; 0 means 1 s.
 	Tick time.Duration
+	// PSSEvery, when > 0, also reads a managed server's PSS on the ticks this far apart (it is
+	// read at every step's start and end anyway; reading it makes the kernel walk the server's
+	// page tables).
+	PSSEvery time.Duration
 	// SyncLatency is the latency injected into the engine's sync calls (recorded in the step's
 	// syscalls figures).
 	SyncLatency time.Duration

@@ -105,7 +105,7 @@ type Server struct {
 	logPath string
 	port    int
 	version string
-	walker *treeWalker // Stats' buffers
+	walker  *treeWalker // Stats' buffers
 	// password is the benchmark user's random password (PostgreSQL: postgres; MariaDB:
 	// rumbench), also in Dir/password (0600).
 	password string

@@ -175,4 +175,3 @@ func atoi(b []byte) (int, bool) {
 	}
 	return n, true
 }
-
