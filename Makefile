@@ -9,11 +9,13 @@ SHA     := $(shell git rev-parse HEAD 2>/dev/null)
 PKG     := github.com/rumbench/rumbench/internal/bench
 LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitSHA=$(SHA)
 APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
+## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
+TAGS    ?= rocksdb
 
 .PHONY: build run test bench deps server-deps browser-deps clean syncshim
 
 build: deps syncshim
-	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
+	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
 
 ## syncshim: the sync accounting library (--syscalls) that managed servers load with
 ## LD_PRELOAD, beside the binary; rumbench compiles its embedded copy with gcc when it is missing
@@ -30,18 +32,23 @@ run: build
 
 ## test: vet and every test (real engines and private servers, no mocks)
 test: deps server-deps browser-deps syncshim
-	$(GO) vet ./...
-	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -count=1 -timeout 30m ./...
+	$(GO) vet -tags "$(TAGS)" ./...
+	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -count=1 -timeout 30m ./...
 
 ## bench: the client-cost benchmarks (go test -bench)
 bench: deps syncshim
-	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -run '^$$' -bench . -benchmem ./...
+	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -run '^$$' -bench . -benchmem ./...
 
-## deps: a C compiler for the cgo SQLite driver; installed with apt-get when missing
+## deps: a C compiler for the cgo SQLite driver and the libraries of the cgo engines (RocksDB);
+## installed with apt-get when missing (retried once)
+ENGINE_PKGS := librocksdb-dev
 deps:
 	@command -v gcc >/dev/null 2>&1 || { \
 		echo "installing gcc (cgo: mattn/go-sqlite3)"; \
 		$(APT) update && { $(APT) install build-essential || $(APT) install build-essential; }; }
+	@if [ -f /usr/include/rocksdb/c.h ]; then :; else \
+		echo "installing $(ENGINE_PKGS)"; \
+		$(APT) update && { $(APT) install $(ENGINE_PKGS) || $(APT) install $(ENGINE_PKGS); }; fi
 
 ## server-deps: PostgreSQL, MariaDB and MyRocks for the server engines and their tests (the
 ## install is retried once: an image hook can fail the first try)

@@ -196,6 +196,9 @@ func validate(cfg Config) ([]engine.Spec, error) {
 		if !ok {
 			return nil, UsageError{fmt.Errorf("unknown engine %q (valid: %s)", t.Engine.Name, strings.Join(engine.Names(), ", "))}
 		}
+		if s.Unavailable != "" {
+			return nil, UsageError{fmt.Errorf("engine %s: %s", s.Name, s.Unavailable)}
+		}
 		if seen[t.Label] {
 			return nil, UsageError{fmt.Errorf("target %s is listed twice", t.Label)}
 		}

@@ -25,7 +25,11 @@ func newEnginesCmd(env *Env) *cobra.Command {
 			fmt.Fprintln(tw, "ENGINE\tDESCRIPTION")
 			for _, name := range engine.Names() {
 				s, _ := engine.Lookup(name)
-				fmt.Fprintf(tw, "%s\t%s\n", name, s.Description)
+				desc := s.Description
+				if s.Unavailable != "" {
+					desc += " [not in this build: " + s.Unavailable + "]"
+				}
+				fmt.Fprintf(tw, "%s\t%s\n", name, desc)
 				keys := make([]string, 0, len(s.Options))
 				for k := range s.Options {
 					keys = append(keys, k)

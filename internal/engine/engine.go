@@ -53,6 +53,9 @@ type Spec struct {
 	// Check validates engine-specific options without opening anything (nil: only the keys of
 	// Options are checked).
 	Check func(extra map[string]string) error
+	// Unavailable, when set, says why this binary cannot open the engine (a cgo engine built
+	// without its tag): the engine is listed, and refused with this line.
+	Unavailable string
 }
 
 // CheckOptions validates extra for this engine: known keys, then the engine's own Check.

@@ -191,6 +191,9 @@ type Step struct {
 	ServerFsyncsPerOp float64 `json:"server_fsyncs_per_op"`
 	// ServerCounters are the server's other counters over the step (deltas), by their own names.
 	ServerCounters map[string]int64 `json:"server_counters,omitempty"`
+	// EngineCounters are an embedded engine's own statistics over the step (deltas), by their
+	// own names (RocksDB's tickers, WiredTiger's statistics).
+	EngineCounters map[string]int64 `json:"engine_counters,omitempty"`
 	// Syscalls is the sync and write accounting of the step (--syscalls), nil when off.
 	Syscalls *Syscalls `json:"syscalls,omitempty"`
 

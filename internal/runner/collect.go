@@ -69,8 +69,9 @@ func (c *collector) begin(now time.Time) {
 }
 
 // takeExtra completes a snapshot with this process's and the observer's CPU time and the
-// server's counters (its PSS only with pss: at a step's start and end).
-func (c *collector) takeExtra(s *snapshot, pss bool) {
+// server's counters; a full one (a step's start and end, and --pss-every-secs) also with the
+// server's PSS and the engine's own counters.
+func (c *collector) takeExtra(s *snapshot, full bool) {
 	takeRusage(s)
 	if c.threadStart >= 0 {
 		s.observerNs = sysstat.ThreadCPUNs() - c.threadStart
@@ -81,11 +82,15 @@ func (c *collector) takeExtra(s *snapshot, pss bool) {
 		// once the run is interrupted).
 		ctx, cancel := context.WithTimeout(context.Background(), c.timeout(time.Second))
 		var err error
-		s.srv, err = r.ServerSample(ctx, pss)
+		s.srv, err = r.ServerSample(ctx, full)
 		cancel()
 		s.srvOK = err == nil
 	}
 	takeAcct(c.tgt.Engine, s)
+	s.engine = nil
+	if r, ok := c.tgt.Engine.(table.CounterReporter); ok && full {
+		s.engine = r.EngineCounters()
+	}
 }
 
 // takeRusage records this process's user+system CPU time from getrusage, kept beside the sample
@@ -317,6 +322,15 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		r.ClientMaxRSSMB = float64(b.sys.SelfHWMBytes) / mib
 	}
 	c.serverFigures(&r, a, b, ops)
+	// The engine's counters are read at the step's start and end only (warm-up included).
+	for k, v := range b.engine {
+		if v0, ok := c.first.engine[k]; ok {
+			if r.EngineCounters == nil {
+				r.EngineCounters = map[string]int64{}
+			}
+			r.EngineCounters[k] = v - v0
+		}
+	}
 	c.syscallFigures(&r, a, b, ops)
 	r.RateP50, r.RateP99 = ratePercentile(c.rates, 0.50), ratePercentile(c.rates, 0.99)
 	r.RateIntervals = len(c.rates)

@@ -173,6 +173,9 @@ type snapshot struct {
 	cpuNs int64 // this process's user+system CPU time (getrusage), ns
 	// observerNs is the CPU time of the observer's thread since the step began, ns.
 	observerNs int64
+	// engine is the engine's own counters (table.CounterReporter), read at the step's start
+	// and end only.
+	engine map[string]int64
 	srv        table.ServerSample
 	srvOK      bool
 	commits    int64

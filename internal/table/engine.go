@@ -87,6 +87,14 @@ type ContextCloser interface {
 	CloseContext(ctx context.Context) error
 }
 
+// CounterReporter is implemented by embedded engines that keep statistics of their own
+// (compaction bytes, stall time, log syncs): the runner reads them at each step's start and end
+// and records the deltas.
+type CounterReporter interface {
+	// EngineCounters returns the engine's cumulative counters by their own names.
+	EngineCounters() map[string]int64
+}
+
 // ServerReporter is implemented by engines that run on a database server. The runner samples it
 // on every tick, next to the OS counters.
 type ServerReporter interface {

@@ -50,6 +50,9 @@ func TestConformance(t *testing.T) {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
+			if spec, _ := engine.Lookup(name); spec.Unavailable != "" {
+				t.Skipf("engine %s: %s", name, spec.Unavailable)
+			}
 			t.Parallel()
 			stores := probeStores(t, name)
 			for _, c := range cases {

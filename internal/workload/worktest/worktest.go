@@ -26,6 +26,9 @@ func Engine(t testing.TB, name string, sync bool, extra map[string]string) (tabl
 	if !ok {
 		t.Fatalf("engine %s is not registered", name)
 	}
+	if spec.Unavailable != "" {
+		t.Skipf("engine %s: %s", name, spec.Unavailable)
+	}
 	dir := t.TempDir()
 	os.Chmod(filepath.Dir(dir), 0o755)
 	eng, err := spec.Open(context.Background(), engine.Options{Dir: dir, CacheBytes: 8 << 20, Sync: sync, Extra: extra})
