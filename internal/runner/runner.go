@@ -175,13 +175,13 @@ type snapshot struct {
 	observerNs int64
 	// engine is the engine's own counters (table.CounterReporter), read at the step's start
 	// and end only.
-	engine map[string]int64
-	srv        table.ServerSample
-	srvOK      bool
-	commits    int64
-	retries    int64
-	acct       syncacct.Sample
-	acctOK     bool
+	engine  map[string]int64
+	srv     table.ServerSample
+	srvOK   bool
+	commits int64
+	retries int64
+	acct    syncacct.Sample
+	acctOK  bool
 }
 
 // kindSnapshot is one kind's merged counters and histograms.
