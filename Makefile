@@ -10,7 +10,7 @@ PKG     := github.com/rumbench/rumbench/internal/bench
 LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitSHA=$(SHA)
 APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 ## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
-TAGS    ?= rocksdb
+TAGS    ?= rocksdb wiredtiger
 
 .PHONY: build run test bench deps server-deps browser-deps clean syncshim
 
@@ -39,14 +39,14 @@ test: deps server-deps browser-deps syncshim
 bench: deps syncshim
 	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -run '^$$' -bench . -benchmem ./...
 
-## deps: a C compiler for the cgo SQLite driver and the libraries of the cgo engines (RocksDB);
-## installed with apt-get when missing (retried once)
-ENGINE_PKGS := librocksdb-dev
+## deps: a C compiler for the cgo SQLite driver and the libraries of the cgo engines (RocksDB,
+## WiredTiger); installed with apt-get when missing (retried once)
+ENGINE_PKGS := librocksdb-dev libwiredtiger-dev
 deps:
 	@command -v gcc >/dev/null 2>&1 || { \
 		echo "installing gcc (cgo: mattn/go-sqlite3)"; \
 		$(APT) update && { $(APT) install build-essential || $(APT) install build-essential; }; }
-	@if [ -f /usr/include/rocksdb/c.h ]; then :; else \
+	@if [ -f /usr/include/rocksdb/c.h ] && [ -f /usr/include/wiredtiger.h ]; then :; else \
 		echo "installing $(ENGINE_PKGS)"; \
 		$(APT) update && { $(APT) install $(ENGINE_PKGS) || $(APT) install $(ENGINE_PKGS); }; fi
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/results"
 )
 
@@ -101,5 +102,28 @@ func TestManyThreadsDegraded(t *testing.T) {
 		if !strings.Contains(tr.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, tr.stdout)
 		}
+	}
+}
+
+// TestEngineCounters checks that the embedded engines with statistics of their own record them
+// per step (engine_counters): RocksDB's WAL bytes, WiredTiger's journal bytes, both moving in a
+// load.
+func TestEngineCounters(t *testing.T) {
+	want := map[string]string{"rocksdb": "rocksdb.wal.bytes", "wiredtiger": "log_bytes_written"}
+	for eng, counter := range want {
+		t.Run(eng, func(t *testing.T) {
+			if spec, _ := engine.Lookup(eng); spec.Unavailable != "" {
+				t.Skipf("engine %s: %s", eng, spec.Unavailable)
+			}
+			out, _, d := dirs(t)
+			tr := run(t, nil, append([]string{"run", "--engine", eng, "--steps", "l.i0", "--rows", "20000", "--quiet"}, d...)...)
+			if tr.code != 0 {
+				t.Fatalf("exit %d: %s", tr.code, tr.stderr)
+			}
+			_, _, steps := readRun(t, out)
+			if len(steps) != 1 || steps[0].EngineCounters[counter] < 20000*50 {
+				t.Errorf("%s l.i0: engine counters %v, want %s of at least 50 bytes per row", eng, steps[0].EngineCounters, counter)
+			}
+		})
 	}
 }

@@ -55,7 +55,8 @@ func newRunCmd(env *Env) *cobra.Command {
 		Long: `Run a workload on each engine in turn and print one table per step with a row per engine.
 Results go to <out>/<run-id>/ (run.json, steps.json, intervals.jsonl).
 
-With no flags: the quick profile of the insert benchmark (all steps) on pebble, sqlite and bbolt.
+With no flags: the quick profile of the insert benchmark (all steps) on pebble, rocksdb,
+wiredtiger and sqlite (bbolt in place of an engine this binary was built without).
 The flags below are the shared ones and those of the chosen workload (--workload, default
 insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" shows another's.
 "rumbench metrics" explains every column of the tables.`,
@@ -64,7 +65,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.workload, "workload", defaultWorkload, "workload to run ("+strings.Join(workload.Names(), ", ")+")")
-	fl.StringVar(&f.engines, "engine", "pebble,sqlite,bbolt", "comma-separated engines to run in turn (see rumbench engines)")
+	fl.StringVar(&f.engines, "engine", defaultEngines(), "comma-separated engines to run in turn (see rumbench engines)")
 	fl.StringVar(&f.profile, "profile", "quick", "scale profile: quick, small, standard (see rumbench workloads NAME)")
 	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the measured steps, -1 for the workload's reference formula (default from --profile)")
 	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each measured step excluded from its figures (default from --profile)")
@@ -94,6 +95,24 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(f, err) })
 	return cmd
+}
+
+// defaultEngines is the default --engine: two LSMs (pebble, rocksdb) and two B-trees (wiredtiger,
+// sqlite), those of them this binary has; bbolt stands in for a missing one.
+func defaultEngines() string {
+	var out []string
+	missing := false
+	for _, e := range []string{"pebble", "rocksdb", "wiredtiger", "sqlite"} {
+		if s, ok := engine.Lookup(e); ok && s.Unavailable == "" {
+			out = append(out, e)
+		} else {
+			missing = true
+		}
+	}
+	if missing {
+		out = append(out, "bbolt")
+	}
+	return strings.Join(out, ",")
 }
 
 // chosenWorkload returns the value of --workload in args (the default when absent).

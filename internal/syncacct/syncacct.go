@@ -206,3 +206,19 @@ var (
 	// SQLitePatterns: the rollback journal and the WAL are log; the database file is data.
 	SQLitePatterns = Patterns{Log: []string{"*-wal", "*-journal"}, Data: []string{"*.db"}}
 )
+
+// Uncounted is embedded by an engine that cannot count its syncs and writes: opened with
+// accounting on (Note set), it reports source "none" and why, so the results say what is not
+// seen; with accounting off (Note empty) it reports nothing and the runner ignores it.
+type Uncounted struct{ Note string }
+
+// SyncSample implements Reporter: nothing is counted.
+func (Uncounted) SyncSample(s *Sample) error { *s = Sample{}; return nil }
+
+// SyncCoverage implements Reporter.
+func (u Uncounted) SyncCoverage() Coverage {
+	if u.Note == "" {
+		return Coverage{}
+	}
+	return Coverage{Source: "none", Note: u.Note}
+}

@@ -113,21 +113,16 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	}
 	e := kv.New(&store{db: db, fillPercent: float64(fill) / 100}, info)
 	if o.SyncAcct.Enabled {
-		return uncounted{e}, nil
+		// bbolt calls fdatasync and writes with Go system calls and offers no file hook.
+		return uncounted{e, syncacct.Uncounted{Note: "bbolt syncs (fdatasync) and writes with Go system calls and has no file hook: not counted, no latency injected"}}, nil
 	}
 	return e, nil
 }
 
-// uncounted is the engine opened with sync accounting on, which it cannot honour: bbolt calls
-// fdatasync and writes with Go system calls and offers no file hook. The results say so.
-type uncounted struct{ *kv.Engine }
-
-// SyncSample implements syncacct.Reporter: nothing is counted.
-func (uncounted) SyncSample(s *syncacct.Sample) error { *s = syncacct.Sample{}; return nil }
-
-// SyncCoverage implements syncacct.Reporter.
-func (uncounted) SyncCoverage() syncacct.Coverage {
-	return syncacct.Coverage{Source: "none", Note: "bbolt syncs (fdatasync) and writes with Go system calls and has no file hook: not counted, no latency injected"}
+// uncounted is the engine opened with sync accounting on, which it cannot honour.
+type uncounted struct {
+	*kv.Engine
+	syncacct.Uncounted
 }
 
 func (s *store) NewBatch() kv.Batch { return &batch{s: s} }

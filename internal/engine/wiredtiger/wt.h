@@ -1,0 +1,31 @@
+// The WiredTiger API is function pointers in structs, which Go cannot call: wt.c wraps the calls
+// rumbench makes. A key or value given by Go is used during the call only.
+#ifndef RUMBENCH_WT_H
+#define RUMBENCH_WT_H
+#include <stdint.h>
+#include <stddef.h>
+#include <wiredtiger.h>
+
+int wt_open(const char *home, const char *cfg, WT_CONNECTION **conn);
+int wt_conn_close(WT_CONNECTION *c);
+int wt_session_open(WT_CONNECTION *c, WT_SESSION **s);
+int wt_session_close(WT_SESSION *s);
+int wt_create(WT_SESSION *s, const char *uri, const char *cfg);
+int wt_checkpoint(WT_SESSION *s);
+int wt_begin(WT_SESSION *s);
+int wt_commit(WT_SESSION *s);
+int wt_rollback(WT_SESSION *s);
+int wt_cursor_open(WT_SESSION *s, const char *uri, WT_CURSOR **c);
+int wt_cursor_close(WT_CURSOR *c);
+int wt_reset(WT_CURSOR *c);
+int wt_put(WT_CURSOR *c, const void *k, size_t kn, const void *v, size_t vn);
+int wt_del(WT_CURSOR *c, const void *k, size_t kn);
+int wt_search(WT_CURSOR *c, const void *k, size_t kn, const void **v, size_t *vn);
+int wt_seek_ge(WT_CURSOR *c, const void *k, size_t kn);
+int wt_next(WT_CURSOR *c);
+int wt_current(WT_CURSOR *c, const void **k, size_t *kn, const void **v, size_t *vn);
+int wt_stat(WT_CURSOR *c, int key, int64_t *value);
+const char *wt_strerror(int r);
+const char *wt_version(void);
+
+#endif
