@@ -1,4 +1,4 @@
-# rumbench: `make run` runs the main job (a quick insert benchmark on pebble, sqlite and bbolt);
+# rumbench: `make run` runs the main job (a quick insert benchmark on pebble, rocksdb, wiredtiger and sqlite);
 # `make test` runs every test. Both work on a fresh Debian machine with Go and gcc; whatever else
 # they need is installed here with apt-get when missing (as root).
 
