@@ -205,6 +205,8 @@ var (
 	}
 	// SQLitePatterns: the rollback journal and the WAL are log; the database file is data.
 	SQLitePatterns = Patterns{Log: []string{"*-wal", "*-journal"}, Data: []string{"*.db"}}
+	// LMDBPatterns: LMDB has no log; its data file is data (the lock file is other).
+	LMDBPatterns = Patterns{Data: []string{"data.mdb"}}
 )
 
 // Uncounted is embedded by an engine that cannot count its syncs and writes: opened with

@@ -110,6 +110,26 @@ func TestInjectedLatency(t *testing.T) {
 	}
 }
 
+// LMDB's C code is compiled into rumbench as SQLite's is, so the same in-process hooks count
+// it: two syncs of the data file per commit (the pages, then the meta page), the latency injected
+// into both.
+func TestLMDBInProcess(t *testing.T) {
+	lat := time.Millisecond
+	steps := runLoad(t, syncacct.Config{Enabled: true, Latency: lat}, results.NewTarget("lmdb", "lmdb", nil))
+	x := figures(t, steps[0])
+	if x.Source != "inprocess" || !x.Complete {
+		t.Errorf("lmdb: source %q complete %v", x.Source, x.Complete)
+	}
+	within(t, "lmdb syncs/commit", x.SyncsPerCommit, 1.95, 2.1)
+	within(t, "lmdb data syncs/commit", x.DataSyncsPerCommit, 1.95, 2.1)
+	if x.DataBytesPerOp <= 0 || x.LogSyncsPerCommit != 0 {
+		t.Errorf("lmdb: data bytes/op %g, log syncs/commit %g", x.DataBytesPerOp, x.LogSyncsPerCommit)
+	}
+	if min := float64(x.Syncs) * lat.Seconds(); x.DelaySecs < min {
+		t.Errorf("lmdb: delay %.3fs for %d syncs", x.DelaySecs, x.Syncs)
+	}
+}
+
 // bbolt cannot be counted: the figures say so instead of reporting zeros as if measured.
 func TestBboltNotCounted(t *testing.T) {
 	steps := runLoad(t, syncacct.Config{Enabled: true}, results.NewTarget("bbolt", "bbolt", nil))
