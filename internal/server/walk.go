@@ -23,6 +23,10 @@ type treeWalker struct {
 	dents    []byte // a directory's entries (getdents64)
 	queue    []int
 	pageSize int64
+	// lastCPU is the tree's CPU at the last walk: a child reaped between reading its parent's
+	// stat and its own is missed by one walk (it is in neither), and a cumulative figure must
+	// not fall.
+	lastCPU uint64
 }
 
 func newTreeWalker() *treeWalker {
@@ -35,6 +39,21 @@ func newTreeWalker() *treeWalker {
 func (w *treeWalker) stats(root int, pss bool) (TreeStats, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	st, err := w.walk(root, pss)
+	if err == nil && st.CPUTicks < w.lastCPU {
+		// A child was reaped during the walk: walk again, and never report less than before.
+		if st, err = w.walk(root, pss); err == nil {
+			st.CPUTicks = max(st.CPUTicks, w.lastCPU)
+		}
+	}
+	if err == nil {
+		w.lastCPU = st.CPUTicks
+	}
+	return st, err
+}
+
+// walk sums the tree of root once.
+func (w *treeWalker) walk(root int, pss bool) (TreeStats, error) {
 	var st TreeStats
 	w.queue = append(w.queue[:0], root)
 	for i := 0; i < len(w.queue); i++ {
