@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -74,6 +75,7 @@ type store struct {
 	conn      *C.WT_CONNECTION
 	sessions  chan *session
 	createCfg *C.char
+	dir       string
 
 	mu     sync.Mutex
 	tables map[uint32]*C.char // created tables: their URIs
@@ -108,7 +110,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		cfg += ",extensions=[" + lib + "]"
 		tableCfg += ",block_compressor=" + c.compression
 	}
-	s := &store{sessions: make(chan *session, 64), tables: map[uint32]*C.char{}, createCfg: C.CString(tableCfg)}
+	s := &store{sessions: make(chan *session, 64), tables: map[uint32]*C.char{}, createCfg: C.CString(tableCfg), dir: o.Dir}
 	home, ccfg := C.CString(o.Dir), C.CString(cfg)
 	defer C.free(unsafe.Pointer(home))
 	defer C.free(unsafe.Pointer(ccfg))
@@ -283,8 +285,21 @@ func (s *store) Maintain(ctx context.Context) (string, error) {
 	return "checkpoint", nil
 }
 
-// Size has no figure of WiredTiger's own here: the data directory's size is measured.
-func (s *store) Size() (int64, bool) { return 0, false }
+// Size is the size of the tables' files (t*.wt): the data and indexes without the journal,
+// whose files WiredTiger preallocates (100 MiB each).
+func (s *store) Size() (int64, bool) {
+	files, err := filepath.Glob(filepath.Join(s.dir, "t*.wt"))
+	if err != nil {
+		return 0, false
+	}
+	var n int64
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n, true
+}
 
 func (s *store) Close() error {
 	close(s.sessions)
