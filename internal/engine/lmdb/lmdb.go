@@ -142,34 +142,26 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if !o.SyncAcct.Enabled {
 		return e, nil
 	}
-	// LMDB's C code is compiled into this binary, as SQLite's is: its fdatasync, msync and pwrite
-	// calls go to the shim linked in (package cshim), which counts them.
+	// LMDB's fdatasync, msync and pwrite calls are counted by the shim (see acctEngine).
 	ip, err := cshim.StartInProcess(o.Dir, syncacct.LMDBPatterns, o.SyncAcct.Latency)
 	if err != nil {
 		e.Close()
 		return nil, err
 	}
-	return &acctEngine{Engine: e, ip: ip}, nil
+	return &acctEngine{Engine: e, InProcess: ip}, nil
 }
 
-// acctEngine is the engine with its sync accounting.
+// acctEngine is the engine with its sync accounting: LMDB runs in this process and its libc
+// calls go to the shim linked into this binary (package cshim), which counts them.
 type acctEngine struct {
 	*kv.Engine
-	ip *cshim.InProcess
-}
-
-// SyncSample implements syncacct.Reporter.
-func (e *acctEngine) SyncSample(s *syncacct.Sample) error { e.ip.Read(s); return nil }
-
-// SyncCoverage implements syncacct.Reporter: every LMDB file access goes through libc.
-func (e *acctEngine) SyncCoverage() syncacct.Coverage {
-	return syncacct.Coverage{Source: "inprocess", Complete: true}
+	*cshim.InProcess
 }
 
 // Close closes the engine and turns the accounting off.
 func (e *acctEngine) Close() error {
 	err := e.Engine.Close()
-	e.ip.Stop()
+	e.InProcess.Stop()
 	return err
 }
 

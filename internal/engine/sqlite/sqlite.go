@@ -119,28 +119,20 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	return &acctEngine{Engine: e, ip: ip}, nil
+	return &acctEngine{Engine: e, InProcess: ip}, nil
 }
 
-// acctEngine is the engine with its sync accounting: SQLite runs in this process and calls
-// libc's fsync and pwrite64, which the shim linked into this binary counts (package cshim).
+// acctEngine is the engine with its sync accounting: SQLite runs in this process and its libc
+// calls go to the shim linked into this binary (package cshim), which counts them.
 type acctEngine struct {
 	*sqlfam.Engine
-	ip *cshim.InProcess
-}
-
-// SyncSample implements syncacct.Reporter.
-func (e *acctEngine) SyncSample(s *syncacct.Sample) error { e.ip.Read(s); return nil }
-
-// SyncCoverage implements syncacct.Reporter: every SQLite file access goes through libc.
-func (e *acctEngine) SyncCoverage() syncacct.Coverage {
-	return syncacct.Coverage{Source: "inprocess", Complete: true}
+	*cshim.InProcess
 }
 
 // Close closes the engine and turns the accounting off.
 func (e *acctEngine) Close() error {
 	err := e.Engine.Close()
-	e.ip.Stop()
+	e.InProcess.Stop()
 	return err
 }
 

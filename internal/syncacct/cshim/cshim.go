@@ -40,7 +40,7 @@ var (
 	inWords  *C.uint64_t // C memory, allocated once and never freed (wrappers may still add to it)
 )
 
-// InProcess is the in-process accounting of this binary's C code (SQLite).
+// InProcess is the in-process accounting of this binary's C code (SQLite, LMDB).
 type InProcess struct {
 	block *syncacct.Block
 	once  sync.Once
@@ -78,6 +78,16 @@ func StartInProcess(root string, p syncacct.Patterns, latency time.Duration) (*I
 
 // Read fills s with the cumulative counters (they keep counting across sessions: diff them).
 func (ip *InProcess) Read(s *syncacct.Sample) { ip.block.Read(s) }
+
+// SyncSample implements syncacct.Reporter: Read. An engine whose C code runs in this process
+// embeds its *InProcess next to itself to report its syncs.
+func (ip *InProcess) SyncSample(s *syncacct.Sample) error { ip.block.Read(s); return nil }
+
+// SyncCoverage implements syncacct.Reporter: code compiled into this binary reaches its files
+// only through libc, so every access is seen.
+func (ip *InProcess) SyncCoverage() syncacct.Coverage {
+	return syncacct.Coverage{Source: "inprocess", Complete: true}
+}
 
 // Stop turns the hooks off again (calls pass through). It is idempotent.
 func (ip *InProcess) Stop() {
