@@ -86,6 +86,15 @@ type store struct {
 type session struct {
 	s       *C.WT_SESSION
 	cursors map[uint32]*C.WT_CURSOR
+	// rec receives a record's C addresses from wt_search and wt_current. Out-parameters declared
+	// in the calling function would escape to the heap (their address goes to C), once per call.
+	rec record
+}
+
+// record is a cursor record as WiredTiger lends it: C memory, valid until the cursor moves.
+type record struct {
+	k, v   unsafe.Pointer
+	kn, vn C.size_t
 }
 
 func open(ctx context.Context, o engine.Options) (table.Engine, error) {
@@ -243,15 +252,14 @@ func (s *store) Get(key, dst []byte) ([]byte, bool, error) {
 	if err != nil || cur == nil {
 		return dst, false, err
 	}
-	var v unsafe.Pointer
-	var vn C.size_t
-	switch err := wtErr("search", C.wt_search(cur, ptr(key), C.size_t(len(key)), &v, &vn)); {
+	r := &ss.rec
+	switch err := wtErr("search", C.wt_search(cur, ptr(key), C.size_t(len(key)), &r.v, &r.vn)); {
 	case errors.Is(err, errNotFound):
 		return dst, false, nil
 	case err != nil:
 		return dst, false, err
 	}
-	dst = append(dst, bytesAt(v, vn)...)
+	dst = append(dst, bytesAt(r.v, r.vn)...)
 	return dst, true, wtErr("reset", C.wt_reset(cur))
 }
 
@@ -418,18 +426,17 @@ func (i *iter) at(r C.int) bool {
 		}
 		return false
 	}
-	var k, v unsafe.Pointer
-	var kn, vn C.size_t
-	if r := C.wt_current(i.cur, &k, &kn, &v, &vn); r != 0 {
+	rec := &i.ss.rec
+	if r := C.wt_current(i.cur, &rec.k, &rec.kn, &rec.v, &rec.vn); r != 0 {
 		i.err = wtErr("cursor", r)
 		return false
 	}
-	key := bytesAt(k, kn)
+	key := bytesAt(rec.k, rec.kn)
 	if i.upper != nil && string(key) >= string(i.upper) {
 		C.wt_reset(i.cur)
 		return false
 	}
-	i.key, i.value = key, bytesAt(v, vn)
+	i.key, i.value = key, bytesAt(rec.v, rec.vn)
 	return true
 }
 

@@ -85,3 +85,6 @@ func BenchmarkPebblePointQuery(b *testing.B)      { benchEngineEvent(b, "pebble"
 func BenchmarkPebblePointsCoveredSI(b *testing.B) { benchEngineEvent(b, "pebble", "points-covered-si") }
 func BenchmarkPebbleRangeCoveredPK(b *testing.B)  { benchEngineEvent(b, "pebble", "range-covered-pk") }
 func BenchmarkBboltPointQuery(b *testing.B)       { benchEngineEvent(b, "bbolt", "point-query") }
+func BenchmarkLMDBPointQuery(b *testing.B)        { benchEngineEvent(b, "lmdb", "point-query") }
+func BenchmarkRocksDBPointQuery(b *testing.B)     { benchEngineEvent(b, "rocksdb", "point-query") }
+func BenchmarkWiredTigerPointQuery(b *testing.B)  { benchEngineEvent(b, "wiredtiger", "point-query") }
