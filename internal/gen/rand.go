@@ -39,6 +39,9 @@ func (r *Rand) Intn(n int64) int64 {
 	return int64(hi)
 }
 
+// Float64 returns a uniform float64 in [0, 1) from 53 random bits.
+func (r *Rand) Float64() float64 { return float64(r.Uint64()>>11) / (1 << 53) }
+
 // Range returns a uniform integer in [lo, hi]; hi must be >= lo and hi−lo < MaxInt64.
 func (r *Rand) Range(lo, hi int64) int64 { return lo + r.Intn(hi-lo+1) }
 

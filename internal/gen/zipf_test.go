@@ -18,7 +18,7 @@ func TestZipfFrequencies(t *testing.T) {
 		}
 		counts[v]++
 	}
-	zn := zeta(n, 0.8)
+	zn := zetaSum(0, n, 0.8, 0)
 	for _, rank := range []int{1, 2} {
 		want := 1 / math.Pow(float64(rank), 0.8) / zn
 		got := float64(counts[rank]) / draws
@@ -46,5 +46,31 @@ func TestZipfOne(t *testing.T) {
 		if v := z.Next(&r); v != 1 {
 			t.Fatalf("n=1 drew %d", v)
 		}
+	}
+}
+
+// Growing the item count step by step gives the zeta sum and eta of a generator made at the
+// final size, and draws reach the new items.
+func TestZipfGrow(t *testing.T) {
+	z := NewZipf(100, 0.99)
+	z.Grow(150)
+	z.Grow(150)
+	z.Grow(120) // below N: no change
+	z.Grow(1000)
+	fresh := NewZipf(1000, 0.99)
+	if z.N() != 1000 || math.Abs(z.Zeta()-fresh.Zeta()) > 1e-9 || math.Abs(z.eta-fresh.eta) > 1e-9 {
+		t.Errorf("grown n %d zeta %v eta %v, fresh zeta %v eta %v", z.N(), z.Zeta(), z.eta, fresh.Zeta(), fresh.eta)
+	}
+	r := NewRand(3)
+	beyond := 0
+	for i := 0; i < 100000; i++ {
+		if v := z.Next(&r); v > 150 {
+			beyond++
+		} else if v < 1 {
+			t.Fatalf("draw %d below 1", v)
+		}
+	}
+	if beyond == 0 {
+		t.Error("no draw reached the items added by Grow")
 	}
 }

@@ -15,9 +15,6 @@ type KeyGenerator interface {
 	Next(r *gen.Rand) int64
 }
 
-// unitFloat returns a uniform float64 in [0, 1) with 53 random bits.
-func unitFloat(r *gen.Rand) float64 { return float64(r.Uint64()>>11) / (1 << 53) }
-
 func checkRange(lo, hi int64) error {
 	if hi < lo {
 		return fmt.Errorf("ycsbgen: empty range [%d, %d]", lo, hi)
@@ -46,69 +43,12 @@ func (u *Uniform) Next(r *gen.Rand) int64 { return r.Range(u.lo, u.hi) }
 // ZipfianConstant is YCSB's default zipfian exponent theta (property zipfian constant 0.99).
 const ZipfianConstant = 0.99
 
-// zipfCore is the Gray et al. zipfian draw over the offsets [0, n) used by YCSB's
-// ZipfianGenerator, with the zeta sum extended incrementally when n grows. Offset 0 is the most
-// popular. It is not safe for concurrent use.
-type zipfCore struct {
-	n                          int64 // item count the constants below are computed for
-	theta, alpha, zeta2, zetan float64
-	eta, halfPowTheta          float64
-}
-
-// newZipfCore sets up a draw over n items; zetan, when positive, is the precomputed zeta(n,
-// theta) and is taken as given instead of summed (O(n)).
-func newZipfCore(n int64, theta, zetan float64) zipfCore {
-	c := zipfCore{n: n, theta: theta, alpha: 1 / (1 - theta), halfPowTheta: math.Pow(0.5, theta)}
-	c.zeta2 = zetaSum(0, 2, theta, 0)
-	if zetan > 0 {
-		c.zetan = zetan
-	} else {
-		c.zetan = zetaSum(0, n, theta, 0)
-	}
-	c.setEta()
-	return c
-}
-
-// zetaSum returns initial + sum over i in (from, to] of 1/i^theta.
-func zetaSum(from, to int64, theta, initial float64) float64 {
-	s := initial
-	for i := from + 1; i <= to; i++ {
-		s += 1 / math.Pow(float64(i), theta)
-	}
-	return s
-}
-
-func (c *zipfCore) setEta() {
-	c.eta = (1 - math.Pow(2/float64(c.n), 1-c.theta)) / (1 - c.zeta2/c.zetan)
-}
-
-// grow extends the item count to n >= c.n, adding only the new items' terms to the zeta sum.
-func (c *zipfCore) grow(n int64) {
-	c.zetan = zetaSum(c.n, n, c.theta, c.zetan)
-	c.n = n
-	c.setEta()
-}
-
-// draw returns an offset in [0, n).
-func (c *zipfCore) draw(r *gen.Rand) int64 {
-	u := unitFloat(r)
-	uz := u * c.zetan
-	if uz < 1 || c.n == 1 {
-		return 0
-	}
-	if uz < 1+c.halfPowTheta {
-		return 1
-	}
-	v := int64(float64(c.n) * math.Pow(c.eta*u-c.eta+1, c.alpha))
-	return min(max(v, 0), c.n-1)
-}
-
 // Zipfian draws key numbers in [lo, hi] with P(lo+i) proportional to 1/(i+1)^theta: lo is the
 // most popular, lo+1 the next, and so on (YCSB's ZipfianGenerator, method of Gray et al.).
 // Set-up sums zeta over the whole range once (O(hi−lo)); each draw is O(1).
 type Zipfian struct {
-	lo   int64
-	core zipfCore
+	lo int64
+	z  *gen.Zipf
 }
 
 // NewZipfian returns a zipfian generator over [lo, hi] with exponent theta (use
@@ -121,11 +61,11 @@ func NewZipfian(lo, hi int64, theta float64) (*Zipfian, error) {
 	if !(theta > 0 && theta < 1) {
 		return nil, fmt.Errorf("ycsbgen: zipfian theta %v outside (0, 1)", theta)
 	}
-	return &Zipfian{lo: lo, core: newZipfCore(hi-lo+1, theta, 0)}, nil
+	return &Zipfian{lo: lo, z: gen.NewZipf(hi-lo+1, theta)}, nil
 }
 
 // Next returns a key number in [lo, hi].
-func (z *Zipfian) Next(r *gen.Rand) int64 { return z.lo + z.core.draw(r) }
+func (z *Zipfian) Next(r *gen.Rand) int64 { return z.lo + z.z.Next(r) - 1 }
 
 // ScrambledItemCount is the item count of the zipfian behind ScrambledZipfian (YCSB's
 // ScrambledZipfianGenerator.ITEM_COUNT, ten billion), and ScrambledZetan its zeta sum for theta
@@ -141,7 +81,7 @@ const (
 // lo + FNVHash64(draw) mod (hi−lo+1). Set-up is O(1).
 type ScrambledZipfian struct {
 	lo, count int64
-	core      zipfCore
+	z         *gen.Zipf
 }
 
 // NewScrambledZipfian returns a scrambled zipfian generator over [lo, hi]. It fails when the
@@ -151,12 +91,12 @@ func NewScrambledZipfian(lo, hi int64) (*ScrambledZipfian, error) {
 		return nil, err
 	}
 	return &ScrambledZipfian{lo: lo, count: hi - lo + 1,
-		core: newZipfCore(ScrambledItemCount, ZipfianConstant, ScrambledZetan)}, nil
+		z: gen.NewZipfZeta(ScrambledItemCount, ZipfianConstant, ScrambledZetan)}, nil
 }
 
 // Next returns a key number in [lo, hi].
 func (s *ScrambledZipfian) Next(r *gen.Rand) int64 {
-	m := FNVHash64(s.core.draw(r)) % s.count
+	m := FNVHash64(s.z.Next(r)-1) % s.count
 	if m < 0 { // FNVHash64 is negative only for the one hash whose absolute value overflows
 		m += s.count
 	}
@@ -260,7 +200,7 @@ func (c *AckCounter) Acknowledge(v int64) error {
 // is not safe for concurrent use: give each worker goroutine its own, all sharing one AckCounter.
 type SkewedLatest struct {
 	counter *AckCounter
-	core    zipfCore
+	z       *gen.Zipf
 }
 
 // NewSkewedLatest returns a skewed-latest generator reading its bound from counter; set-up sums
@@ -270,7 +210,7 @@ func NewSkewedLatest(counter *AckCounter) *SkewedLatest {
 	if counter == nil {
 		panic("ycsbgen: NewSkewedLatest needs a counter")
 	}
-	return &SkewedLatest{counter: counter, core: newZipfCore(max(counter.Last()+1, 1), ZipfianConstant, 0)}
+	return &SkewedLatest{counter: counter, z: gen.NewZipf(max(counter.Last()+1, 1), ZipfianConstant)}
 }
 
 // Next returns a key number in [0, Last()]; when no key is acknowledged yet (Last() < 0) it
@@ -280,10 +220,8 @@ func (s *SkewedLatest) Next(r *gen.Rand) int64 {
 	if last < 0 {
 		return last
 	}
-	if last+1 > s.core.n {
-		s.core.grow(last + 1)
-	}
-	return last - s.core.draw(r)
+	s.z.Grow(last + 1)
+	return last - (s.z.Next(r) - 1)
 }
 
 // Hotspot draws key numbers in [lo, hi] with a hot set, the first int(count·hotSetFraction) keys
@@ -314,7 +252,7 @@ func (h *Hotspot) HotCount() int64 { return h.hotCount }
 
 // Next returns a key number in [lo, hi].
 func (h *Hotspot) Next(r *gen.Rand) int64 {
-	hot := unitFloat(r) < h.hotOpnFraction
+	hot := r.Float64() < h.hotOpnFraction
 	if h.coldCount == 0 || (hot && h.hotCount > 0) {
 		return h.lo + r.Intn(h.hotCount)
 	}
@@ -346,7 +284,7 @@ func NewExponential(percentile float64, recordCount int64, frac float64) (*Expon
 
 // Next returns a distance >= 0 (clamped to MaxInt64).
 func (e *Exponential) Next(r *gen.Rand) int64 {
-	u := 1 - unitFloat(r) // (0, 1]
+	u := 1 - r.Float64() // (0, 1]
 	d := -math.Log(u) / e.gamma
 	if d >= math.MaxInt64 {
 		return math.MaxInt64
@@ -430,7 +368,7 @@ func NewDiscreteChooser(choices ...Choice) (*DiscreteChooser, error) {
 
 // Next returns the Op of one choice, picked with probability Weight / (sum of the weights).
 func (d *DiscreteChooser) Next(r *gen.Rand) int {
-	x := unitFloat(r) * d.total
+	x := r.Float64() * d.total
 	for i, c := range d.cumulative {
 		if x < c {
 			return d.ops[i]
