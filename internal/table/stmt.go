@@ -32,6 +32,10 @@ const (
 	Between
 	// All matches every row, each tested by the statement's Filter (a full scan).
 	All
+	// From matches the first rows in key order whose key is >= the first argument, as many as
+	// the second argument (an Int64 limit) says: SQL's WHERE k >= ? ORDER BY k LIMIT ? (a YCSB
+	// scan). Primary key only.
+	From
 )
 
 // Agg is the aggregation of a Select.
@@ -63,8 +67,8 @@ type Assign struct {
 // check that every engine returns the same results.
 //
 // Arguments, in the order of the SQL placeholders: Update assignments' values (for Add == 0)
-// first, then the key predicate's values (Eq: 1, In: InLen, Between: 2); for InsertRow, every
-// column (or every column but the primary key when AutoID).
+// first, then the key predicate's values (Eq: 1, In: InLen, Between: 2, From: the start key and
+// the limit); for InsertRow, every column (or every column but the primary key when AutoID).
 type Stmt struct {
 	Table *Table
 	Kind  StmtKind
@@ -115,7 +119,7 @@ func (s *Stmt) Args() int {
 		n++
 	case In:
 		n += s.InLen
-	case Between:
+	case Between, From:
 		n += 2
 	}
 	return n
@@ -140,6 +144,9 @@ func (s *Stmt) Validate() error {
 	}
 	if s.Match == In && s.InLen <= 0 {
 		return fmt.Errorf("statement on %s: IN with no values", t.Name)
+	}
+	if s.Match == From && (s.Index != -1 || s.Kind != Select || s.Agg != NoAgg) {
+		return fmt.Errorf("statement on %s: a From match is a primary-key Select of rows", t.Name)
 	}
 	col := func(c int) error {
 		if c < 0 || c >= len(t.Columns) {
@@ -177,7 +184,7 @@ func (s *Stmt) Validate() error {
 			return col(s.FilterCol)
 		}
 	case Update, Delete:
-		if s.Index != -1 || s.Match == All || s.Match == Between {
+		if s.Index != -1 || s.Match == All || s.Match == Between || s.Match == From {
 			return fmt.Errorf("statement on %s: updates and deletes are by primary key (= or IN)", t.Name)
 		}
 	}

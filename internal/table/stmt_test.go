@@ -21,6 +21,7 @@ func TestStmtArgs(t *testing.T) {
 		{Stmt{Kind: Select, Index: 0, Match: In, InLen: 100}, 100},
 		{Stmt{Kind: Select, Index: -1, Match: Between}, 2},
 		{Stmt{Kind: Select, Index: -1, Match: All}, 0},
+		{Stmt{Kind: Select, Index: -1, Match: From}, 2},
 		{Stmt{Kind: Update, Index: -1, Match: Eq, Set: []Assign{{Col: 1, Add: 1}}}, 1},
 		{Stmt{Kind: Update, Index: -1, Match: In, InLen: 3, Set: []Assign{{Col: 2}}}, 4},
 		{Stmt{Kind: InsertRow, Index: -1}, 3},
@@ -52,6 +53,10 @@ func TestStmtValidate(t *testing.T) {
 		{Stmt{Kind: Update, Index: 0, Match: Eq, Set: []Assign{{Col: 2}}}, "by primary key"},
 		{Stmt{Kind: Delete, Index: -1, Match: Between}, "by primary key"},
 		{Stmt{Kind: Select, Index: -1, Match: All, Cols: []int{0}, FilterCol: 2}, ""},
+		{Stmt{Kind: Select, Index: -1, Match: From, Cols: []int{0, 2}}, ""},
+		{Stmt{Kind: Select, Index: 0, Match: From, Cols: []int{0}}, "primary-key Select"},
+		{Stmt{Kind: Select, Index: -1, Match: From, Agg: Count, AggCol: 2}, "primary-key Select"},
+		{Stmt{Kind: Update, Index: -1, Match: From, Set: []Assign{{Col: 2}}}, "primary-key Select"},
 	} {
 		c.st.Table = tb
 		err := c.st.Validate()

@@ -1,6 +1,6 @@
 // Package table is the table model that every workload speaks and every engine implements.
 //
-// A workload describes tables (typed columns, an int64 primary key, secondary indexes) and issues
+// A workload describes tables (typed columns, an integer or string primary key, secondary indexes) and issues
 // operations on them through a Session; an engine implements those operations over its own storage.
 // Nothing outside an engine package knows which engine runs.
 package table
@@ -61,21 +61,27 @@ type Index struct {
 	Columns []int
 }
 
-// Table describes one table. Column 0 is the primary key and must be Int64 or Int32.
+// Table describes one table. Column 0 is the primary key: Int64 or Int32, or Bytes for a string
+// key (YCSB's "user<n>"), which engines order bytewise (a Text key by the server's collation,
+// which agrees for ASCII letters and digits). Session.Get and Session.DeleteOldest take integer
+// keys only; a string-keyed table is read and written through Exec.
 type Table struct {
 	Name    string
 	Columns []Column
 	Indexes []Index
 }
 
-// Validate checks the table description: a name, an Int64 primary key in column 0, and index
-// columns that exist.
+// Validate checks the table description: a name, an Int64, Int32 or Bytes primary key in column
+// 0 (a Bytes key with a MaxLen, auto-increment only for integers), and index columns that exist.
 func (t *Table) Validate() error {
 	if t.Name == "" {
 		return fmt.Errorf("table has no name")
 	}
-	if len(t.Columns) == 0 || (t.Columns[0].Type != Int64 && t.Columns[0].Type != Int32) {
-		return fmt.Errorf("table %s: column 0 must be the int64 or int32 primary key", t.Name)
+	if len(t.Columns) == 0 || t.Columns[0].Type == Timestamp {
+		return fmt.Errorf("table %s: column 0 must be the int64, int32 or bytes primary key", t.Name)
+	}
+	if pk := t.Columns[0]; pk.Type == Bytes && (pk.AutoIncrement || pk.MaxLen <= 0) {
+		return fmt.Errorf("table %s: a bytes primary key needs a MaxLen and cannot be auto-increment", t.Name)
 	}
 	for _, ix := range t.Indexes {
 		if ix.Name == "" || len(ix.Columns) == 0 {

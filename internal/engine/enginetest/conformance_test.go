@@ -41,6 +41,7 @@ var cases = []testCase{
 	{"Scan", true, testScan},
 	{"DeleteOldest", true, testDeleteOldest},
 	{"Statements", true, testStatements},
+	{"StringKeys", true, testStringKeys},
 }
 
 func TestConformance(t *testing.T) {

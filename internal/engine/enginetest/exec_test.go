@@ -200,3 +200,82 @@ func testStatements(t *testing.T, h *harness) {
 		t.Error("ErrConflict does not unwrap")
 	}
 }
+
+// testStringKeys runs the statements YCSB issues on a table with a string primary key: batch
+// inserts, point reads, IN lists, From scans (k >= ? ORDER BY k LIMIT ?), updates, deletes,
+// and a secondary index whose entries carry the string key.
+func testStringKeys(t *testing.T, h *harness) {
+	tb := &table.Table{
+		Name: "skeys",
+		Columns: []table.Column{
+			{Name: "ykey", Type: table.Bytes, NotNull: true, MaxLen: 64, Text: true},
+			{Name: "f0", Type: table.Bytes, MaxLen: 16, Text: true},
+			{Name: "n", Type: table.Int64},
+		},
+		Indexes: []table.Index{{Name: "n", Columns: []int{2}}},
+	}
+	h.createTable(tb, true)
+	s := h.session()
+	rows := table.NewRows(3, 12)
+	for i := 1; i <= 12; i++ {
+		row := rows.AppendRaw()
+		row[0], row[1], row[2] = bv(fmt.Sprintf("user%02d", i)), bv(fmt.Sprintf("v%d", i)), table.Value{I: int64(i % 3)}
+	}
+	if err := s.Insert(h.ctx, tb, rows); err != nil {
+		t.Fatal(err)
+	}
+	st := stmts{tb}
+	sel := func(sql string, st2 table.Stmt) *table.Stmt { st2.Kind = table.Select; return st.mk(sql, st2) }
+	read := sel("SELECT f0, n FROM {T} WHERE ykey = ?", table.Stmt{Index: -1, Match: table.Eq, Cols: []int{1, 2}})
+	got, _ := exec(h, s, read, false, bv("user07"))
+	wantRows(t, "point read", got, "v7,1")
+	got, _ = exec(h, s, read, false, bv("user7"))
+	wantRows(t, "point read of a missing key", got)
+	in := sel("SELECT ykey, f0 FROM {T} WHERE ykey IN (?, ?, ?)", table.Stmt{Index: -1, Match: table.In, InLen: 3, Cols: []int{0, 1}})
+	got, _ = exec(h, s, in, true, bv("user03"), bv("user01"), bv("user03"))
+	wantRows(t, "IN list", got, "user01,v1", "user03,v3")
+	scan := sel("SELECT ykey, f0 FROM {T} WHERE ykey >= ? ORDER BY ykey LIMIT ?", table.Stmt{Index: -1, Match: table.From, Cols: []int{0, 1}})
+	got, _ = exec(h, s, scan, false, bv("user05"), table.Value{I: 3})
+	wantRows(t, "scan of 3 from user05", got, "user05,v5", "user06,v6", "user07,v7")
+	got, _ = exec(h, s, scan, false, bv("user055"), table.Value{I: 2})
+	wantRows(t, "scan from between two keys", got, "user06,v6", "user07,v7")
+	got, _ = exec(h, s, scan, false, bv("user11"), table.Value{I: 5})
+	wantRows(t, "scan past the end", got, "user11,v11", "user12,v12")
+	got, _ = exec(h, s, scan, false, bv("user01"), table.Value{I: 0})
+	wantRows(t, "scan of 0 rows", got)
+	between := sel("SELECT ykey FROM {T} WHERE ykey BETWEEN ? AND ?", table.Stmt{Index: -1, Match: table.Between, Cols: []int{0}})
+	got, _ = exec(h, s, between, false, bv("user10"), bv("user12"))
+	wantRows(t, "key range", got, "user10", "user11", "user12")
+	byN := sel("SELECT ykey, f0 FROM {T} WHERE n = ?", table.Stmt{Index: 0, Match: table.Eq, Cols: []int{0, 1}})
+	got, _ = exec(h, s, byN, true, table.Value{I: 0})
+	wantRows(t, "secondary index to string keys", got, "user03,v3", "user06,v6", "user09,v9", "user12,v12")
+
+	upd := st.mk("UPDATE {T} SET f0 = ? WHERE ykey = ?", table.Stmt{Kind: table.Update, Index: -1, Match: table.Eq, Set: []table.Assign{{Col: 1}}})
+	if _, n := exec(h, s, upd, false, bv("new"), bv("user02")); n != 1 {
+		t.Errorf("update: %d rows changed, want 1", n)
+	}
+	if err := s.Begin(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	exec(h, s, upd, false, bv("txn"), bv("user04"))
+	got, _ = exec(h, s, read, false, bv("user04"))
+	wantRows(t, "a transaction reads its own update", got, "txn,1")
+	if err := s.Commit(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	ins := st.mk("INSERT INTO {T} (ykey, f0, n) VALUES (?, ?, ?)", table.Stmt{Kind: table.InsertRow, Index: -1})
+	exec(h, s, ins, false, bv("user13"), bv("v13"), table.Value{I: 1})
+	if _, err := s.Exec(h.ctx, ins, []table.Value{bv("user13"), bv("dup"), {I: 0}}, table.NewRows(1, 1)); err == nil {
+		t.Errorf("insert of an existing string key succeeded")
+	}
+	del := st.mk("DELETE FROM {T} WHERE ykey = ?", table.Stmt{Kind: table.Delete, Index: -1, Match: table.Eq})
+	if _, n := exec(h, s, del, false, bv("user06")); n != 1 {
+		t.Errorf("delete: %d rows, want 1", n)
+	}
+	got, _ = exec(h, s, scan, false, bv("user01"), table.Value{I: 20})
+	wantRows(t, "every row after the writes", got, "user01,v1", "user02,new", "user03,v3", "user04,txn", "user05,v5",
+		"user07,v7", "user08,v8", "user09,v9", "user10,v10", "user11,v11", "user12,v12", "user13,v13")
+	if rows, entries := h.count(s, tb, -1), h.count(s, tb, 0); rows != 12 || entries != 12 {
+		t.Errorf("%d rows, %d index entries, want 12 and 12", rows, entries)
+	}
+}

@@ -14,20 +14,43 @@ import (
 // uvarint of length+1 (0 = NULL) followed by the bytes.
 type codec struct {
 	pk, idx, val []byte
+	// key holds the last string primary key decodePK decoded.
+	key []byte
 }
 
 // pkKey returns the key of row pk of t: the table id and the key in its column type's encoding.
-func (c *codec) pkKey(t *table.Table, id uint32, pk int64) []byte {
+func (c *codec) pkKey(t *table.Table, id uint32, pk table.Value) []byte {
 	c.pk = appendPK(binary.BigEndian.AppendUint32(c.pk[:0], id), t, pk)
 	return c.pk
 }
 
+// intKey returns the key of row pk of a table with an integer primary key.
+func (c *codec) intKey(t *table.Table, id uint32, pk int64) []byte {
+	return c.pkKey(t, id, table.Value{I: pk})
+}
+
 // appendPK appends primary key pk of t in its column type's encoding.
-func appendPK(dst []byte, t *table.Table, pk int64) []byte {
-	if t.Columns[0].Type == table.Int32 {
-		return table.AppendInt32(dst, pk)
+func appendPK(dst []byte, t *table.Table, pk table.Value) []byte {
+	return table.AppendValue(dst, t.Columns[0].Type, pk)
+}
+
+// decodePK decodes the primary key of t from the front of key into *dst and returns the rest of
+// key. A string key is copied into the codec's buffer: *dst is valid until the next decodePK.
+func (c *codec) decodePK(t *table.Table, key []byte, dst *table.Value) ([]byte, error) {
+	if t.Columns[0].Type != table.Bytes {
+		var err error
+		dst.I, key, err = table.DecodeValue(t.Columns[0].Type, key)
+		return key, err
 	}
-	return table.AppendInt(dst, pk)
+	if c.key == nil {
+		c.key = make([]byte, 0, 64)
+	}
+	var err error
+	if c.key, key, err = table.DecodeBytes(c.key[:0], key); err != nil {
+		return nil, err
+	}
+	*dst = table.Value{B: c.key}
+	return key, nil
 }
 
 func (c *codec) indexKey(t *table.Table, id uint32, index int, row []table.Value) []byte {
@@ -35,7 +58,7 @@ func (c *codec) indexKey(t *table.Table, id uint32, index int, row []table.Value
 	for _, col := range t.Indexes[index].Columns {
 		k = table.AppendValue(k, t.Columns[col].Type, row[col])
 	}
-	c.idx = appendPK(k, t, row[0].I)
+	c.idx = appendPK(k, t, row[0])
 	return c.idx
 }
 
@@ -60,13 +83,11 @@ func (c *codec) encodeRow(t *table.Table, row []table.Value) []byte {
 var errCorrupt = errors.New("kv: corrupt row value")
 
 // decodeRow decodes a row from its key (without the 4-byte id) and value into row. Bytes cells
-// alias value.
+// alias value (a string key the codec's buffer).
 func (c *codec) decodeRow(t *table.Table, key, value []byte, row []table.Value) error {
-	pk, _, err := table.DecodeValue(t.Columns[0].Type, key)
-	if err != nil {
+	if _, err := c.decodePK(t, key, &row[0]); err != nil {
 		return err
 	}
-	row[0].I = pk
 	return c.decodeValue(t, value, row)
 }
 

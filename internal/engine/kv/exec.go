@@ -37,7 +37,7 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	if st.Match == table.In {
 		// SQL's IN is a set: each row matches once however often its key is listed.
 		nset := len(args) - st.InLen
-		s.inKeys = uniqueSorted(s.inKeys[:0], args[nset:])
+		s.inKeys = uniqueSorted(s.inKeys[:0], args[nset:], t.Columns[st.KeyCol()].Type == table.Bytes)
 		s.inArgs = append(append(s.inArgs[:0], args[:nset]...), s.inKeys...)
 		args = s.inArgs
 	}
@@ -58,9 +58,9 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	for _, key := range args[nset:] {
 		var hit bool
 		if st.Kind == table.Update {
-			hit, err = s.updateRow(t, ts, st, key.I, args[:nset])
+			hit, err = s.updateRow(t, ts, st, key, args[:nset])
 		} else {
-			hit, err = s.deleteRow(t, ts, key.I)
+			hit, err = s.deleteRow(t, ts, key)
 		}
 		if err != nil {
 			break
@@ -72,17 +72,19 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	return n, s.finish(ctx, err)
 }
 
-// loadRow locks and reads row pk into s.row; found is false when it does not exist.
-func (s *session) loadRow(t *table.Table, ts *tableState, pk int64) (found bool, err error) {
-	if err := s.lock(ts.id, pk); err != nil {
+// loadRow locks and reads row pk into s.row; found is false when it does not exist. A string pk
+// must stay valid while s.row is used.
+func (s *session) loadRow(t *table.Table, ts *tableState, pk table.Value) (found bool, err error) {
+	key := s.c.pkKey(t, ts.id, pk)
+	if err := s.lock(key); err != nil {
 		return false, err
 	}
-	val, found, err := s.readRow(s.c.pkKey(t, ts.id, pk))
+	val, found, err := s.readRow(key)
 	if err != nil || !found {
 		return false, err
 	}
 	row := s.rowBuf(len(t.Columns))
-	row[0].I = pk
+	row[0] = pk
 	return true, s.c.decodeValue(t, val, row)
 }
 
@@ -106,7 +108,7 @@ func (s *session) setIndexes(t *table.Table, ts *tableState, row []table.Value, 
 }
 
 func (s *session) putRow(t *table.Table, ts *tableState, row []table.Value) error {
-	key, val := s.c.pkKey(t, ts.id, row[0].I), s.c.encodeRow(t, row)
+	key, val := s.c.pkKey(t, ts.id, row[0]), s.c.encodeRow(t, row)
 	if err := s.batch.Set(key, val); err != nil {
 		return err
 	}
@@ -115,7 +117,7 @@ func (s *session) putRow(t *table.Table, ts *tableState, row []table.Value) erro
 }
 
 // updateRow applies st's assignments to row pk (vals are the assigned values in order).
-func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk int64, vals []table.Value) (bool, error) {
+func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk table.Value, vals []table.Value) (bool, error) {
 	found, err := s.loadRow(t, ts, pk)
 	if err != nil || !found {
 		return false, err
@@ -152,7 +154,7 @@ func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk i
 }
 
 // deleteRow deletes row pk and its index entries.
-func (s *session) deleteRow(t *table.Table, ts *tableState, pk int64) (bool, error) {
+func (s *session) deleteRow(t *table.Table, ts *tableState, pk table.Value) (bool, error) {
 	found, err := s.loadRow(t, ts, pk)
 	if err != nil || !found {
 		return false, err
@@ -181,12 +183,12 @@ func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args
 	} else {
 		copy(row, args)
 	}
-	found, err := s.loadRow(t, ts, row[0].I)
+	found, err := s.loadRow(t, ts, row[0])
 	if err != nil {
 		return 0, err
 	}
 	if found {
-		return 0, fmt.Errorf("kv: duplicate key %d in %s", row[0].I, t.Name)
+		return 0, fmt.Errorf("kv: duplicate key %s in %s", keyString(t, row[0]), t.Name)
 	}
 	// loadRow decoded nothing into s.row when the key is absent, so row still holds the values.
 	if err := s.setIndexes(t, ts, row, false); err != nil {
@@ -199,8 +201,9 @@ func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args
 type selectState struct {
 	acc    int64
 	order  rowOrder
-	lo, hi []byte  // key bounds of a scan
-	pks    []int64 // primary keys an index walk found, to fetch
+	lo, hi []byte        // key bounds of a scan
+	pks    []table.Value // primary keys an index walk found, to fetch
+	arena  []byte        // the string keys of pks
 }
 
 // selectRows runs a Select: it visits the matched rows in key order and emits their columns or
@@ -212,15 +215,19 @@ func (s *session) selectRows(st *table.Stmt, ts *tableState, args []table.Value,
 	var err error
 	switch {
 	case st.Match == table.All:
-		err = s.scanRows(st, ts, ts.bounds[0].lower, ts.bounds[0].upper, out)
-	case st.Index < 0 && st.Match == table.Between:
-		lo := append(s.key[:0], s.c.pkKey(t, ts.id, args[0].I)...)
+		err = s.scanRows(st, ts, ts.bounds[0].lower, ts.bounds[0].upper, -1, out)
+	case st.Match == table.From:
+		lo := append(s.key[:0], s.c.pkKey(t, ts.id, args[0])...)
 		s.key = lo
-		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.c.pkKey(t, ts.id, args[1].I))
-		err = s.scanRows(st, ts, lo, s.sel.hi, out)
+		err = s.scanRows(st, ts, lo, ts.bounds[0].upper, max(args[1].I, 0), out)
+	case st.Index < 0 && st.Match == table.Between:
+		lo := append(s.key[:0], s.c.pkKey(t, ts.id, args[0])...)
+		s.key = lo
+		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.c.pkKey(t, ts.id, args[1]))
+		err = s.scanRows(st, ts, lo, s.sel.hi, -1, out)
 	case st.Index < 0:
 		for _, a := range args {
-			if err = s.getRow(st, ts, a.I, out); err != nil {
+			if err = s.getRow(st, ts, a, out); err != nil {
 				break
 			}
 		}
@@ -262,14 +269,14 @@ func (s *session) emit(st *table.Stmt, row []table.Value, out *table.Rows) {
 }
 
 // getRow emits row pk if it exists.
-func (s *session) getRow(st *table.Stmt, ts *tableState, pk int64, out *table.Rows) error {
+func (s *session) getRow(st *table.Stmt, ts *tableState, pk table.Value, out *table.Rows) error {
 	t := st.Table
 	val, found, err := s.readRow(s.c.pkKey(t, ts.id, pk))
 	if err != nil || !found {
 		return err
 	}
 	row := s.rowBuf(len(t.Columns))
-	row[0].I = pk
+	row[0] = pk
 	if err := s.c.decodeValue(t, val, row); err != nil {
 		return err
 	}
@@ -277,15 +284,16 @@ func (s *session) getRow(st *table.Stmt, ts *tableState, pk int64, out *table.Ro
 	return nil
 }
 
-// scanRows emits the rows with keys in [lo, hi) that pass st's filter.
-func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, out *table.Rows) error {
+// scanRows emits the rows with keys in [lo, hi) that pass st's filter, at most limit of them
+// (limit < 0: all).
+func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, limit int64, out *table.Rows) error {
 	t := st.Table
 	it, err := s.e.store.NewIter(lo, hi)
 	if err != nil {
 		return err
 	}
 	row := s.rowBuf(len(t.Columns))
-	for ok := it.SeekGE(lo); ok; ok = it.Next() {
+	for ok := limit != 0 && it.SeekGE(lo); ok; ok = it.Next() {
 		if err := s.c.decodeRow(t, it.Key()[4:], it.Value(), row); err != nil {
 			it.Close()
 			return err
@@ -294,6 +302,9 @@ func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, out *t
 			continue
 		}
 		s.emit(st, row, out)
+		if limit--; limit == 0 {
+			break
+		}
 	}
 	return it.Close()
 }
@@ -333,18 +344,24 @@ func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value,
 					return err
 				}
 			}
-			if row[0].I, _, err = table.DecodeValue(t.Columns[0].Type, rest); err != nil {
+			if _, err = s.c.decodePK(t, rest, &row[0]); err != nil {
 				return err
 			}
 			if covered {
 				s.emit(st, row, out)
 				continue
 			}
-			s.sel.pks = append(s.sel.pks, row[0].I)
+			pk := row[0]
+			if pk.B != nil {
+				off := len(s.sel.arena)
+				s.sel.arena = append(s.sel.arena, pk.B...)
+				pk.B = s.sel.arena[off:len(s.sel.arena):len(s.sel.arena)]
+			}
+			s.sel.pks = append(s.sel.pks, pk)
 		}
 		return nil
 	}
-	s.sel.pks = s.sel.pks[:0]
+	s.sel.pks, s.sel.arena = s.sel.pks[:0], s.sel.arena[:0]
 	if st.Match == table.Between {
 		s.key = prefix(s.key, args[0])
 		s.sel.lo = prefix(s.sel.lo, args[1])
@@ -371,18 +388,34 @@ func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value,
 	return err
 }
 
-// uniqueSorted appends the distinct integer values of vals to dst, in ascending order.
-func uniqueSorted(dst, vals []table.Value) []table.Value {
+// uniqueSorted appends the distinct values of vals to dst, in ascending order: integers, or byte
+// strings when strs is true.
+func uniqueSorted(dst, vals []table.Value, strs bool) []table.Value {
 	dst = append(dst, vals...)
-	slices.SortFunc(dst, func(a, b table.Value) int { return cmp.Compare(a.I, b.I) })
+	compare := compareInts
+	if strs {
+		compare = compareStrings
+	}
+	slices.SortFunc(dst, compare)
 	n := 0
 	for i := range dst {
-		if i == 0 || dst[i].I != dst[n-1].I {
+		if i == 0 || compare(dst[i], dst[n-1]) != 0 {
 			dst[n] = dst[i]
 			n++
 		}
 	}
 	return dst[:n]
+}
+
+func compareInts(a, b table.Value) int    { return cmp.Compare(a.I, b.I) }
+func compareStrings(a, b table.Value) int { return bytes.Compare(a.B, b.B) }
+
+// keyString renders primary key pk of t for an error message.
+func keyString(t *table.Table, pk table.Value) string {
+	if t.Columns[0].Type == table.Bytes {
+		return fmt.Sprintf("%q", pk.B)
+	}
+	return fmt.Sprint(pk.I)
 }
 
 // rowOrder sorts a block's rows [from, N) by one of their cells.

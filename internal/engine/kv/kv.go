@@ -229,7 +229,7 @@ func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) 
 	}
 	for r := 0; r < rows.N; r++ {
 		row := rows.Row(r)
-		if err := s.batch.Set(s.c.pkKey(t, ts.id, row[0].I), s.c.encodeRow(t, row)); err != nil {
+		if err := s.batch.Set(s.c.pkKey(t, ts.id, row[0]), s.c.encodeRow(t, row)); err != nil {
 			return err
 		}
 		if !ts.indexed {
@@ -256,7 +256,7 @@ func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64
 	}
 	row := s.rowBuf(len(t.Columns))
 	deleted := 0
-	for ok := it.SeekGE(s.c.pkKey(t, ts.id, fromPK)); ok && deleted < n; ok = it.Next() {
+	for ok := it.SeekGE(s.c.intKey(t, ts.id, fromPK)); ok && deleted < n; ok = it.Next() {
 		if err := s.c.decodeRow(t, it.Key()[4:], it.Value(), row); err != nil {
 			it.Close()
 			return 0, err
@@ -290,7 +290,7 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	row := s.rowBuf(len(t.Columns))
 	for _, pk := range pks {
 		var found bool
-		s.val, found, err = s.e.store.Get(s.c.pkKey(t, ts.id, pk), s.val[:0])
+		s.val, found, err = s.e.store.Get(s.c.intKey(t, ts.id, pk), s.val[:0])
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"hash/maphash"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -14,7 +15,7 @@ import (
 
 // Transactions. A KV store gives atomic batches, not transactions, so the adapter adds what
 // sysbench-style read-modify-write statements need, as MyRocks does above RocksDB:
-//   - row locks: a write locks its row (one of lockStripes striped mutexes, by table id and key)
+//   - row locks: a write locks its row (one of lockStripes striped mutexes, by the row's key)
 //     until its transaction commits, so concurrent read-modify-writes of one row serialize and
 //     index entries stay consistent with their rows;
 //   - an overlay of the rows the open transaction wrote, so its later statements read its own
@@ -30,10 +31,12 @@ const (
 // rowLocks are the striped row locks of one engine.
 type rowLocks struct{ m [lockStripes]sync.Mutex }
 
-func stripe(id uint32, pk int64) uint32 {
-	h := (uint64(pk) ^ uint64(id)<<32) * 0x9E3779B97F4A7C15
-	return uint32(h >> 52) // 12 bits: lockStripes
+// stripe returns the lock stripe of a row by its key (table id and encoded primary key).
+func stripe(key []byte) uint32 {
+	return uint32(maphash.Bytes(stripeSeed, key) >> 52) // 12 bits: lockStripes
 }
+
+var stripeSeed = maphash.MakeSeed()
 
 // overlayRow is a row the open transaction wrote: its key and value at off in the overlay's
 // arena, or deleted.
@@ -57,9 +60,9 @@ type autoSeq struct {
 	err  error
 }
 
-// lock takes the row lock of (id, pk) for the session's transaction.
-func (s *session) lock(id uint32, pk int64) error {
-	st := stripe(id, pk)
+// lock takes the lock of the row whose key is key for the session's transaction.
+func (s *session) lock(key []byte) error {
+	st := stripe(key)
 	for _, h := range s.txn.held {
 		if h == st {
 			return nil
@@ -192,7 +195,7 @@ func (s *session) maxPK(t *table.Table, ts *tableState) (int64, error) {
 		lo, hi = -1<<31, 1<<31-1
 	}
 	key := binary.BigEndian.AppendUint32(nil, ts.id)
-	exists := func(pk int64) bool { return it.SeekGE(appendPK(key[:4], t, pk)) }
+	exists := func(pk int64) bool { return it.SeekGE(appendPK(key[:4], t, table.Value{I: pk})) }
 	if !exists(lo) {
 		return 0, nil // empty
 	}

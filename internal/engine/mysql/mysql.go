@@ -202,7 +202,10 @@ func (dialect) ColumnType(c table.Column) string {
 	return "bigint"
 }
 
-func (dialect) PrimaryKey(c table.Column) string {
+func (d dialect) PrimaryKey(c table.Column) string {
+	if c.Type == table.Bytes {
+		return sqlfam.StringKey(d, c)
+	}
 	typ := "bigint"
 	if c.Type == table.Int32 {
 		typ = "int"

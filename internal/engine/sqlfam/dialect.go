@@ -22,7 +22,7 @@ type Dialect interface {
 	// ColumnType returns the SQL type of a column (the primary key is declared separately).
 	ColumnType(c table.Column) string
 	// PrimaryKey returns the declaration of the primary key column c (int64 or int32, maybe
-	// auto-increment).
+	// auto-increment; or bytes, see StringKey).
 	PrimaryKey(c table.Column) string
 	// AutoIDInsert returns the statement inserting one row of t whose primary key the database
 	// generates, with a placeholder for each other column.
@@ -49,6 +49,12 @@ type Dialect interface {
 	Cleanup(ctx context.Context, db *sql.DB, tables []string) (string, error)
 	// Size returns the database's own size figure in bytes, false if there is none.
 	Size(ctx context.Context, db *sql.DB) (int64, bool, error)
+}
+
+// StringKey returns the declaration of a Bytes primary key column c: its column type, NOT NULL,
+// PRIMARY KEY ("ycsb_key varchar(255) NOT NULL PRIMARY KEY").
+func StringKey(d Dialect, c table.Column) string {
+	return c.Name + " " + d.ColumnType(c) + " NOT NULL PRIMARY KEY"
 }
 
 // IndexName is the SQL name of an index: <table>_<index>, as the insert benchmark names them.

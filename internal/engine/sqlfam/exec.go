@@ -22,7 +22,8 @@ type execStmt struct {
 	st   *sql.Stmt
 }
 
-// argColumns returns, for each argument of st, the column it is compared with or assigned to.
+// argColumns returns, for each argument of st, the column it is compared with or assigned to
+// (limitArg for a limit).
 func argColumns(st *table.Stmt) []int {
 	t := st.Table
 	var cols []int
@@ -42,8 +43,14 @@ func argColumns(st *table.Stmt) []int {
 	for len(cols) < st.Args() {
 		cols = append(cols, st.KeyCol())
 	}
+	if st.Match == table.From {
+		cols[len(cols)-1] = limitArg
+	}
 	return cols
 }
+
+// limitArg stands in argColumns for an argument that is no column's value: a From match's limit.
+const limitArg = -1
 
 // execFor returns the session's form of st, preparing it on first use.
 func (s *session) execFor(ctx context.Context, st *table.Stmt) (*execStmt, error) {
@@ -94,6 +101,10 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 		}
 	}
 	for i, v := range args {
+		if x.cols[i] == limitArg {
+			s.args = append(s.args, v.I)
+			continue
+		}
 		c := t.Columns[x.cols[i]]
 		if x.st == nil && c.Text && v.B != nil {
 			// Sent as text: a []byte would be quoted as a binary literal by the simple protocol.

@@ -157,8 +157,14 @@ func (dialect) ColumnType(c table.Column) string {
 	return "INTEGER"
 }
 
-// PrimaryKey declares the rowid alias, which SQLite assigns (largest + 1) when NULL is inserted.
-func (dialect) PrimaryKey(c table.Column) string { return c.Name + " INTEGER PRIMARY KEY" }
+// PrimaryKey declares an integer key as the rowid alias, which SQLite assigns (largest + 1) when
+// NULL is inserted; a string key is a unique index beside the rowid, as YCSB's JDBC table has it.
+func (d dialect) PrimaryKey(c table.Column) string {
+	if c.Type == table.Bytes {
+		return sqlfam.StringKey(d, c)
+	}
+	return c.Name + " INTEGER PRIMARY KEY"
+}
 
 // AutoIDInsert inserts NULL into the rowid alias, which generates the key.
 func (dialect) AutoIDInsert(t *table.Table) string { return sqlfam.AutoIDInsertNull(t) }
