@@ -135,14 +135,24 @@ func chosenWorkload(args []string) string {
 // workload(s) it belongs to.
 func flagError(f *runFlags, err error) error {
 	msg := err.Error()
+	lookup := func(fs *pflag.FlagSet) bool { return false }
 	name, ok := strings.CutPrefix(msg, "unknown flag: --")
-	if !ok {
-		return usageError{fmt.Errorf("%v (see rumbench run --help)", err)}
+	if ok {
+		lookup = func(fs *pflag.FlagSet) bool { return fs.Lookup(name) != nil }
+	} else if rest, short := strings.CutPrefix(msg, "unknown shorthand flag: '"); short && len(rest) > 1 {
+		letter := rest[:1]
+		lookup = func(fs *pflag.FlagSet) bool {
+			if fl := fs.ShorthandLookup(letter); fl != nil {
+				name = fl.Name + " (-" + letter + ")"
+				return true
+			}
+			return false
+		}
 	}
 	var owners []string
 	for _, w := range workload.Names() {
 		spec, _ := workload.Lookup(w)
-		if spec.New().Flags().Lookup(name) != nil {
+		if lookup(spec.New().Flags()) {
 			owners = append(owners, w)
 		}
 	}
@@ -395,6 +405,11 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	}
 	prog := &progress{w: env.Stderr, tty: env.StderrTTY, quiet: f.quiet}
 	cfg.OnTick, cfg.OnStep, cfg.OnEvent = prog.tick, prog.step, prog.event
+	if wr, ok := cfg.Workload.(workload.Warner); ok {
+		for _, line := range wr.Warnings() {
+			fmt.Fprintf(env.Stderr, "rumbench: warning: %s\n", line)
+		}
+	}
 	if !f.quiet {
 		fmt.Fprintf(env.Stderr, "rumbench: %s on %s, profile %s: %s\n", cfg.Workload.Name(), targetLabels(cfg.Targets),
 			f.profile, cfg.Workload.Summary())

@@ -8,6 +8,10 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/results"
@@ -115,9 +119,20 @@ func latencyTable(step string, rows []*results.Step) *Table {
 	b := newBuilder(t, len(lrows))
 	b.text("target", func(i int) Cell { return TextCell(lrows[i].s.Target) })
 	b.text("op", func(i int) Cell { return TextCell(lrows[i].l.Kind) })
-	for _, n := range latencyView {
-		m := metric.MustGet(n)
-		b.metric(m, "", "", func(i int) (float64, bool) {
+	view := latencyView
+	lats := make([]*results.Latency, len(lrows))
+	for i := range lrows {
+		lats[i] = lrows[i].l
+	}
+	if extra := extraPercentiles(lats); len(extra) > 0 {
+		view = append(append(slices.Clone(view[:len(view)-1]), extra...), view[len(view)-1])
+	}
+	for _, n := range view {
+		m, ok := metric.Lookup(n)
+		if !ok {
+			m, _ = metric.Lookup(n + "_us")
+		}
+		b.metric(m, n, "", func(i int) (float64, bool) {
 			l := lrows[i].l
 			switch n {
 			case "count":
@@ -130,6 +145,25 @@ func latencyTable(step string, rows []*results.Step) *Table {
 	}
 	t.Footer = append(t.Footer, problems(rows, false)...)
 	return t
+}
+
+// extraPercentiles returns the percentiles above p99.9 that lats report (--percentiles, YCSB's
+// p99.99), ascending, for the latency table.
+func extraPercentiles(lats []*results.Latency) []string {
+	seen := map[string]float64{}
+	for _, l := range lats {
+		for k := range l.Percentiles {
+			if v, err := strconv.ParseFloat(strings.TrimPrefix(k, "p"), 64); err == nil && v > 99.9 {
+				seen[k] = v
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for k := range seen {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return seen[names[i]] < seen[names[j]] })
+	return names
 }
 
 // problems are the footer lines of rows: errors and the reasons a step's figures cannot be

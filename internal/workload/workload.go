@@ -34,6 +34,12 @@ type Workload interface {
 	Open(ctx context.Context, eng table.Engine) (Run, error)
 }
 
+// Warner is implemented by workloads that have something to say before the run starts (YCSB's
+// unknown properties): each line is printed as a warning before the banner.
+type Warner interface {
+	Warnings() []string
+}
+
 // Run is a workload's state on one engine.
 type Run interface {
 	// Prepare does the unmeasured work that precedes step name (e.g. the cleanup before the

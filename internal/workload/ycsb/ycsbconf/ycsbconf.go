@@ -12,7 +12,7 @@
 //     including measurementtype, which is recorded for the report);
 //   - known YCSB client, measurement and export settings that have no effect
 //     in this benchmark (for example histogram.buckets, status.interval,
-//     exporter, maxexecutiontime, dotransactions and the
+//     exporter, dotransactions and the
 //     core_workload_insertion_* retry settings): they are accepted and listed
 //     in Config.Ignored;
 //   - everything else, returned as the unknown list so the caller can warn.
@@ -230,6 +230,9 @@ type Config struct {
 	OperationCount int64
 	// ThreadCount is the number of client threads ("threadcount"; default 1).
 	ThreadCount int
+	// MaxExecutionTime ends the run phase after this many seconds
+	// ("maxexecutiontime"; default 0, no limit).
+	MaxExecutionTime int64
 	// Target is the total throughput target in operations per second
 	// ("target"; default 0, unthrottled).
 	Target int
@@ -366,7 +369,7 @@ func Default() Config {
 // settings that have no effect in this benchmark.
 var ignoredProps = map[string]bool{
 	"db": true, "dotransactions": true, "exporter": true, "exportfile": true,
-	"label": true, "maxexecutiontime": true, "status": true,
+	"label": true, "status": true,
 	"status.interval": true, "measurement.interval": true,
 	"measurement.trackjvm": true, "measurement.histogram.verbose": true,
 	"measurement.raw.output_file": true, "measurement.raw.no_summary": true,
@@ -499,6 +502,7 @@ func Build(p Props) (Config, []string, error) {
 	b.int64("recordcount", &c.RecordCount, 0, "an integer >= 0")
 	b.int64("operationcount", &c.OperationCount, 0, "an integer >= 0")
 	b.int("threadcount", &c.ThreadCount, 1, "an integer >= 1")
+	b.int64("maxexecutiontime", &c.MaxExecutionTime, 0, "seconds >= 0, 0 for no limit")
 	b.int("target", &c.Target, 0, "operations per second >= 0, 0 for unthrottled")
 	b.choice("measurementtype", &c.MeasurementType, "histogram", "hdrhistogram", "timeseries", "raw")
 

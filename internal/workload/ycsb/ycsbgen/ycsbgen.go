@@ -418,8 +418,8 @@ const (
 )
 
 // FieldLength draws value field lengths in bytes (YCSB's field length generator): always
-// fieldLength for the constant distribution, uniform in [1, fieldLength] for uniform, and zipfian
-// (theta 0.99, length 1 the most common) in [1, fieldLength] for zipfian.
+// fieldLength for the constant distribution, uniform in [minLength, fieldLength] for uniform,
+// and zipfian (theta 0.99, minLength the most common) in [minLength, fieldLength] for zipfian.
 type FieldLength struct {
 	length  int64
 	uniform *Uniform
@@ -427,20 +427,24 @@ type FieldLength struct {
 }
 
 // NewFieldLength returns a field length generator for distribution, one of FieldLengthConstant,
-// FieldLengthUniform and FieldLengthZipfian, and the maximum (or constant) length fieldLength in
-// bytes, which must be >= 1. YCSB's histogram distribution is not provided.
-func NewFieldLength(distribution string, fieldLength int64) (*FieldLength, error) {
+// FieldLengthUniform and FieldLengthZipfian, the minimum length minLength (minfieldlength; not
+// used by the constant distribution) and the maximum (or constant) length fieldLength in bytes,
+// 1 <= minLength <= fieldLength. YCSB's histogram distribution is not provided.
+func NewFieldLength(distribution string, minLength, fieldLength int64) (*FieldLength, error) {
 	if fieldLength < 1 {
 		return nil, fmt.Errorf("ycsbgen: fieldlength %d must be >= 1", fieldLength)
 	}
 	f := &FieldLength{length: fieldLength}
+	if distribution != FieldLengthConstant && (minLength < 1 || minLength > fieldLength) {
+		return nil, fmt.Errorf("ycsbgen: minfieldlength %d must be in [1, fieldlength %d]", minLength, fieldLength)
+	}
 	var err error
 	switch distribution {
 	case FieldLengthConstant:
 	case FieldLengthUniform:
-		f.uniform, err = NewUniform(1, fieldLength)
+		f.uniform, err = NewUniform(minLength, fieldLength)
 	case FieldLengthZipfian:
-		f.zipfian, err = NewZipfian(1, fieldLength, ZipfianConstant)
+		f.zipfian, err = NewZipfian(minLength, fieldLength, ZipfianConstant)
 	default:
 		return nil, fmt.Errorf("ycsbgen: unknown fieldlengthdistribution %q (want constant, uniform or zipfian)", distribution)
 	}
@@ -450,7 +454,7 @@ func NewFieldLength(distribution string, fieldLength int64) (*FieldLength, error
 	return f, nil
 }
 
-// Next returns a field length in bytes, in [1, fieldLength].
+// Next returns a field length in bytes, in [minLength, fieldLength].
 func (f *FieldLength) Next(r *gen.Rand) int64 {
 	switch {
 	case f.uniform != nil:

@@ -38,9 +38,9 @@ func TestGeneratorsStayInRange(t *testing.T) {
 		{"hotspot none hot", must(NewHotspot(0, 9, 0, 0.5)), 0, 9},
 		{"exponential", must(NewExponential(ExponentialPercentile, 1000, ExponentialFrac)), 0, math.MaxInt64},
 		{"sequential", must(NewSequential(5, 9)), 5, 9},
-		{"field constant", must(NewFieldLength(FieldLengthConstant, 100)), 100, 100},
-		{"field uniform", must(NewFieldLength(FieldLengthUniform, 100)), 1, 100},
-		{"field zipfian", must(NewFieldLength(FieldLengthZipfian, 100)), 1, 100},
+		{"field constant", must(NewFieldLength(FieldLengthConstant, 1, 100)), 100, 100},
+		{"field uniform", must(NewFieldLength(FieldLengthUniform, 10, 100)), 10, 100},
+		{"field zipfian", must(NewFieldLength(FieldLengthZipfian, 1, 100)), 1, 100},
 	} {
 		r := gen.NewRand(1)
 		seen := map[int64]bool{}
@@ -73,8 +73,9 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 	_, errs["chooser zero"] = NewDiscreteChooser(Choice{0, 0}, Choice{1, 0})
 	_, errs["chooser negative"] = NewDiscreteChooser(Choice{0, 1}, Choice{1, -0.1})
 	_, errs["chooser NaN"] = NewDiscreteChooser(Choice{0, math.NaN()})
-	_, errs["field histogram"] = NewFieldLength("histogram", 100)
-	_, errs["field zero"] = NewFieldLength(FieldLengthConstant, 0)
+	_, errs["field histogram"] = NewFieldLength("histogram", 1, 100)
+	_, errs["field min above max"] = NewFieldLength(FieldLengthUniform, 101, 100)
+	_, errs["field zero"] = NewFieldLength(FieldLengthConstant, 1, 0)
 	for name, err := range errs {
 		if err == nil {
 			t.Errorf("%s: no error", name)
