@@ -17,6 +17,9 @@ import (
 	"github.com/rumbench/rumbench/internal/workload/ycsb/ycsbgen"
 )
 
+// sharedQuick are the shared settings of the tests.
+var sharedQuick = workload.Shared{Profile: "quick", Seed: 42}
+
 // build makes the workload from command-line arguments, as the run command does.
 func build(t *testing.T, args ...string) *Workload {
 	t.Helper()
