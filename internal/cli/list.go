@@ -57,7 +57,11 @@ func newWorkloadsCmd(env *Env) *cobra.Command {
 			fmt.Fprintln(tw, "WORKLOAD\tSTEPS\tDESCRIPTION")
 			for _, name := range workload.Names() {
 				s, _ := workload.Lookup(name)
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, strings.Join(s.Steps, ","), s.Description)
+				steps := strings.Join(s.Steps, ",")
+				if len(steps) > 60 {
+					steps = fmt.Sprintf("%d steps: %s,...", len(s.Steps), strings.Join(s.Steps[:3], ","))
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, steps, s.Description)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
