@@ -67,8 +67,9 @@ type Assign struct {
 // check that every engine returns the same results.
 //
 // Arguments, in the order of the SQL placeholders: Update assignments' values (for Add == 0)
-// first, then the key predicate's values (Eq: 1, In: InLen, Between: 2, From: the start key and
-// the limit); for InsertRow, every column (or every column but the primary key when AutoID).
+// first, then the Prefix values of the key's leading columns, then the key predicate's values
+// (Eq: 1, In: InLen, Between: 2, From: the start key and the limit); for InsertRow, every column
+// (or every column but the primary key when AutoID).
 type Stmt struct {
 	Table *Table
 	Kind  StmtKind
@@ -76,9 +77,14 @@ type Stmt struct {
 	// own form (how a generated key is asked for differs between dialects).
 	SQL string
 	// Index is the index the key predicate is on: -1 for the primary key, else a secondary index
-	// of Table whose first column is the predicate's column.
+	// of Table.
 	Index int
-	Match Match
+	// Prefix is the number of leading columns of that key (the primary key's columns, or the
+	// index's) fixed by equality before Match applies to the next one: id1 = ? AND link_type = ?
+	// AND id2 IN (...) is Prefix 2 and In on a (id1, link_type, id2) key. With Match All, the
+	// statement matches every row of the prefix.
+	Prefix int
+	Match  Match
 	// InLen is the number of values of an In predicate.
 	InLen int
 	// Cols are the columns a Select returns, as positions in Table.Columns.
@@ -88,8 +94,10 @@ type Stmt struct {
 	AggCol int
 	// Set are an Update's assignments.
 	Set []Assign
-	// FilterCol and FilterLenBelow describe an All match's filter: rows where the byte length of
-	// column FilterCol is below FilterLenBelow (sysbench's LENGTH(c) < 0 returns nothing).
+	// Filter, FilterCol and FilterLenBelow describe a filter on the matched rows: when Filter is
+	// set, only rows where the byte length of column FilterCol is below FilterLenBelow
+	// (sysbench's full scan with LENGTH(c) < 0 returns nothing).
+	Filter         bool
 	FilterCol      int
 	FilterLenBelow int
 	// AutoID says the engine assigns an InsertRow's primary key (auto-increment).
@@ -114,6 +122,7 @@ func (s *Stmt) Args() int {
 		}
 		return len(s.Table.Columns)
 	}
+	n += s.Prefix
 	switch s.Match {
 	case Eq:
 		n++
@@ -125,13 +134,20 @@ func (s *Stmt) Args() int {
 	return n
 }
 
-// KeyCol returns the column the key predicate is on.
-func (s *Stmt) KeyCol() int {
+// KeyCols returns the columns of the key the predicate is on, in key order: the primary key's,
+// or the index's.
+func (s *Stmt) KeyCols() []int {
 	if s.Index < 0 {
-		return 0
+		return pkColumns[:s.Table.Keys()]
 	}
-	return s.Table.Indexes[s.Index].Columns[0]
+	return s.Table.Indexes[s.Index].Columns
 }
+
+// pkColumns are the positions of primary key columns (a key has at most len(pkColumns)).
+var pkColumns = [...]int{0, 1, 2, 3, 4, 5, 6, 7}
+
+// KeyCol returns the column Match applies to: the key column after the prefix.
+func (s *Stmt) KeyCol() int { return s.KeyCols()[min(s.Prefix, len(s.KeyCols())-1)] }
 
 // Validate checks that the logical form is complete and consistent.
 func (s *Stmt) Validate() error {
@@ -142,10 +158,16 @@ func (s *Stmt) Validate() error {
 	if s.Index < -1 || s.Index >= len(t.Indexes) {
 		return fmt.Errorf("statement on %s: no index %d", t.Name, s.Index)
 	}
+	if s.Table.Keys() > len(pkColumns) {
+		return fmt.Errorf("statement on %s: a primary key of more than %d columns is not supported", t.Name, len(pkColumns))
+	}
+	if n := len(s.KeyCols()); s.Prefix < 0 || s.Prefix > n || s.Prefix == n && s.Match != All {
+		return fmt.Errorf("statement on %s: prefix of %d columns on a key of %d", t.Name, s.Prefix, n)
+	}
 	if s.Match == In && s.InLen <= 0 {
 		return fmt.Errorf("statement on %s: IN with no values", t.Name)
 	}
-	if s.Match == From && (s.Index != -1 || s.Kind != Select || s.Agg != NoAgg) {
+	if s.Match == From && (s.Index != -1 || s.Kind != Select || s.Agg != NoAgg || s.Prefix > 0) {
 		return fmt.Errorf("statement on %s: a From match is a primary-key Select of rows", t.Name)
 	}
 	col := func(c int) error {
@@ -163,7 +185,7 @@ func (s *Stmt) Validate() error {
 		if err := col(a.Col); err != nil {
 			return err
 		}
-		if a.Col == 0 {
+		if a.Col < t.Keys() {
 			return fmt.Errorf("statement on %s: updating the primary key is not supported", t.Name)
 		}
 	}
@@ -180,12 +202,12 @@ func (s *Stmt) Validate() error {
 		if s.Agg == OrderBy && !slices.Contains(s.Cols, s.AggCol) {
 			return fmt.Errorf("statement on %s: ORDER BY a column the statement does not return", t.Name)
 		}
-		if s.Match == All {
+		if s.Filter {
 			return col(s.FilterCol)
 		}
 	case Update, Delete:
-		if s.Index != -1 || s.Match == All || s.Match == Between || s.Match == From {
-			return fmt.Errorf("statement on %s: updates and deletes are by primary key (= or IN)", t.Name)
+		if s.Index != -1 || (s.Match != Eq && s.Match != In) || s.Prefix != t.Keys()-1 {
+			return fmt.Errorf("statement on %s: updates and deletes are by primary key (= or IN on its last column)", t.Name)
 		}
 	}
 	return nil

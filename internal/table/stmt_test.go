@@ -52,7 +52,7 @@ func TestStmtValidate(t *testing.T) {
 		{Stmt{Kind: Update, Index: -1, Match: Eq, Set: []Assign{{Col: 0}}}, "updating the primary key"},
 		{Stmt{Kind: Update, Index: 0, Match: Eq, Set: []Assign{{Col: 2}}}, "by primary key"},
 		{Stmt{Kind: Delete, Index: -1, Match: Between}, "by primary key"},
-		{Stmt{Kind: Select, Index: -1, Match: All, Cols: []int{0}, FilterCol: 2}, ""},
+		{Stmt{Kind: Select, Index: -1, Match: All, Cols: []int{0}, Filter: true, FilterCol: 2}, ""},
 		{Stmt{Kind: Select, Index: -1, Match: From, Cols: []int{0, 2}}, ""},
 		{Stmt{Kind: Select, Index: 0, Match: From, Cols: []int{0}}, "primary-key Select"},
 		{Stmt{Kind: Select, Index: -1, Match: From, Agg: Count, AggCol: 2}, "primary-key Select"},

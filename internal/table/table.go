@@ -61,38 +61,53 @@ type Index struct {
 	Columns []int
 }
 
-// Table describes one table. Column 0 is the primary key: Int64 or Int32, or Bytes for a string
-// key (YCSB's "user<n>"), which engines order bytewise (a Text key by the server's collation,
-// which agrees for ASCII letters and digits). Session.Get and Session.DeleteOldest take integer
-// keys only; a string-keyed table is read and written through Exec.
+// Table describes one table. The primary key is its first Keys() columns, each Int64, Int32 or
+// Bytes: a string key (YCSB's "user<n>") needs a MaxLen and is ordered bytewise by KV engines (a
+// Text key by the server's collation on SQL engines, which agrees for ASCII letters and digits).
+// A composite key (LinkBench's (link_type, id1, id2)) orders by its columns in turn. Session.Get
+// and Session.DeleteOldest take single integer keys only; other tables are read and written
+// through Exec.
 type Table struct {
 	Name    string
 	Columns []Column
+	// KeyLen is the number of leading columns that form the primary key; 0 is read as 1.
+	KeyLen  int
 	Indexes []Index
 }
 
-// Validate checks the table description: a name, an Int64, Int32 or Bytes primary key in column
-// 0 (a Bytes key with a MaxLen, auto-increment only for integers), and index columns that exist.
+// Keys returns the number of primary key columns (at least 1).
+func (t *Table) Keys() int { return max(t.KeyLen, 1) }
+
+// Validate checks the table description: a name, primary key columns of an integer type or of
+// Bytes with a MaxLen (auto-increment only for a single integer key), and index columns that
+// exist (Bytes index columns need a MaxLen too).
 func (t *Table) Validate() error {
 	if t.Name == "" {
 		return fmt.Errorf("table has no name")
 	}
-	if len(t.Columns) == 0 || t.Columns[0].Type == Timestamp {
-		return fmt.Errorf("table %s: column 0 must be the int64, int32 or bytes primary key", t.Name)
+	if len(t.Columns) <= t.Keys()-1 || t.KeyLen < 0 {
+		return fmt.Errorf("table %s: column 0 must be the int64, int32 or bytes primary key (and KeyLen at most the columns)", t.Name)
 	}
-	if pk := t.Columns[0]; pk.Type == Bytes && (pk.AutoIncrement || pk.MaxLen <= 0) {
-		return fmt.Errorf("table %s: a bytes primary key needs a MaxLen and cannot be auto-increment", t.Name)
+	for i, c := range t.Columns[:t.Keys()] {
+		switch {
+		case c.Type == Timestamp:
+			return fmt.Errorf("table %s: column %d must be an int64, int32 or bytes primary key column", t.Name, i)
+		case c.Type == Bytes && (c.AutoIncrement || c.MaxLen <= 0):
+			return fmt.Errorf("table %s: a bytes primary key needs a MaxLen and cannot be auto-increment", t.Name)
+		case c.AutoIncrement && t.Keys() > 1:
+			return fmt.Errorf("table %s: an auto-increment key must be the only key column", t.Name)
+		}
 	}
 	for _, ix := range t.Indexes {
 		if ix.Name == "" || len(ix.Columns) == 0 {
 			return fmt.Errorf("table %s: index needs a name and columns", t.Name)
 		}
 		for _, c := range ix.Columns {
-			if c <= 0 || c >= len(t.Columns) {
+			if c < 0 || c >= len(t.Columns) || (t.Keys() == 1 && c == 0) {
 				return fmt.Errorf("table %s: index %s names column %d, which is not a non-key column", t.Name, ix.Name, c)
 			}
-			if t.Columns[c].Type == Bytes {
-				return fmt.Errorf("table %s: index %s on bytes column %s is not supported", t.Name, ix.Name, t.Columns[c].Name)
+			if t.Columns[c].Type == Bytes && t.Columns[c].MaxLen <= 0 {
+				return fmt.Errorf("table %s: index %s on bytes column %s needs the column's MaxLen", t.Name, ix.Name, t.Columns[c].Name)
 			}
 		}
 	}

@@ -37,7 +37,12 @@ func TestValidate(t *testing.T) {
 		{"index on pk", func(t *Table) { t.Indexes[0].Columns = []int{0} }, "not a non-key column"},
 		{"index column out of range", func(t *Table) { t.Indexes[1].Columns = []int{1, 4} }, "not a non-key column"},
 		{"negative index column", func(t *Table) { t.Indexes[1].Columns = []int{-1} }, "not a non-key column"},
-		{"bytes index column", func(t *Table) { t.Indexes[1].Columns = []int{1, 3} }, "bytes column"},
+		{"bytes index column", func(t *Table) { t.Indexes[1].Columns = []int{1, 3} }, ""},
+		{"unbounded bytes index column", func(t *Table) { t.Indexes[1].Columns = []int{1, 3}; t.Columns[3].MaxLen = 0 }, "needs the column's MaxLen"},
+		{"composite key", func(t *Table) { t.KeyLen = 2; t.Indexes[1].Columns = []int{1, 0, 2} }, ""},
+		{"composite key with a timestamp", func(t *Table) { t.KeyLen = 3 }, "column 2 must be"},
+		{"auto-increment in a composite key", func(t *Table) { t.KeyLen = 2; t.Columns[0].AutoIncrement = true }, "only key column"},
+		{"key longer than the table", func(t *Table) { t.KeyLen = 5 }, "KeyLen"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := validTable()

@@ -42,6 +42,7 @@ var cases = []testCase{
 	{"DeleteOldest", true, testDeleteOldest},
 	{"Statements", true, testStatements},
 	{"StringKeys", true, testStringKeys},
+	{"CompositeKeys", true, testCompositeKeys},
 }
 
 func TestConformance(t *testing.T) {

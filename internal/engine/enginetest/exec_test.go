@@ -188,7 +188,7 @@ func testStatements(t *testing.T, h *harness) {
 	got, _ = exec(h, s, rangeK, true, iv(5, 5)...)
 	wantRows(t, "index after the transaction", got, "5")
 
-	scan := sel("SELECT * FROM {T} WHERE LENGTH(c) < 0", table.Stmt{Index: -1, Match: table.All, Cols: []int{0, 1, 2}, FilterCol: 2})
+	scan := sel("SELECT * FROM {T} WHERE LENGTH(c) < 0", table.Stmt{Index: -1, Match: table.All, Cols: []int{0, 1, 2}, Filter: true, FilterCol: 2})
 	if got, _ = exec(h, s, scan, false); len(got) != 0 {
 		t.Errorf("LENGTH(c) < 0 returned %v", got)
 	}
@@ -277,5 +277,85 @@ func testStringKeys(t *testing.T, h *harness) {
 		"user07,v7", "user08,v8", "user09,v9", "user10,v10", "user11,v11", "user12,v12", "user13,v13")
 	if rows, entries := h.count(s, tb, -1), h.count(s, tb, 0); rows != 12 || entries != 12 {
 		t.Errorf("%d rows, %d index entries, want 12 and 12", rows, entries)
+	}
+}
+
+// testCompositeKeys runs statements on a LinkBench-shaped table: a primary key of three columns
+// (link_type, id1, id2), a covering index that holds key columns and a string, point reads and
+// IN lists under a key prefix, prefix scans, an index range under a three-column prefix, and
+// updates and deletes by the full key that move index entries.
+func testCompositeKeys(t *testing.T, h *harness) {
+	tb := &table.Table{
+		Name:   "links",
+		KeyLen: 3,
+		Columns: []table.Column{
+			{Name: "link_type", Type: table.Int64},
+			{Name: "id1", Type: table.Int64},
+			{Name: "id2", Type: table.Int64},
+			{Name: "visibility", Type: table.Int32, NotNull: true},
+			{Name: "data", Type: table.Bytes, MaxLen: 255, NotNull: true, Text: true},
+			{Name: "time", Type: table.Int64, NotNull: true},
+			{Name: "extra", Type: table.Int64},
+		},
+		Indexes: []table.Index{{Name: "id1_type", Columns: []int{1, 0, 3, 5, 2, 4}}},
+	}
+	h.createTable(tb, true)
+	s := h.session()
+	rows := table.NewRows(len(tb.Columns), 32)
+	for id1 := int64(1); id1 <= 3; id1++ {
+		for id2 := int64(1); id2 <= 5; id2++ {
+			for lt := int64(1); lt <= 2; lt++ {
+				row := rows.AppendRaw()
+				row[0], row[1], row[2] = table.Value{I: lt}, table.Value{I: id1}, table.Value{I: id2 * 10}
+				row[3], row[4] = table.Value{I: id2 % 2}, bv(fmt.Sprintf("d%d.%d.%d", lt, id1, id2))
+				row[5], row[6] = table.Value{I: 100 + id2}, table.Value{I: id1 * id2}
+			}
+		}
+	}
+	if err := s.Insert(h.ctx, tb, rows); err != nil {
+		t.Fatal(err)
+	}
+	st := stmts{tb}
+	sel := func(sql string, st2 table.Stmt) *table.Stmt { st2.Kind = table.Select; return st.mk(sql, st2) }
+	point := sel("SELECT data, extra FROM {T} WHERE link_type = ? AND id1 = ? AND id2 = ?", table.Stmt{Index: -1, Prefix: 2, Match: table.Eq, Cols: []int{4, 6}})
+	got, _ := exec(h, s, point, false, iv(2, 3, 40)...)
+	wantRows(t, "point read by the full key", got, "d2.3.4,12")
+	multi := sel("SELECT id2, data FROM {T} WHERE link_type = ? AND id1 = ? AND id2 IN (?, ?, ?)", table.Stmt{Index: -1, Prefix: 2, Match: table.In, InLen: 3, Cols: []int{2, 4}})
+	got, _ = exec(h, s, multi, true, iv(1, 2, 50, 10, 50)...)
+	wantRows(t, "IN on the last key column", got, "10,d1.2.1", "50,d1.2.5")
+	prefix := sel("SELECT id2 FROM {T} WHERE link_type = ? AND id1 = ?", table.Stmt{Index: -1, Prefix: 2, Match: table.All, Cols: []int{2}})
+	got, _ = exec(h, s, prefix, true, iv(1, 3)...)
+	wantRows(t, "every row of a key prefix", got, "10", "20", "30", "40", "50")
+	window := sel("SELECT id2, time, data FROM {T} WHERE id1 = ? AND link_type = ? AND visibility = ? AND time BETWEEN ? AND ?",
+		table.Stmt{Index: 0, Prefix: 3, Match: table.Between, Cols: []int{2, 5, 4}})
+	got, _ = exec(h, s, window, true, iv(2, 1, 1, 101, 103)...)
+	wantRows(t, "index range under a three-column prefix, covered", got, "10,101,d1.2.1", "30,103,d1.2.3")
+	notCovered := sel("SELECT id2, extra FROM {T} WHERE id1 = ? AND link_type = ? AND visibility = ?",
+		table.Stmt{Index: 0, Prefix: 3, Match: table.All, Cols: []int{2, 6}})
+	got, _ = exec(h, s, notCovered, true, iv(3, 2, 0)...)
+	wantRows(t, "index prefix, rows fetched by their composite keys", got, "20,6", "40,12")
+
+	hide := st.mk("UPDATE {T} SET visibility = ? WHERE link_type = ? AND id1 = ? AND id2 = ?",
+		table.Stmt{Kind: table.Update, Index: -1, Prefix: 2, Match: table.Eq, Set: []table.Assign{{Col: 3}}})
+	if _, n := exec(h, s, hide, false, iv(0, 1, 2, 10)...); n != 1 {
+		t.Errorf("update by the full key: %d rows, want 1", n)
+	}
+	got, _ = exec(h, s, window, true, iv(2, 1, 1, 101, 103)...)
+	wantRows(t, "the updated row left the visible range", got, "30,103,d1.2.3")
+	del := st.mk("DELETE FROM {T} WHERE link_type = ? AND id1 = ? AND id2 = ?", table.Stmt{Kind: table.Delete, Index: -1, Prefix: 2, Match: table.Eq})
+	if _, n := exec(h, s, del, false, iv(2, 3, 40)...); n != 1 {
+		t.Errorf("delete by the full key: %d rows, want 1", n)
+	}
+	got, _ = exec(h, s, point, false, iv(2, 3, 40)...)
+	wantRows(t, "the deleted row", got)
+	ins := st.mk("INSERT INTO {T} (link_type, id1, id2, visibility, data, time, extra) VALUES (?, ?, ?, ?, ?, ?, ?)", table.Stmt{Kind: table.InsertRow, Index: -1})
+	if _, err := s.Exec(h.ctx, ins, []table.Value{{I: 1}, {I: 1}, {I: 10}, {I: 1}, bv("dup"), {I: 1}, {I: 1}}, table.NewRows(1, 1)); err == nil {
+		t.Errorf("insert of an existing composite key succeeded")
+	}
+	exec(h, s, ins, false, table.Value{I: 2}, table.Value{I: 3}, table.Value{I: 40}, table.Value{I: 1}, bv("back"), table.Value{I: 104}, table.Value{I: 0})
+	got, _ = exec(h, s, point, false, iv(2, 3, 40)...)
+	wantRows(t, "the row inserted again", got, "back,0")
+	if rows, entries := h.count(s, tb, -1), h.count(s, tb, 0); rows != 30 || entries != 30 {
+		t.Errorf("%d rows, %d index entries, want 30 and 30", rows, entries)
 	}
 }

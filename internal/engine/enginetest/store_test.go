@@ -27,7 +27,8 @@ func testCreateTable(t *testing.T, h *harness) {
 		t.Errorf("CreateIndexes on a table without indexes: %v", err)
 	}
 
-	bytesIndex := newTable("bad")
+	bytesIndex := newTable("bad") // an index on a bytes column needs the column's MaxLen
+	bytesIndex.Columns[3].MaxLen = 0
 	bytesIndex.Indexes = append(bytesIndex.Indexes, table.Index{Name: "idata", Columns: []int{1, 3}})
 	bytesPK := newTable("bad")
 	bytesPK.Columns[0].Type = table.Bytes

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/rumbench/rumbench/internal/table"
 )
@@ -36,9 +37,9 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	}
 	if st.Match == table.In {
 		// SQL's IN is a set: each row matches once however often its key is listed.
-		nset := len(args) - st.InLen
-		s.inKeys = uniqueSorted(s.inKeys[:0], args[nset:], t.Columns[st.KeyCol()].Type == table.Bytes)
-		s.inArgs = append(append(s.inArgs[:0], args[:nset]...), s.inKeys...)
+		first := len(args) - st.InLen
+		s.inKeys = uniqueSorted(s.inKeys[:0], args[first:], t.Columns[st.KeyCol()].Type == table.Bytes)
+		s.inArgs = append(append(s.inArgs[:0], args[:first]...), s.inKeys...)
 		args = s.inArgs
 	}
 	switch st.Kind {
@@ -55,12 +56,14 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 		}
 	}
 	var n int64
-	for _, key := range args[nset:] {
+	prefix := args[nset : nset+st.Prefix]
+	for _, last := range args[nset+st.Prefix:] {
+		s.keyVals = append(append(s.keyVals[:0], prefix...), last)
 		var hit bool
 		if st.Kind == table.Update {
-			hit, err = s.updateRow(t, ts, st, key, args[:nset])
+			hit, err = s.updateRow(t, ts, st, s.keyVals, args[:nset])
 		} else {
-			hit, err = s.deleteRow(t, ts, key)
+			hit, err = s.deleteRow(t, ts, s.keyVals)
 		}
 		if err != nil {
 			break
@@ -72,9 +75,9 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	return n, s.finish(ctx, err)
 }
 
-// loadRow locks and reads row pk into s.row; found is false when it does not exist. A string pk
-// must stay valid while s.row is used.
-func (s *session) loadRow(t *table.Table, ts *tableState, pk table.Value) (found bool, err error) {
+// loadRow locks and reads the row whose primary key columns hold pk into s.row; found is false
+// when it does not exist. String key columns must stay valid while s.row is used.
+func (s *session) loadRow(t *table.Table, ts *tableState, pk []table.Value) (found bool, err error) {
 	key := s.c.pkKey(t, ts.id, pk)
 	if err := s.lock(key); err != nil {
 		return false, err
@@ -84,7 +87,7 @@ func (s *session) loadRow(t *table.Table, ts *tableState, pk table.Value) (found
 		return false, err
 	}
 	row := s.rowBuf(len(t.Columns))
-	row[0] = pk
+	copy(row, pk)
 	return true, s.c.decodeValue(t, val, row)
 }
 
@@ -108,7 +111,7 @@ func (s *session) setIndexes(t *table.Table, ts *tableState, row []table.Value, 
 }
 
 func (s *session) putRow(t *table.Table, ts *tableState, row []table.Value) error {
-	key, val := s.c.pkKey(t, ts.id, row[0]), s.c.encodeRow(t, row)
+	key, val := s.c.pkKey(t, ts.id, row[:t.Keys()]), s.c.encodeRow(t, row)
 	if err := s.batch.Set(key, val); err != nil {
 		return err
 	}
@@ -117,7 +120,7 @@ func (s *session) putRow(t *table.Table, ts *tableState, row []table.Value) erro
 }
 
 // updateRow applies st's assignments to row pk (vals are the assigned values in order).
-func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk table.Value, vals []table.Value) (bool, error) {
+func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk []table.Value, vals []table.Value) (bool, error) {
 	found, err := s.loadRow(t, ts, pk)
 	if err != nil || !found {
 		return false, err
@@ -153,8 +156,8 @@ func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk t
 	return true, s.putRow(t, ts, row)
 }
 
-// deleteRow deletes row pk and its index entries.
-func (s *session) deleteRow(t *table.Table, ts *tableState, pk table.Value) (bool, error) {
+// deleteRow deletes row pk (its key columns' values) and its index entries.
+func (s *session) deleteRow(t *table.Table, ts *tableState, pk []table.Value) (bool, error) {
 	found, err := s.loadRow(t, ts, pk)
 	if err != nil || !found {
 		return false, err
@@ -183,12 +186,12 @@ func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args
 	} else {
 		copy(row, args)
 	}
-	found, err := s.loadRow(t, ts, row[0])
+	found, err := s.loadRow(t, ts, row[:t.Keys()])
 	if err != nil {
 		return 0, err
 	}
 	if found {
-		return 0, fmt.Errorf("kv: duplicate key %s in %s", keyString(t, row[0]), t.Name)
+		return 0, fmt.Errorf("kv: duplicate key %s in %s", keyString(t, row[:t.Keys()]), t.Name)
 	}
 	// loadRow decoded nothing into s.row when the key is absent, so row still holds the values.
 	if err := s.setIndexes(t, ts, row, false); err != nil {
@@ -202,8 +205,8 @@ type selectState struct {
 	acc    int64
 	order  rowOrder
 	lo, hi []byte        // key bounds of a scan
-	pks    []table.Value // primary keys an index walk found, to fetch
-	arena  []byte        // the string keys of pks
+	pks    []table.Value // primary keys an index walk found, to fetch (Keys() values each)
+	arena  []byte        // the string key columns of pks
 }
 
 // selectRows runs a Select: it visits the matched rows in key order and emits their columns or
@@ -213,26 +216,32 @@ func (s *session) selectRows(st *table.Stmt, ts *tableState, args []table.Value,
 	base := out.N
 	s.sel.acc = 0
 	var err error
+	prefix, rest := args[:st.Prefix], args[st.Prefix:]
 	switch {
-	case st.Match == table.All:
+	case st.Index >= 0:
+		err = s.indexMatch(st, ts, prefix, rest, out)
+	case st.Match == table.All && st.Prefix == 0:
 		err = s.scanRows(st, ts, ts.bounds[0].lower, ts.bounds[0].upper, -1, out)
-	case st.Match == table.From:
-		lo := append(s.key[:0], s.c.pkKey(t, ts.id, args[0])...)
+	case st.Match == table.All:
+		lo := append(s.key[:0], s.c.pkKey(t, ts.id, prefix)...)
 		s.key = lo
-		err = s.scanRows(st, ts, lo, ts.bounds[0].upper, max(args[1].I, 0), out)
-	case st.Index < 0 && st.Match == table.Between:
-		lo := append(s.key[:0], s.c.pkKey(t, ts.id, args[0])...)
-		s.key = lo
-		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.c.pkKey(t, ts.id, args[1]))
+		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], lo)
 		err = s.scanRows(st, ts, lo, s.sel.hi, -1, out)
-	case st.Index < 0:
-		for _, a := range args {
-			if err = s.getRow(st, ts, a, out); err != nil {
+	case st.Match == table.From:
+		lo := append(s.key[:0], s.c.pkKey(t, ts.id, s.withPrefix(prefix, rest[0]))...)
+		s.key = lo
+		err = s.scanRows(st, ts, lo, ts.bounds[0].upper, max(rest[1].I, 0), out)
+	case st.Match == table.Between:
+		lo := append(s.key[:0], s.c.pkKey(t, ts.id, s.withPrefix(prefix, rest[0]))...)
+		s.key = lo
+		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.c.pkKey(t, ts.id, s.withPrefix(prefix, rest[1])))
+		err = s.scanRows(st, ts, lo, s.sel.hi, -1, out)
+	default:
+		for _, a := range rest {
+			if err = s.getRow(st, ts, s.withPrefix(prefix, a), out); err != nil {
 				break
 			}
 		}
-	default:
-		err = s.indexMatch(st, ts, args, out)
 	}
 	if err != nil {
 		return 0, err
@@ -268,15 +277,21 @@ func (s *session) emit(st *table.Stmt, row []table.Value, out *table.Rows) {
 	}
 }
 
-// getRow emits row pk if it exists.
-func (s *session) getRow(st *table.Stmt, ts *tableState, pk table.Value, out *table.Rows) error {
+// withPrefix returns the key values prefix followed by last, in a buffer of the session.
+func (s *session) withPrefix(prefix []table.Value, last table.Value) []table.Value {
+	s.keyVals = append(append(s.keyVals[:0], prefix...), last)
+	return s.keyVals
+}
+
+// getRow emits the row whose primary key columns hold pk, if it exists.
+func (s *session) getRow(st *table.Stmt, ts *tableState, pk []table.Value, out *table.Rows) error {
 	t := st.Table
 	val, found, err := s.readRow(s.c.pkKey(t, ts.id, pk))
 	if err != nil || !found {
 		return err
 	}
 	row := s.rowBuf(len(t.Columns))
-	row[0] = pk
+	copy(row, pk)
 	if err := s.c.decodeValue(t, val, row); err != nil {
 		return err
 	}
@@ -298,7 +313,7 @@ func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, limit 
 			it.Close()
 			return err
 		}
-		if st.Match == table.All && len(row[st.FilterCol].B) >= st.FilterLenBelow {
+		if st.Filter && len(row[st.FilterCol].B) >= st.FilterLenBelow {
 			continue
 		}
 		s.emit(st, row, out)
@@ -309,67 +324,72 @@ func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, limit 
 	return it.Close()
 }
 
-// indexMatch emits the rows whose secondary-index key matches st's predicate, from the index
-// alone when it covers st.Cols, else fetching each row by its primary key once the index walk
-// is over (no iterator stays open during the lookups: bbolt would hold two read transactions,
-// which a writer waiting to remap its file would deadlock).
-func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value, out *table.Rows) error {
+// indexMatch emits the rows whose secondary-index key matches st's predicate (the prefix values,
+// then rest), from the index alone when it covers st.Cols, else fetching each row by its primary
+// key once the index walk is over (no iterator stays open during the lookups: bbolt would hold two
+// read transactions, which a writer waiting to remap its file would deadlock).
+func (s *session) indexMatch(st *table.Stmt, ts *tableState, prefix, rest []table.Value, out *table.Rows) error {
 	t := st.Table
 	if !ts.indexed {
 		return fmt.Errorf("kv: table %s has no secondary indexes yet", t.Name)
 	}
-	ix := t.Indexes[st.Index]
+	ix := &t.Indexes[st.Index]
 	rg := ts.bounds[st.Index+1]
+	k := t.Keys()
+	inKey := func(c int) bool { return c < k || slices.Contains(ix.Columns, c) }
 	covered := st.Agg == table.NoAgg || st.Agg == table.Count || st.Agg == table.Sum
 	for _, c := range st.Cols {
-		covered = covered && (c == 0 || slices.Contains(ix.Columns, c))
+		covered = covered && inKey(c)
 	}
 	if st.Agg != table.NoAgg {
-		covered = covered && (st.AggCol == 0 || slices.Contains(ix.Columns, st.AggCol))
+		covered = covered && inKey(st.AggCol)
 	}
 	it, err := s.e.store.NewIter(rg.lower, rg.upper)
 	if err != nil {
 		return err
 	}
-	prefix := func(dst []byte, v table.Value) []byte {
-		return table.AppendValue(append(dst[:0], rg.lower...), t.Columns[ix.Columns[0]].Type, v)
+	// s.key is the encoded prefix; bound appends one more column's value to it.
+	s.key = append(s.key[:0], rg.lower...)
+	for i, v := range prefix {
+		s.key = table.AppendValue(s.key, t.Columns[ix.Columns[i]].Type, v)
+	}
+	bound := func(dst []byte, v table.Value) []byte {
+		return table.AppendValue(append(dst[:0], s.key...), t.Columns[ix.Columns[st.Prefix]].Type, v)
 	}
 	walk := func(lo, hi []byte) error {
 		row := s.rowBuf(len(t.Columns))
 		for ok := it.SeekGE(lo); ok && bytes.Compare(it.Key(), hi) < 0; ok = it.Next() {
-			rest := it.Key()[4:]
-			var err error
-			for _, c := range ix.Columns {
-				if row[c].I, rest, err = table.DecodeValue(t.Columns[c].Type, rest); err != nil {
-					return err
-				}
-			}
-			if _, err = s.c.decodePK(t, rest, &row[0]); err != nil {
+			if err := s.c.decodeIndex(t, ix, it.Key()[4:], row); err != nil {
 				return err
 			}
 			if covered {
 				s.emit(st, row, out)
 				continue
 			}
-			pk := row[0]
-			if pk.B != nil {
-				off := len(s.sel.arena)
-				s.sel.arena = append(s.sel.arena, pk.B...)
-				pk.B = s.sel.arena[off:len(s.sel.arena):len(s.sel.arena)]
+			for _, v := range row[:k] {
+				if v.B != nil {
+					off := len(s.sel.arena)
+					s.sel.arena = append(s.sel.arena, v.B...)
+					v.B = s.sel.arena[off:len(s.sel.arena):len(s.sel.arena)]
+				}
+				s.sel.pks = append(s.sel.pks, v)
 			}
-			s.sel.pks = append(s.sel.pks, pk)
 		}
 		return nil
 	}
 	s.sel.pks, s.sel.arena = s.sel.pks[:0], s.sel.arena[:0]
-	if st.Match == table.Between {
-		s.key = prefix(s.key, args[0])
-		s.sel.lo = prefix(s.sel.lo, args[1])
-		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.sel.lo)
+	switch st.Match {
+	case table.All:
+		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.key)
 		err = walk(s.key, s.sel.hi)
-	} else {
-		for _, a := range args {
-			s.sel.lo = prefix(s.sel.lo, a)
+	case table.Between:
+		s.sel.lo = bound(s.sel.lo, rest[0])
+		s.val = bound(s.val, rest[1])
+		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.val)
+		err = walk(s.sel.lo, s.sel.hi)
+	default:
+		for _, a := range rest {
+			s.sel.lo = bound(s.sel.lo, a)
 			s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.sel.lo)
 			if err = walk(s.sel.lo, s.sel.hi); err != nil {
 				break
@@ -379,11 +399,8 @@ func (s *session) indexMatch(st *table.Stmt, ts *tableState, args []table.Value,
 	if cerr := it.Close(); err == nil {
 		err = cerr
 	}
-	for _, pk := range s.sel.pks {
-		if err != nil {
-			break
-		}
-		err = s.getRow(st, ts, pk, out)
+	for i := 0; i+k <= len(s.sel.pks) && err == nil; i += k {
+		err = s.getRow(st, ts, s.sel.pks[i:i+k], out)
 	}
 	return err
 }
@@ -410,12 +427,17 @@ func uniqueSorted(dst, vals []table.Value, strs bool) []table.Value {
 func compareInts(a, b table.Value) int    { return cmp.Compare(a.I, b.I) }
 func compareStrings(a, b table.Value) int { return bytes.Compare(a.B, b.B) }
 
-// keyString renders primary key pk of t for an error message.
-func keyString(t *table.Table, pk table.Value) string {
-	if t.Columns[0].Type == table.Bytes {
-		return fmt.Sprintf("%q", pk.B)
+// keyString renders primary key pk of t (its columns' values) for an error message.
+func keyString(t *table.Table, pk []table.Value) string {
+	parts := make([]string, len(pk))
+	for i, v := range pk {
+		if t.Columns[i].Type == table.Bytes {
+			parts[i] = fmt.Sprintf("%q", v.B)
+		} else {
+			parts[i] = fmt.Sprint(v.I)
+		}
 	}
-	return fmt.Sprint(pk.I)
+	return strings.Join(parts, ",")
 }
 
 // rowOrder sorts a block's rows [from, N) by one of their cells.

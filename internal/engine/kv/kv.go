@@ -208,8 +208,9 @@ type session struct {
 	val   []byte
 	txn   txnState
 	sel   selectState
-	// inArgs and inKeys hold the deduplicated arguments of an IN statement.
-	inArgs, inKeys []table.Value
+	// inArgs and inKeys hold the deduplicated arguments of an IN statement; keyVals the values of
+	// one primary key.
+	inArgs, inKeys, keyVals []table.Value
 	// valid holds the statements that passed Validate.
 	valid map[*table.Stmt]bool
 }
@@ -229,7 +230,7 @@ func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) 
 	}
 	for r := 0; r < rows.N; r++ {
 		row := rows.Row(r)
-		if err := s.batch.Set(s.c.pkKey(t, ts.id, row[0]), s.c.encodeRow(t, row)); err != nil {
+		if err := s.batch.Set(s.c.pkKey(t, ts.id, row[:t.Keys()]), s.c.encodeRow(t, row)); err != nil {
 			return err
 		}
 		if !ts.indexed {
@@ -248,6 +249,9 @@ func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) 
 func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64, n int) (int, error) {
 	ts, err := s.e.state(t)
 	if err != nil {
+		return 0, err
+	}
+	if err := singleIntKey(t); err != nil {
 		return 0, err
 	}
 	it, err := s.e.store.NewIter(ts.bounds[0].lower, ts.bounds[0].upper)
@@ -287,6 +291,9 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	if err != nil {
 		return err
 	}
+	if err := singleIntKey(t); err != nil {
+		return err
+	}
 	row := s.rowBuf(len(t.Columns))
 	for _, pk := range pks {
 		var found bool
@@ -308,6 +315,15 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 				dst[i].B = out.CopyBytes(row[c].B)
 			}
 		}
+	}
+	return nil
+}
+
+// singleIntKey refuses a table whose primary key is not one integer column, for the calls that
+// take int64 keys.
+func singleIntKey(t *table.Table) error {
+	if t.Keys() != 1 || t.Columns[0].Type == table.Bytes {
+		return fmt.Errorf("kv: table %s: Get and DeleteOldest take a single integer key (use Exec)", t.Name)
 	}
 	return nil
 }

@@ -195,7 +195,7 @@ func (s *session) maxPK(t *table.Table, ts *tableState) (int64, error) {
 		lo, hi = -1<<31, 1<<31-1
 	}
 	key := binary.BigEndian.AppendUint32(nil, ts.id)
-	exists := func(pk int64) bool { return it.SeekGE(appendPK(key[:4], t, table.Value{I: pk})) }
+	exists := func(pk int64) bool { return it.SeekGE(appendKey(key[:4], t, []table.Value{{I: pk}})) }
 	if !exists(lo) {
 		return 0, nil // empty
 	}

@@ -60,15 +60,31 @@ func StringKey(d Dialect, c table.Column) string {
 // IndexName is the SQL name of an index: <table>_<index>, as the insert benchmark names them.
 func IndexName(t *table.Table, ix table.Index) string { return t.Name + "_" + ix.Name }
 
-// createTableSQL returns CREATE TABLE for t.
+// createTableSQL returns CREATE TABLE for t: a single-column key declared by the dialect, a
+// composite key as PRIMARY KEY (a, b, ...) after the columns.
 func createTableSQL(d Dialect, t *table.Table) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE %s (%s", t.Name, d.PrimaryKey(t.Columns[0]))
-	for _, c := range t.Columns[1:] {
-		fmt.Fprintf(&b, ", %s %s", c.Name, d.ColumnType(c))
-		if c.NotNull {
+	fmt.Fprintf(&b, "CREATE TABLE %s (", t.Name)
+	from := 0
+	if t.Keys() == 1 {
+		b.WriteString(d.PrimaryKey(t.Columns[0]))
+		from = 1
+	}
+	for i, c := range t.Columns[from:] {
+		if from > 0 || i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", c.Name, d.ColumnType(c))
+		if c.NotNull || from+i < t.Keys() {
 			b.WriteString(" NOT NULL")
 		}
+	}
+	if t.Keys() > 1 {
+		keys := make([]int, t.Keys())
+		for i := range keys {
+			keys[i] = i
+		}
+		fmt.Fprintf(&b, ", PRIMARY KEY (%s)", ColumnList(t, keys))
 	}
 	b.WriteString(")")
 	if s := d.TableSuffix(); s != "" {

@@ -40,6 +40,7 @@ func argColumns(st *table.Stmt) []int {
 			cols = append(cols, a.Col)
 		}
 	}
+	cols = append(cols, st.KeyCols()[:st.Prefix]...)
 	for len(cols) < st.Args() {
 		cols = append(cols, st.KeyCol())
 	}

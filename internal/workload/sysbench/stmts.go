@@ -93,7 +93,7 @@ func newStmts(t *table.Table, prepared bool) *stmts {
 	s.rangeSI[0] = si("SELECT k FROM "+n+" WHERE k BETWEEN ? AND ?", table.Between, 0, colK)
 	s.rangeSI[1] = si("SELECT k, c FROM "+n+" WHERE k BETWEEN ? AND ?", table.Between, 0, colK, colC)
 	s.scan = mk(table.Stmt{SQL: "SELECT * FROM " + n + " WHERE LENGTH(c) < 0", Kind: table.Select, Index: -1, Match: table.All,
-		Cols: []int{colID, colK, colC, colPad}, FilterCol: colC, FilterLenBelow: 0})
+		Cols: []int{colID, colK, colC, colPad}, Filter: true, FilterCol: colC, FilterLenBelow: 0})
 	s.simpleRange = pk("SELECT c FROM "+n+" WHERE id BETWEEN ? AND ?", table.Between, 0, colC)
 	s.sumRange = mk(table.Stmt{SQL: "SELECT SUM(k) FROM " + n + " WHERE id BETWEEN ? AND ?", Kind: table.Select, Index: -1,
 		Match: table.Between, Agg: table.Sum, AggCol: colK})
