@@ -67,15 +67,21 @@ type Assign struct {
 // check that every engine returns the same results.
 //
 // Arguments, in the order of the SQL placeholders: Update assignments' values (for Add == 0)
-// first, then the Prefix values of the key's leading columns, then the key predicate's values
-// (Eq: 1, In: InLen, Between: 2, From: the start key and the limit); for InsertRow, every column
-// (or every column but the primary key when AutoID).
+// first, then the values of the key's Prefix leading columns (but the Consts), then the key
+// predicate's values (Eq: 1, In: InLen, Between: 2, From: the start key and the limit), then,
+// with Limit, the offset and the row count; for InsertRow, every column (or every column but
+// the primary key when AutoID).
 type Stmt struct {
 	Table *Table
 	Kind  StmtKind
 	// SQL is the statement text. An AutoID InsertRow may leave it empty: SQL engines render their
 	// own form (how a generated key is asked for differs between dialects).
 	SQL string
+	// Dialects holds the statement's text for the SQL dialects (by engine dialect name:
+	// "postgres", "mysql", "sqlite") whose syntax differs from SQL's (LIMIT offset, count; FOR
+	// UPDATE; upserts), with the same arguments in the same order: '?' placeholders, or the
+	// dialect's own numbered ones.
+	Dialects map[string]string
 	// Index is the index the key predicate is on: -1 for the primary key, else a secondary index
 	// of Table.
 	Index int
@@ -84,7 +90,15 @@ type Stmt struct {
 	// AND id2 IN (...) is Prefix 2 and In on a (id1, link_type, id2) key. With Match All, the
 	// statement matches every row of the prefix.
 	Prefix int
+	// Consts are the values of the last len(Consts) prefix columns when the SQL text writes them
+	// as literals (visibility = 1) rather than placeholders: they take no argument.
+	Consts []Value
 	Match  Match
+	// Desc returns the matched rows in descending key order (Between, All; NoAgg only).
+	Desc bool
+	// Limit takes two more arguments, an offset and a row count: the matched rows from the
+	// offset-th on (0-based, after Desc), at most count of them (SQL's LIMIT offset, count).
+	Limit bool
 	// InLen is the number of values of an In predicate.
 	InLen int
 	// Cols are the columns a Select returns, as positions in Table.Columns.
@@ -122,7 +136,10 @@ func (s *Stmt) Args() int {
 		}
 		return len(s.Table.Columns)
 	}
-	n += s.Prefix
+	n += s.Prefix - len(s.Consts)
+	if s.Limit {
+		n += 2
+	}
 	switch s.Match {
 	case Eq:
 		n++
@@ -163,6 +180,12 @@ func (s *Stmt) Validate() error {
 	}
 	if n := len(s.KeyCols()); s.Prefix < 0 || s.Prefix > n || s.Prefix == n && s.Match != All {
 		return fmt.Errorf("statement on %s: prefix of %d columns on a key of %d", t.Name, s.Prefix, n)
+	}
+	if len(s.Consts) > s.Prefix {
+		return fmt.Errorf("statement on %s: %d constant prefix values for a prefix of %d", t.Name, len(s.Consts), s.Prefix)
+	}
+	if (s.Desc || s.Limit) && (s.Kind != Select || s.Agg != NoAgg || s.Match == From || s.Match == In) {
+		return fmt.Errorf("statement on %s: DESC and LIMIT apply to row ranges (Between, All) of a Select without aggregate", t.Name)
 	}
 	if s.Match == In && s.InLen <= 0 {
 		return fmt.Errorf("statement on %s: IN with no values", t.Name)

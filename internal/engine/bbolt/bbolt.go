@@ -237,6 +237,15 @@ func (i *iter) set(k, v []byte) bool {
 
 func (i *iter) SeekGE(k []byte) bool { return i.set(i.c.Seek(k)) }
 func (i *iter) Next() bool           { return i.set(i.c.Next()) }
+func (i *iter) Prev() bool           { return i.set(i.c.Prev()) }
+
+// SeekLT seeks the first key >= k and steps back from it, or to the last key when there is none.
+func (i *iter) SeekLT(k []byte) bool {
+	if key, _ := i.c.Seek(k); key == nil {
+		return i.set(i.c.Last())
+	}
+	return i.set(i.c.Prev())
+}
 func (i *iter) Key() []byte          { return i.k }
 func (i *iter) Value() []byte        { return i.v }
 func (i *iter) Close() error         { return i.tx.Rollback() }

@@ -43,6 +43,7 @@ var cases = []testCase{
 	{"Statements", true, testStatements},
 	{"StringKeys", true, testStringKeys},
 	{"CompositeKeys", true, testCompositeKeys},
+	{"StoreReverse", true, testStoreReverse},
 }
 
 func TestConformance(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rumbench/rumbench/internal/engine/kv"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -335,6 +336,24 @@ func testCompositeKeys(t *testing.T, h *harness) {
 	got, _ = exec(h, s, notCovered, true, iv(3, 2, 0)...)
 	wantRows(t, "index prefix, rows fetched by their composite keys", got, "20,6", "40,12")
 
+	// LinkBench's link list: newest first, a page of it, visibility a literal.
+	page := sel("SELECT id2, time FROM {T} WHERE id1 = ? AND link_type = ? AND visibility = 1 AND time BETWEEN ? AND ? ORDER BY time DESC LIMIT ?, ?",
+		table.Stmt{Index: 0, Prefix: 3, Consts: []table.Value{{I: 1}}, Match: table.Between, Desc: true, Limit: true, Cols: []int{2, 5},
+			Dialects: map[string]string{"postgres": "SELECT id2, time FROM {T} WHERE id1 = $1 AND link_type = $2 AND visibility = 1 AND time BETWEEN $3 AND $4 ORDER BY time DESC LIMIT $6 OFFSET $5"}})
+	page.Dialects["postgres"] = strings.ReplaceAll(page.Dialects["postgres"], "{T}", tb.Name)
+	got, _ = exec(h, s, page, false, iv(2, 1, 0, 1000, 0, 10)...)
+	wantRows(t, "visible links, newest first", got, "50,105", "30,103", "10,101")
+	got, _ = exec(h, s, page, false, iv(2, 1, 0, 104, 1, 1)...)
+	wantRows(t, "the second page of one", got, "10,101")
+	got, _ = exec(h, s, page, false, iv(2, 1, 0, 1000, 5, 10)...)
+	wantRows(t, "a page past the end", got)
+	lastIDs := sel("SELECT id2 FROM {T} WHERE link_type = ? AND id1 = ? ORDER BY id2 DESC LIMIT ?, ?",
+		table.Stmt{Index: -1, Prefix: 2, Match: table.All, Desc: true, Limit: true, Cols: []int{2},
+			Dialects: map[string]string{"postgres": "SELECT id2 FROM {T} WHERE link_type = $1 AND id1 = $2 ORDER BY id2 DESC LIMIT $4 OFFSET $3"}})
+	lastIDs.Dialects["postgres"] = strings.ReplaceAll(lastIDs.Dialects["postgres"], "{T}", tb.Name)
+	got, _ = exec(h, s, lastIDs, false, iv(1, 3, 1, 2)...)
+	wantRows(t, "a key prefix backwards, from the second row", got, "40", "30")
+
 	hide := st.mk("UPDATE {T} SET visibility = ? WHERE link_type = ? AND id1 = ? AND id2 = ?",
 		table.Stmt{Kind: table.Update, Index: -1, Prefix: 2, Match: table.Eq, Set: []table.Assign{{Col: 3}}})
 	if _, n := exec(h, s, hide, false, iv(0, 1, 2, 10)...); n != 1 {
@@ -357,5 +376,51 @@ func testCompositeKeys(t *testing.T, h *harness) {
 	wantRows(t, "the row inserted again", got, "back,0")
 	if rows, entries := h.count(s, tb, -1), h.count(s, tb, 0); rows != 30 || entries != 30 {
 		t.Errorf("%d rows, %d index entries, want 30 and 30", rows, entries)
+	}
+}
+
+// testStoreReverse walks a KV store backwards: SeekLT before, between, on and after keys, and
+// Prev down to the first key (engines of other families skip it).
+func testStoreReverse(t *testing.T, h *harness) {
+	e, ok := h.e.(interface{ Store() kv.Store })
+	if !ok {
+		t.Skipf("engine %s is not a KV store", h.e.Info().Name)
+	}
+	st := e.Store()
+	b := st.NewBatch()
+	defer b.Close()
+	for _, k := range []string{"rev/b", "rev/d", "rev/f"} {
+		if err := b.Set([]byte(k), []byte("v"+k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	it, err := st.NewIter([]byte("rev/"), []byte("rev0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	at := func(ok bool) string {
+		if !ok || string(it.Key()) < "rev/" {
+			return "-"
+		}
+		return string(it.Key()) + "=" + string(it.Value())
+	}
+	for _, c := range []struct{ seek, want string }{
+		{"rev/a", "-"}, {"rev/b", "-"}, {"rev/c", "rev/b=vrev/b"}, {"rev/d", "rev/b=vrev/b"},
+		{"rev/e", "rev/d=vrev/d"}, {"rev0", "rev/f=vrev/f"},
+	} {
+		if got := at(it.SeekLT([]byte(c.seek))); got != c.want {
+			t.Errorf("SeekLT(%s) = %s, want %s", c.seek, got, c.want)
+		}
+	}
+	var walk []string
+	for ok := it.SeekLT([]byte("rev0")); ok && string(it.Key()) >= "rev/"; ok = it.Prev() {
+		walk = append(walk, string(it.Key()))
+	}
+	if strings.Join(walk, " ") != "rev/f rev/d rev/b" {
+		t.Errorf("backward walk %v, want rev/f rev/d rev/b", walk)
 	}
 }

@@ -56,8 +56,8 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 		}
 	}
 	var n int64
-	prefix := args[nset : nset+st.Prefix]
-	for _, last := range args[nset+st.Prefix:] {
+	prefix, rest := s.keyArgs(st, args[nset:])
+	for _, last := range rest {
 		s.keyVals = append(append(s.keyVals[:0], prefix...), last)
 		var hit bool
 		if st.Kind == table.Update {
@@ -204,6 +204,9 @@ func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args
 type selectState struct {
 	acc    int64
 	order  rowOrder
+	// skip and left are the rows a Limit statement still skips and may still return (< 0: no
+	// limit).
+	skip, left int64
 	lo, hi []byte        // key bounds of a scan
 	pks    []table.Value // primary keys an index walk found, to fetch (Keys() values each)
 	arena  []byte        // the string key columns of pks
@@ -216,26 +219,32 @@ func (s *session) selectRows(st *table.Stmt, ts *tableState, args []table.Value,
 	base := out.N
 	s.sel.acc = 0
 	var err error
-	prefix, rest := args[:st.Prefix], args[st.Prefix:]
+	prefix, rest := s.keyArgs(st, args)
+	s.sel.skip, s.sel.left = 0, -1
+	if st.Limit {
+		s.sel.skip, s.sel.left = max(rest[len(rest)-2].I, 0), max(rest[len(rest)-1].I, 0)
+		rest = rest[:len(rest)-2]
+	}
 	switch {
 	case st.Index >= 0:
 		err = s.indexMatch(st, ts, prefix, rest, out)
 	case st.Match == table.All && st.Prefix == 0:
-		err = s.scanRows(st, ts, ts.bounds[0].lower, ts.bounds[0].upper, -1, out)
+		err = s.scanRows(st, ts, ts.bounds[0].lower, ts.bounds[0].upper, out)
 	case st.Match == table.All:
 		lo := append(s.key[:0], s.c.pkKey(t, ts.id, prefix)...)
 		s.key = lo
 		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], lo)
-		err = s.scanRows(st, ts, lo, s.sel.hi, -1, out)
+		err = s.scanRows(st, ts, lo, s.sel.hi, out)
 	case st.Match == table.From:
 		lo := append(s.key[:0], s.c.pkKey(t, ts.id, s.withPrefix(prefix, rest[0]))...)
 		s.key = lo
-		err = s.scanRows(st, ts, lo, ts.bounds[0].upper, max(rest[1].I, 0), out)
+		s.sel.left = max(rest[1].I, 0)
+		err = s.scanRows(st, ts, lo, ts.bounds[0].upper, out)
 	case st.Match == table.Between:
 		lo := append(s.key[:0], s.c.pkKey(t, ts.id, s.withPrefix(prefix, rest[0]))...)
 		s.key = lo
 		s.sel.hi = table.PrefixEnd(s.sel.hi[:0], s.c.pkKey(t, ts.id, s.withPrefix(prefix, rest[1])))
-		err = s.scanRows(st, ts, lo, s.sel.hi, -1, out)
+		err = s.scanRows(st, ts, lo, s.sel.hi, out)
 	default:
 		for _, a := range rest {
 			if err = s.getRow(st, ts, s.withPrefix(prefix, a), out); err != nil {
@@ -277,6 +286,17 @@ func (s *session) emit(st *table.Stmt, row []table.Value, out *table.Rows) {
 	}
 }
 
+// keyArgs splits the key arguments of st (those after the assigned values) into the prefix
+// columns' values, Consts included, and the rest.
+func (s *session) keyArgs(st *table.Stmt, args []table.Value) (prefix, rest []table.Value) {
+	n := st.Prefix - len(st.Consts)
+	if len(st.Consts) == 0 {
+		return args[:n], args[n:]
+	}
+	s.prefix = append(append(s.prefix[:0], args[:n]...), st.Consts...)
+	return s.prefix, args[n:]
+}
+
 // withPrefix returns the key values prefix followed by last, in a buffer of the session.
 func (s *session) withPrefix(prefix []table.Value, last table.Value) []table.Value {
 	s.keyVals = append(append(s.keyVals[:0], prefix...), last)
@@ -299,16 +319,16 @@ func (s *session) getRow(st *table.Stmt, ts *tableState, pk []table.Value, out *
 	return nil
 }
 
-// scanRows emits the rows with keys in [lo, hi) that pass st's filter, at most limit of them
-// (limit < 0: all).
-func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, limit int64, out *table.Rows) error {
+// scanRows emits the rows with keys in [lo, hi) that pass st's filter, in key order (descending
+// for Desc), skipping s.sel.skip of them and emitting at most s.sel.left (< 0: all).
+func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, out *table.Rows) error {
 	t := st.Table
 	it, err := s.e.store.NewIter(lo, hi)
 	if err != nil {
 		return err
 	}
 	row := s.rowBuf(len(t.Columns))
-	for ok := limit != 0 && it.SeekGE(lo); ok; ok = it.Next() {
+	for ok := s.first(it, lo, hi, st.Desc); ok; ok = s.step(it, lo, st.Desc) {
 		if err := s.c.decodeRow(t, it.Key()[4:], it.Value(), row); err != nil {
 			it.Close()
 			return err
@@ -316,12 +336,47 @@ func (s *session) scanRows(st *table.Stmt, ts *tableState, lo, hi []byte, limit 
 		if st.Filter && len(row[st.FilterCol].B) >= st.FilterLenBelow {
 			continue
 		}
-		s.emit(st, row, out)
-		if limit--; limit == 0 {
+		keep, more := s.take()
+		if keep {
+			s.emit(st, row, out)
+		}
+		if !more {
 			break
 		}
 	}
 	return it.Close()
+}
+
+// first positions it on the first key of [lo, hi) in the walk's order and says whether there is
+// one; step moves on. A descending walk checks the lower bound itself.
+func (s *session) first(it Iter, lo, hi []byte, desc bool) bool {
+	if s.sel.left == 0 {
+		return false
+	}
+	if !desc {
+		return it.SeekGE(lo)
+	}
+	return it.SeekLT(hi) && bytes.Compare(it.Key(), lo) >= 0
+}
+
+func (s *session) step(it Iter, lo []byte, desc bool) bool {
+	if !desc {
+		return it.Next()
+	}
+	return it.Prev() && bytes.Compare(it.Key(), lo) >= 0
+}
+
+// take counts one matched row against the statement's offset and limit: keep says whether to
+// emit it, more whether to go on.
+func (s *session) take() (keep, more bool) {
+	if s.sel.skip > 0 {
+		s.sel.skip--
+		return false, true
+	}
+	if s.sel.left > 0 {
+		s.sel.left--
+	}
+	return true, s.sel.left != 0
 }
 
 // indexMatch emits the rows whose secondary-index key matches st's predicate (the prefix values,
@@ -358,21 +413,27 @@ func (s *session) indexMatch(st *table.Stmt, ts *tableState, prefix, rest []tabl
 	}
 	walk := func(lo, hi []byte) error {
 		row := s.rowBuf(len(t.Columns))
-		for ok := it.SeekGE(lo); ok && bytes.Compare(it.Key(), hi) < 0; ok = it.Next() {
+		for ok := s.first(it, lo, hi, st.Desc); ok && bytes.Compare(it.Key(), hi) < 0; ok = s.step(it, lo, st.Desc) {
 			if err := s.c.decodeIndex(t, ix, it.Key()[4:], row); err != nil {
 				return err
 			}
-			if covered {
+			keep, more := s.take()
+			switch {
+			case !keep:
+			case covered:
 				s.emit(st, row, out)
-				continue
-			}
-			for _, v := range row[:k] {
-				if v.B != nil {
-					off := len(s.sel.arena)
-					s.sel.arena = append(s.sel.arena, v.B...)
-					v.B = s.sel.arena[off:len(s.sel.arena):len(s.sel.arena)]
+			default:
+				for _, v := range row[:k] {
+					if v.B != nil {
+						off := len(s.sel.arena)
+						s.sel.arena = append(s.sel.arena, v.B...)
+						v.B = s.sel.arena[off:len(s.sel.arena):len(s.sel.arena)]
+					}
+					s.sel.pks = append(s.sel.pks, v)
 				}
-				s.sel.pks = append(s.sel.pks, v)
+			}
+			if !more {
+				break
 			}
 		}
 		return nil

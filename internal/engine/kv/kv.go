@@ -209,8 +209,8 @@ type session struct {
 	txn   txnState
 	sel   selectState
 	// inArgs and inKeys hold the deduplicated arguments of an IN statement; keyVals the values of
-	// one primary key.
-	inArgs, inKeys, keyVals []table.Value
+	// one primary key; prefix a key prefix with a statement's Consts.
+	inArgs, inKeys, keyVals, prefix []table.Value
 	// valid holds the statements that passed Validate.
 	valid map[*table.Stmt]bool
 }

@@ -49,6 +49,12 @@ type Iter interface {
 	SeekGE(key []byte) bool
 	// Next advances and reports whether the iterator is still on a key.
 	Next() bool
+	// SeekLT positions at the last key < key and reports whether there is one. It may return a
+	// key below the iterator's lower bound: the caller checks.
+	SeekLT(key []byte) bool
+	// Prev moves back one key and reports whether the iterator is still on a key (lower bound:
+	// as SeekLT).
+	Prev() bool
 	// Key returns the current key.
 	Key() []byte
 	// Value returns the current value.

@@ -328,6 +328,18 @@ func (i *iter) at(k, v []byte, err error) bool {
 
 func (i *iter) SeekGE(k []byte) bool { return i.at(i.cur.Get(k, nil, lm.SetRange)) }
 func (i *iter) Next() bool           { return i.at(i.cur.Get(nil, nil, lm.Next)) }
+func (i *iter) Prev() bool           { return i.at(i.cur.Get(nil, nil, lm.Prev)) }
+
+// SeekLT seeks the first key >= k and steps back from it, or to the last key when there is none.
+func (i *iter) SeekLT(k []byte) bool {
+	if _, _, err := i.cur.Get(k, nil, lm.SetRange); err != nil {
+		if !lm.IsNotFound(err) {
+			return i.at(nil, nil, err)
+		}
+		return i.at(i.cur.Get(nil, nil, lm.Last))
+	}
+	return i.at(i.cur.Get(nil, nil, lm.Prev))
+}
 func (i *iter) Key() []byte          { return i.key }
 func (i *iter) Value() []byte        { return i.value }
 func (i *iter) Close() error {

@@ -319,6 +319,8 @@ type iter struct{ it *pdb.Iterator }
 
 func (i iter) SeekGE(k []byte) bool { return i.it.SeekGE(k) }
 func (i iter) Next() bool           { return i.it.Next() }
+func (i iter) SeekLT(k []byte) bool { return i.it.SeekLT(k) }
+func (i iter) Prev() bool           { return i.it.Prev() }
 func (i iter) Key() []byte          { return i.it.Key() }
 func (i iter) Value() []byte        { return i.it.Value() }
 func (i iter) Close() error         { return i.it.Close() }

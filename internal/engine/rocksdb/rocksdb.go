@@ -268,6 +268,18 @@ type iter struct {
 
 func (i *iter) SeekGE(k []byte) bool { i.it.Seek(k); return i.it.Valid() }
 func (i *iter) Next() bool           { i.it.Next(); return i.it.Valid() }
+func (i *iter) Prev() bool           { i.it.Prev(); return i.it.Valid() }
+
+// SeekLT seeks the first key >= k and steps back from it, or to the last key (below the upper
+// bound) when there is none.
+func (i *iter) SeekLT(k []byte) bool {
+	if i.it.Seek(k); i.it.Valid() {
+		i.it.Prev()
+	} else {
+		i.it.SeekToLast()
+	}
+	return i.it.Valid()
+}
 func (i *iter) Key() []byte          { return i.it.Key().Data() }
 func (i *iter) Value() []byte        { return i.it.Value().Data() }
 func (i *iter) Close() error {

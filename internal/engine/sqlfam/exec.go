@@ -40,17 +40,24 @@ func argColumns(st *table.Stmt) []int {
 			cols = append(cols, a.Col)
 		}
 	}
-	cols = append(cols, st.KeyCols()[:st.Prefix]...)
-	for len(cols) < st.Args() {
+	cols = append(cols, st.KeyCols()[:st.Prefix-len(st.Consts)]...)
+	limits := 0
+	if st.Match == table.From {
+		limits = 1
+	}
+	if st.Limit {
+		limits += 2
+	}
+	for len(cols) < st.Args()-limits {
 		cols = append(cols, st.KeyCol())
 	}
-	if st.Match == table.From {
-		cols[len(cols)-1] = limitArg
+	for range limits {
+		cols = append(cols, limitArg)
 	}
 	return cols
 }
 
-// limitArg stands in argColumns for an argument that is no column's value: a From match's limit.
+// limitArg stands in argColumns for an argument that is no column's value: a limit or an offset.
 const limitArg = -1
 
 // execFor returns the session's form of st, preparing it on first use.
@@ -65,6 +72,9 @@ func (s *session) execFor(ctx context.Context, st *table.Stmt) (*execStmt, error
 	if st.Kind == table.InsertRow && st.AutoID && text == "" {
 		text = s.e.d.AutoIDInsert(st.Table)
 	} else {
+		if own, ok := st.Dialects[s.e.d.Name()]; ok {
+			text = own
+		}
 		if text == "" {
 			return nil, fmt.Errorf("%s: statement on %s has no SQL text", s.e.d.Name(), st.Table.Name)
 		}

@@ -454,6 +454,20 @@ func (i *iter) Next() bool {
 	return i.at(C.wt_next(i.cur))
 }
 
+func (i *iter) SeekLT(k []byte) bool {
+	if i.cur == nil {
+		return false
+	}
+	return i.at(C.wt_seek_lt(i.cur, ptr(k), C.size_t(len(k))))
+}
+
+func (i *iter) Prev() bool {
+	if i.cur == nil || i.key == nil {
+		return false
+	}
+	return i.at(C.wt_prev(i.cur))
+}
+
 func (i *iter) Key() []byte   { return i.key }
 func (i *iter) Value() []byte { return i.value }
 

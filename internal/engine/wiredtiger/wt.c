@@ -71,6 +71,21 @@ int wt_seek_ge(WT_CURSOR *c, const void *k, size_t kn) {
 
 int wt_next(WT_CURSOR *c) { int r = c->next(c); if (r != 0) c->reset(c); return r; }
 
+// wt_seek_lt positions c on the last key < k, or returns WT_NOTFOUND (the cursor reset).
+int wt_seek_lt(WT_CURSOR *c, const void *k, size_t kn) {
+	WT_ITEM ki;
+	memset(&ki, 0, sizeof ki);
+	ki.data = k; ki.size = kn;
+	c->set_key(c, &ki);
+	int exact = 0;
+	int r = c->search_near(c, &exact);
+	if (r == 0 && exact >= 0) r = c->prev(c);
+	if (r != 0) c->reset(c);
+	return r;
+}
+
+int wt_prev(WT_CURSOR *c) { int r = c->prev(c); if (r != 0) c->reset(c); return r; }
+
 int wt_current(WT_CURSOR *c, const void **k, size_t *kn, const void **v, size_t *vn) {
 	WT_ITEM ki, vi;
 	memset(&ki, 0, sizeof ki); memset(&vi, 0, sizeof vi);

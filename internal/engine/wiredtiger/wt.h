@@ -23,6 +23,8 @@ int wt_del(WT_CURSOR *c, const void *k, size_t kn);
 int wt_search(WT_CURSOR *c, const void *k, size_t kn, const void **v, size_t *vn);
 int wt_seek_ge(WT_CURSOR *c, const void *k, size_t kn);
 int wt_next(WT_CURSOR *c);
+int wt_seek_lt(WT_CURSOR *c, const void *k, size_t kn);
+int wt_prev(WT_CURSOR *c);
 int wt_current(WT_CURSOR *c, const void **k, size_t *kn, const void **v, size_t *vn);
 int wt_stat(WT_CURSOR *c, int key, int64_t *value);
 const char *wt_strerror(int r);
