@@ -246,6 +246,6 @@ func (i *iter) SeekLT(k []byte) bool {
 	}
 	return i.set(i.c.Prev())
 }
-func (i *iter) Key() []byte          { return i.k }
-func (i *iter) Value() []byte        { return i.v }
-func (i *iter) Close() error         { return i.tx.Rollback() }
+func (i *iter) Key() []byte   { return i.k }
+func (i *iter) Value() []byte { return i.v }
+func (i *iter) Close() error  { return i.tx.Rollback() }

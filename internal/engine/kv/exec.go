@@ -202,14 +202,14 @@ func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args
 
 // selectState holds a session's reusable Select buffers.
 type selectState struct {
-	acc    int64
-	order  rowOrder
+	acc   int64
+	order rowOrder
 	// skip and left are the rows a Limit statement still skips and may still return (< 0: no
 	// limit).
 	skip, left int64
-	lo, hi []byte        // key bounds of a scan
-	pks    []table.Value // primary keys an index walk found, to fetch (Keys() values each)
-	arena  []byte        // the string key columns of pks
+	lo, hi     []byte        // key bounds of a scan
+	pks        []table.Value // primary keys an index walk found, to fetch (Keys() values each)
+	arena      []byte        // the string key columns of pks
 }
 
 // selectRows runs a Select: it visits the matched rows in key order and emits their columns or

@@ -340,8 +340,8 @@ func (i *iter) SeekLT(k []byte) bool {
 	}
 	return i.at(i.cur.Get(nil, nil, lm.Prev))
 }
-func (i *iter) Key() []byte          { return i.key }
-func (i *iter) Value() []byte        { return i.value }
+func (i *iter) Key() []byte   { return i.key }
+func (i *iter) Value() []byte { return i.value }
 func (i *iter) Close() error {
 	if i.txn == nil {
 		return nil

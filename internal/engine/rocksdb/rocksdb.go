@@ -280,8 +280,8 @@ func (i *iter) SeekLT(k []byte) bool {
 	}
 	return i.it.Valid()
 }
-func (i *iter) Key() []byte          { return i.it.Key().Data() }
-func (i *iter) Value() []byte        { return i.it.Value().Data() }
+func (i *iter) Key() []byte   { return i.it.Key().Data() }
+func (i *iter) Value() []byte { return i.it.Value().Data() }
 func (i *iter) Close() error {
 	err := i.it.Err()
 	i.it.Close()
