@@ -54,11 +54,13 @@ const (
 	Distinct
 )
 
-// Assign is one assignment of an Update: column Col gets the next argument, or, when Add is
-// not 0, its own value plus Add (SET k=k+1).
+// Assign is one assignment of an Update: column Col gets the next argument; when Add is not 0,
+// its own value plus Add (SET k=k+1, no argument); when AddArg is set, its own value plus the
+// next argument (SET count=count+?).
 type Assign struct {
-	Col int
-	Add int64
+	Col    int
+	Add    int64
+	AddArg bool
 }
 
 // Stmt is one statement a workload issues, in two equivalent forms: SQL, the reference text that
@@ -94,6 +96,17 @@ type Stmt struct {
 	// as literals (visibility = 1) rather than placeholders: they take no argument.
 	Consts []Value
 	Match  Match
+	// KeyOrder is the order of the key arguments (the prefix's, then an Eq match's) in the SQL
+	// text when it differs from the key's column order: KeyOrder[i] is the key position (0 =
+	// the key's first column) of the i-th. LinkBench writes WHERE id1 = ? AND id2 = ? AND
+	// link_type = ? for a (link_type, id1, id2) key: KeyOrder {1, 2, 0}. Eq and All matches only.
+	KeyOrder []int
+	// ForUpdate locks the rows a primary-key Select (Eq or In) reads until the transaction ends
+	// (SELECT ... FOR UPDATE); outside a transaction the locks end with the statement.
+	ForUpdate bool
+	// ReturnID makes an AutoID InsertRow append one row to out with the key the engine
+	// generated (LAST_INSERT_ID, RETURNING).
+	ReturnID bool
 	// Desc returns the matched rows in descending key order (Between, All; NoAgg only).
 	Desc bool
 	// Limit takes two more arguments, an offset and a row count: the matched rows from the
@@ -187,6 +200,28 @@ func (s *Stmt) Validate() error {
 	if (s.Desc || s.Limit) && (s.Kind != Select || s.Agg != NoAgg || s.Match == From || s.Match == In) {
 		return fmt.Errorf("statement on %s: DESC and LIMIT apply to row ranges (Between, All) of a Select without aggregate", t.Name)
 	}
+	if s.KeyOrder != nil {
+		n := s.Prefix - len(s.Consts)
+		if s.Match == Eq {
+			n++
+		}
+		seen := map[int]bool{}
+		for _, p := range s.KeyOrder {
+			if p < 0 || p >= n || seen[p] {
+				seen[-1] = true
+			}
+			seen[p] = true
+		}
+		if (s.Match != Eq && s.Match != All) || len(s.KeyOrder) != n || seen[-1] {
+			return fmt.Errorf("statement on %s: KeyOrder %v is not an order of the %d key arguments of an Eq or All match", t.Name, s.KeyOrder, n)
+		}
+	}
+	if s.ForUpdate && (s.Kind != Select || s.Index != -1 || (s.Match != Eq && s.Match != In) || s.Prefix != t.Keys()-1) {
+		return fmt.Errorf("statement on %s: FOR UPDATE locks rows read by their whole primary key", t.Name)
+	}
+	if s.ReturnID && (s.Kind != InsertRow || !s.AutoID) {
+		return fmt.Errorf("statement on %s: ReturnID needs an AutoID InsertRow", t.Name)
+	}
 	if s.Match == In && s.InLen <= 0 {
 		return fmt.Errorf("statement on %s: IN with no values", t.Name)
 	}
@@ -235,6 +270,11 @@ func (s *Stmt) Validate() error {
 	}
 	return nil
 }
+
+// ErrDuplicate is returned (wrapped: test with errors.Is) by an insert whose primary key exists,
+// on every engine (MySQL 1062, PostgreSQL 23505, SQLite's constraint error, the KV adapter's
+// check). The transaction stays open for the caller to roll back.
+var ErrDuplicate = errors.New("duplicate primary key")
 
 // ErrConflict is returned by a write that met a row another session holds in an open
 // transaction and could not wait for it without risking a deadlock. The transaction is rolled

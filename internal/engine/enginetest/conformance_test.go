@@ -44,6 +44,7 @@ var cases = []testCase{
 	{"StringKeys", true, testStringKeys},
 	{"CompositeKeys", true, testCompositeKeys},
 	{"StoreReverse", true, testStoreReverse},
+	{"LinkWrites", true, testLinkWrites},
 }
 
 func TestConformance(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rumbench/rumbench/internal/engine/kv"
 	"github.com/rumbench/rumbench/internal/table"
@@ -423,4 +424,104 @@ func testStoreReverse(t *testing.T, h *harness) {
 	if strings.Join(walk, " ") != "rev/f rev/d rev/b" {
 		t.Errorf("backward walk %v, want rev/f rev/d rev/b", walk)
 	}
+}
+
+// testLinkWrites runs LinkBench's write path on every engine: a locking read by the whole key
+// with the arguments in the reference's order (id1, id2, link_type), an insert that meets an
+// existing key (table.ErrDuplicate, then a rollback), a count update with count = count + ?
+// and version = version + 1, and node inserts that return their generated keys.
+func testLinkWrites(t *testing.T, h *harness) {
+	links := &table.Table{Name: "lw_link", KeyLen: 3, Columns: []table.Column{
+		{Name: "link_type", Type: table.Int64}, {Name: "id1", Type: table.Int64}, {Name: "id2", Type: table.Int64},
+		{Name: "visibility", Type: table.Int32, NotNull: true}, {Name: "data", Type: table.Bytes, MaxLen: 255, Text: true}}}
+	counts := &table.Table{Name: "lw_count", KeyLen: 2, Columns: []table.Column{
+		{Name: "id", Type: table.Int64}, {Name: "link_type", Type: table.Int64},
+		{Name: "count", Type: table.Int32, NotNull: true}, {Name: "time", Type: table.Int64}, {Name: "version", Type: table.Int64}}}
+	nodes := &table.Table{Name: "lw_node", Columns: []table.Column{
+		{Name: "id", Type: table.Int64, NotNull: true, AutoIncrement: true}, {Name: "type", Type: table.Int32},
+		{Name: "data", Type: table.Bytes, Text: true}}}
+	for _, tb := range []*table.Table{links, counts, nodes} {
+		h.createTable(tb, true)
+	}
+	s := h.session()
+	insLink := stmts{links}.mk("INSERT INTO {T} (link_type, id1, id2, visibility, data) VALUES (?, ?, ?, ?, ?)", table.Stmt{Kind: table.InsertRow, Index: -1})
+	exec(h, s, insLink, false, table.Value{I: 7}, table.Value{I: 1}, table.Value{I: 2}, table.Value{I: 1}, bv("a"))
+	insCount := stmts{counts}.mk("INSERT INTO {T} (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?)", table.Stmt{Kind: table.InsertRow, Index: -1})
+	exec(h, s, insCount, false, iv(1, 7, 1, 0, 0)...)
+
+	forUpdate := stmts{links}.mk("SELECT visibility FROM {T} WHERE id1 = ? AND id2 = ? AND link_type = ? FOR UPDATE",
+		table.Stmt{Kind: table.Select, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: []int{1, 2, 0}, ForUpdate: true, Cols: []int{3},
+			Dialects: map[string]string{"sqlite": strings.ReplaceAll("SELECT visibility FROM {T} WHERE id1 = ? AND id2 = ? AND link_type = ?", "{T}", links.Name)}})
+	incCount := stmts{counts}.mk("UPDATE {T} SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?",
+		table.Stmt{Kind: table.Update, Index: -1, Prefix: 1, Match: table.Eq, Set: []table.Assign{{Col: 2, AddArg: true}, {Col: 4, Add: 1}, {Col: 3}}})
+	readCount := stmts{counts}.mk("SELECT count, version, time FROM {T} WHERE id = ? AND link_type = ?",
+		table.Stmt{Kind: table.Select, Index: -1, Prefix: 1, Match: table.Eq, Cols: []int{2, 4, 3}})
+
+	// addLink of an existing link: the insert fails as a duplicate, the transaction rolls back,
+	// then the update path: lock, read, update, count.
+	if err := s.Begin(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Exec(h.ctx, insLink, []table.Value{{I: 7}, {I: 1}, {I: 2}, {I: 0}, bv("b")}, table.NewRows(1, 1))
+	if !errors.Is(err, table.ErrDuplicate) {
+		t.Fatalf("insert of an existing link: %v, want table.ErrDuplicate", err)
+	}
+	if err := s.Rollback(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Begin(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := exec(h, s, forUpdate, false, iv(1, 2, 7)...) // id1, id2, link_type
+	wantRows(t, "locking read in the reference's argument order", got, "1")
+	got, _ = exec(h, s, forUpdate, false, iv(1, 3, 7)...)
+	wantRows(t, "locking read of a missing link", got)
+	if _, n := exec(h, s, incCount, false, iv(-1, 555, 1, 7)...); n != 1 {
+		t.Errorf("count update: %d rows, want 1", n)
+	}
+	if err := s.Commit(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = exec(h, s, readCount, false, iv(1, 7)...)
+	wantRows(t, "count = count + ?, version = version + 1, time = ?", got, "0,1,555")
+
+	// A locking read outside a transaction holds nothing afterwards: another session's
+	// locking read of the same row does not wait.
+	exec(h, s, forUpdate, false, iv(1, 2, 7)...)
+	done := make(chan error, 1)
+	go func() {
+		s2, err := h.e.NewSession(h.ctx)
+		if err == nil {
+			_, err = s2.Exec(h.ctx, forUpdate, iv(1, 2, 7), table.NewRows(1, 1))
+			s2.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a locking read outside a transaction left its row locked")
+	}
+
+	addNode := &table.Stmt{Table: nodes, Kind: table.InsertRow, Index: -1, AutoID: true, ReturnID: true}
+	var ids []int64
+	for i := 0; i < 3; i++ {
+		out := table.NewRows(1, 1)
+		if _, err := s.Exec(h.ctx, addNode, []table.Value{{I: 2048}, bv(fmt.Sprintf("node%d", i))}, out); err != nil {
+			t.Fatal(err)
+		}
+		if out.N != 1 {
+			t.Fatalf("node insert returned %d rows, want its key", out.N)
+		}
+		ids = append(ids, out.Row(0)[0].I)
+	}
+	if ids[0] < 1 || ids[1] != ids[0]+1 || ids[2] != ids[1]+1 {
+		t.Errorf("generated node keys %v, want consecutive from 1 up", ids)
+	}
+	getNode := stmts{nodes}.mk("SELECT id, data FROM {T} WHERE id = ?", table.Stmt{Kind: table.Select, Index: -1, Match: table.Eq, Cols: []int{0, 2}})
+	got, _ = exec(h, s, getNode, false, table.Value{I: ids[2]})
+	wantRows(t, "the node under its returned key", got, fmt.Sprintf("%d,node2", ids[2]))
 }

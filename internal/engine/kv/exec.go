@@ -35,6 +35,9 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	if len(args) != st.Args() {
 		return 0, fmt.Errorf("kv: statement on %s takes %d arguments, got %d", t.Name, st.Args(), len(args))
 	}
+	if st.KeyOrder != nil {
+		args = s.keyInOrder(st, args)
+	}
 	if st.Match == table.In {
 		// SQL's IN is a set: each row matches once however often its key is listed.
 		first := len(args) - st.InLen
@@ -44,17 +47,16 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	}
 	switch st.Kind {
 	case table.Select:
-		return s.selectRows(st, ts, args, out)
+		n, err := s.selectRows(st, ts, args, out)
+		if st.ForUpdate && !s.txn.open {
+			s.endTxn() // the statement is its own transaction
+		}
+		return n, err
 	case table.InsertRow:
-		n, err := s.insertRow(t, ts, st, args)
+		n, err := s.insertRow(t, ts, st, args, out)
 		return n, s.finish(ctx, err)
 	}
-	nset := 0 // assigned values come first in args
-	for _, a := range st.Set {
-		if a.Add == 0 {
-			nset++
-		}
-	}
+	nset := setArgs(st) // assigned values come first in args
 	var n int64
 	prefix, rest := s.keyArgs(st, args[nset:])
 	for _, last := range rest {
@@ -141,12 +143,16 @@ func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk [
 	}
 	v := 0
 	for _, a := range st.Set {
-		if a.Add != 0 {
+		switch {
+		case a.Add != 0:
 			row[a.Col].I += a.Add
-			continue
+		case a.AddArg:
+			row[a.Col].I += vals[v].I
+			v++
+		default:
+			row[a.Col] = vals[v]
+			v++
 		}
-		row[a.Col] = vals[v]
-		v++
 	}
 	if indexed {
 		if err := s.setIndexes(t, ts, row, false); err != nil {
@@ -173,8 +179,9 @@ func (s *session) deleteRow(t *table.Table, ts *tableState, pk []table.Value) (b
 	return true, nil
 }
 
-// insertRow inserts one row; a key that exists is an error, as in SQL.
-func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args []table.Value) (int64, error) {
+// insertRow inserts one row; a key that exists is an error, as in SQL. With ReturnID the
+// generated key is appended to out.
+func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args []table.Value, out *table.Rows) (int64, error) {
 	row := s.rowBuf(len(t.Columns))
 	if st.AutoID {
 		id, err := s.nextID(t, ts)
@@ -191,11 +198,14 @@ func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args
 		return 0, err
 	}
 	if found {
-		return 0, fmt.Errorf("kv: duplicate key %s in %s", keyString(t, row[:t.Keys()]), t.Name)
+		return 0, fmt.Errorf("kv: key %s in %s: %w", keyString(t, row[:t.Keys()]), t.Name, table.ErrDuplicate)
 	}
 	// loadRow decoded nothing into s.row when the key is absent, so row still holds the values.
 	if err := s.setIndexes(t, ts, row, false); err != nil {
 		return 0, err
+	}
+	if st.ReturnID {
+		out.Append()[0].I = row[0].I
 	}
 	return 1, s.putRow(t, ts, row)
 }
@@ -286,6 +296,28 @@ func (s *session) emit(st *table.Stmt, row []table.Value, out *table.Rows) {
 	}
 }
 
+// setArgs returns the number of arguments st's assignments take.
+func setArgs(st *table.Stmt) int {
+	n := 0
+	for _, a := range st.Set {
+		if a.Add == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// keyInOrder returns args with st's key arguments moved from their SQL order (KeyOrder) into
+// the key's column order, in a buffer of the session.
+func (s *session) keyInOrder(st *table.Stmt, args []table.Value) []table.Value {
+	nset := setArgs(st)
+	s.ordered = append(s.ordered[:0], args...)
+	for i, p := range st.KeyOrder {
+		s.ordered[nset+p] = args[nset+i]
+	}
+	return s.ordered
+}
+
 // keyArgs splits the key arguments of st (those after the assigned values) into the prefix
 // columns' values, Consts included, and the rest.
 func (s *session) keyArgs(st *table.Stmt, args []table.Value) (prefix, rest []table.Value) {
@@ -303,10 +335,17 @@ func (s *session) withPrefix(prefix []table.Value, last table.Value) []table.Val
 	return s.keyVals
 }
 
-// getRow emits the row whose primary key columns hold pk, if it exists.
+// getRow emits the row whose primary key columns hold pk, if it exists; a ForUpdate statement
+// locks it first.
 func (s *session) getRow(st *table.Stmt, ts *tableState, pk []table.Value, out *table.Rows) error {
 	t := st.Table
-	val, found, err := s.readRow(s.c.pkKey(t, ts.id, pk))
+	key := s.c.pkKey(t, ts.id, pk)
+	if st.ForUpdate {
+		if err := s.lock(key); err != nil {
+			return err
+		}
+	}
+	val, found, err := s.readRow(key)
 	if err != nil || !found {
 		return err
 	}

@@ -210,7 +210,7 @@ type session struct {
 	sel   selectState
 	// inArgs and inKeys hold the deduplicated arguments of an IN statement; keyVals the values of
 	// one primary key; prefix a key prefix with a statement's Consts.
-	inArgs, inKeys, keyVals, prefix []table.Value
+	inArgs, inKeys, keyVals, prefix, ordered []table.Value
 	// valid holds the statements that passed Validate.
 	valid map[*table.Stmt]bool
 }

@@ -11,13 +11,14 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
+	gomysql "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
@@ -176,6 +177,24 @@ func (e *engineWithServer) describe(ctx context.Context) error {
 type dialect struct{ te string }
 
 func (dialect) Name() string { return "mysql" }
+
+// Duplicate recognizes ER_DUP_ENTRY (1062).
+func (dialect) Duplicate(err error) bool { return mysqlErr(err) == 1062 }
+
+// Conflict recognizes ER_LOCK_DEADLOCK (1213) and ER_LOCK_WAIT_TIMEOUT (1205).
+func (dialect) Conflict(err error) bool {
+	n := mysqlErr(err)
+	return n == 1213 || n == 1205
+}
+
+// mysqlErr returns the server's error number, 0 for other errors.
+func mysqlErr(err error) uint16 {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
 
 func (dialect) ColumnType(c table.Column) string {
 	switch c.Type {

@@ -10,11 +10,13 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
 	"github.com/rumbench/rumbench/internal/engine"
@@ -163,6 +165,28 @@ func (d dialect) PrimaryKey(c table.Column) string {
 
 // AutoIDInsert leaves the key out, so its sequence generates it, as sysbench does on PostgreSQL.
 func (dialect) AutoIDInsert(t *table.Table) string { return sqlfam.AutoIDInsertOmit(t, "$") }
+
+// Returning marks the dialect as reporting generated keys through INSERT ... RETURNING.
+func (dialect) Returning() {}
+
+// Duplicate recognizes unique_violation (SQLSTATE 23505).
+func (dialect) Duplicate(err error) bool { return pgCode(err) == "23505" }
+
+// Conflict recognizes deadlock_detected (40P01), serialization_failure (40001) and
+// lock_not_available (55P03).
+func (dialect) Conflict(err error) bool {
+	c := pgCode(err)
+	return c == "40P01" || c == "40001" || c == "55P03"
+}
+
+// pgCode returns the SQLSTATE of a server error, "" for other errors.
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
 
 // UnpreparedArgs makes pgx send an unprepared statement with the simple protocol.
 func (dialect) UnpreparedArgs() []any                      { return []any{pgx.QueryExecModeSimpleProtocol} }

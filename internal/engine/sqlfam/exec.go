@@ -8,6 +8,41 @@ import (
 	"github.com/rumbench/rumbench/internal/table"
 )
 
+// returner is implemented by dialects whose driver reports a generated key only through
+// INSERT ... RETURNING (PostgreSQL), not as the result's LastInsertId.
+type returner interface {
+	Returning()
+}
+
+// classifier is implemented by dialects that recognize their driver's errors: a duplicate key
+// and a lock conflict (deadlock, lock wait timeout, serialization failure) are returned
+// wrapped so that errors.Is finds table.ErrDuplicate and table.ErrConflict.
+type classifier interface {
+	Duplicate(err error) bool
+	Conflict(err error) bool
+}
+
+// engineError is a driver error that is also one of the table model's errors.
+type engineError struct{ model, err error }
+
+func (e engineError) Error() string        { return e.err.Error() }
+func (e engineError) Is(target error) bool { return target == e.model }
+func (e engineError) Unwrap() error        { return e.err }
+
+// classify wraps err as table.ErrDuplicate or table.ErrConflict when the dialect says it is one.
+func (s *session) classify(err error) error {
+	c, ok := s.e.d.(classifier)
+	switch {
+	case err == nil || !ok:
+		return err
+	case c.Duplicate(err):
+		return engineError{table.ErrDuplicate, err}
+	case c.Conflict(err):
+		return engineError{table.ErrConflict, err}
+	}
+	return err
+}
+
 // unpreparer is implemented by dialects whose driver needs extra arguments to send a statement
 // without preparing it (pgx: the simple protocol).
 type unpreparer interface {
@@ -40,6 +75,12 @@ func argColumns(st *table.Stmt) []int {
 			cols = append(cols, a.Col)
 		}
 	}
+	if st.KeyOrder != nil {
+		for _, p := range st.KeyOrder {
+			cols = append(cols, st.KeyCols()[p])
+		}
+		return cols
+	}
 	cols = append(cols, st.KeyCols()[:st.Prefix-len(st.Consts)]...)
 	limits := 0
 	if st.Match == table.From {
@@ -71,6 +112,9 @@ func (s *session) execFor(ctx context.Context, st *table.Stmt) (*execStmt, error
 	text := st.SQL
 	if st.Kind == table.InsertRow && st.AutoID && text == "" {
 		text = s.e.d.AutoIDInsert(st.Table)
+		if _, ok := s.e.d.(returner); ok && st.ReturnID {
+			text += " RETURNING " + st.Table.Columns[0].Name
+		}
 	} else {
 		if own, ok := st.Dialects[s.e.d.Name()]; ok {
 			text = own
@@ -124,6 +168,11 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 		}
 		s.args = append(s.args, s.arg(c, v))
 	}
+	if st.ReturnID {
+		if _, ok := s.e.d.(returner); ok {
+			return s.queryID(ctx, x, out)
+		}
+	}
 	if st.Kind != table.Select {
 		var res sql.Result
 		if x.st != nil {
@@ -132,7 +181,14 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 			res, err = s.conn.ExecContext(ctx, x.text, s.args...)
 		}
 		if err != nil {
-			return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, err)
+			return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, s.classify(err))
+		}
+		if st.ReturnID {
+			id, err := res.LastInsertId()
+			if err != nil {
+				return 0, fmt.Errorf("%s: %s: generated key: %w", s.e.d.Name(), x.text, err)
+			}
+			out.Append()[0].I = id
 		}
 		return res.RowsAffected()
 	}
@@ -143,16 +199,32 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 		rs, err = s.conn.QueryContext(ctx, x.text, s.args...)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, err)
+		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, s.classify(err))
 	}
 	if st.Agg == table.Count || st.Agg == table.Sum {
 		return s.scanAggregate(rs, out)
 	}
 	before := out.N
 	if err := s.scanRows(rs, t, st.Cols, out); err != nil {
-		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, err)
+		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, s.classify(err))
 	}
 	return int64(out.N - before), nil
+}
+
+// queryID runs an INSERT ... RETURNING and appends the generated key to out.
+func (s *session) queryID(ctx context.Context, x *execStmt, out *table.Rows) (int64, error) {
+	var row *sql.Row
+	if x.st != nil {
+		row = x.st.QueryRowContext(ctx, s.args...)
+	} else {
+		row = s.conn.QueryRowContext(ctx, x.text, s.args...)
+	}
+	var id int64
+	if err := row.Scan(&id); err != nil {
+		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, s.classify(err))
+	}
+	out.Append()[0].I = id
+	return 1, nil
 }
 
 // scanAggregate reads a one-row, one-column integer result (NULL is 0: SUM over no rows).
@@ -184,7 +256,7 @@ func (s *session) Rollback(ctx context.Context) error {
 
 func (s *session) plain(ctx context.Context, q string) error {
 	if _, err := s.conn.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("%s: %s: %w", s.e.d.Name(), q, err)
+		return fmt.Errorf("%s: %s: %w", s.e.d.Name(), q, s.classify(err))
 	}
 	return nil
 }

@@ -204,7 +204,7 @@ func (s *session) insertChunk(ctx context.Context, t *table.Table, rows *table.R
 		}
 	}
 	if _, err := st.ExecContext(ctx, s.args...); err != nil {
-		return fmt.Errorf("%s: insert into %s: %w", s.e.d.Name(), t.Name, err)
+		return fmt.Errorf("%s: insert into %s: %w", s.e.d.Name(), t.Name, s.classify(err))
 	}
 	return nil
 }

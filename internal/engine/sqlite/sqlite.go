@@ -9,6 +9,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -169,6 +170,18 @@ func (d dialect) PrimaryKey(c table.Column) string {
 // AutoIDInsert inserts NULL into the rowid alias, which generates the key.
 func (dialect) AutoIDInsert(t *table.Table) string { return sqlfam.AutoIDInsertNull(t) }
 func (dialect) TableSuffix() string                { return "" }
+
+// Duplicate recognizes a primary key or unique constraint failure.
+func (dialect) Duplicate(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey || se.ExtendedCode == sqlite3.ErrConstraintUnique)
+}
+
+// Conflict recognizes SQLITE_BUSY and SQLITE_LOCKED (another connection holds the lock).
+func (dialect) Conflict(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+}
 func (dialect) Placeholder(int) string             { return "?" }
 func (dialect) MaxParams() int                     { return 32766 }
 func (dialect) NativeTime() bool                   { return false }

@@ -389,18 +389,8 @@ func (th *thread) updateNonIndex(ctx context.Context, s *stmts, id int64) error 
 }
 
 // retryable says whether err is a deadlock or lock conflict after which sysbench restarts the
-// event (MySQL 1213 and 1205, PostgreSQL 40P01 and 40001, the KV adapter's ErrConflict), or
-// SQLite's SQLITE_BUSY, which a deferred transaction gets when it cannot upgrade its read lock
-// while another connection writes (SQLite's form of a deadlock: waiting cannot help).
-func retryable(err error) bool {
-	if errors.Is(err, table.ErrConflict) {
-		return true
-	}
-	msg := err.Error()
-	for _, s := range []string{"Deadlock found", "Lock wait timeout", "deadlock detected", "could not serialize", "SQLSTATE 40P01", "SQLSTATE 40001", "database is locked"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
+// event: table.ErrConflict, which every engine returns for one (MySQL 1213 and 1205, PostgreSQL
+// 40P01 and 40001, the KV adapter's lock wait, and SQLite's SQLITE_BUSY, which a deferred
+// transaction gets when it cannot upgrade its read lock while another connection writes:
+// SQLite's form of a deadlock, where waiting cannot help).
+func retryable(err error) bool { return errors.Is(err, table.ErrConflict) }
