@@ -109,7 +109,7 @@ func (m Mix) Validate() error {
 			}
 			fmt.Fprintf(&b, "%s %v", mixKeys[op], p)
 		}
-		return fmt.Errorf("lbgen: mix: the operation percentages add to %.7g, not 100 (±%g): %s", sum, MixTolerance, b.String())
+		return fmt.Errorf("lbgen: mix: the operation percentages add to %.10g, not 100 (±%g): %s", sum, MixTolerance, b.String())
 	}
 	if h := m.GetLinkListHistory; !(h >= 0 && h <= 100) {
 		return fmt.Errorf("lbgen: mix: getlinklist_history = %v must be a percentage in [0, 100]", h)
@@ -377,9 +377,12 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("lbgen: %s = %v must be a percentage in [0, 100]", b.key, b.v)
 		}
 	}
-	if g := c.Multiget; g.Min < 0 || g.Max <= g.Min || g.Max > MaxMultiget+1 || !(g.P > 0 && g.P < 1) {
-		return fmt.Errorf("lbgen: link_multiget_dist_min = %d, _max = %d, _prob = %v: want 0 <= min < max <= %d and 0 < prob < 1",
-			g.Min, g.Max, g.P, MaxMultiget+1)
+	if g := c.Multiget; g.Min < 0 || g.Max <= g.Min || g.Max > MaxMultiget+1 {
+		return fmt.Errorf("lbgen: link_multiget_dist_min = %d, link_multiget_dist_max = %d: want 0 <= min < max <= %d",
+			g.Min, g.Max, MaxMultiget+1)
+	}
+	if p := c.Multiget.P; !(p > 0 && p < 1) {
+		return fmt.Errorf("lbgen: link_multiget_dist_prob = %v must be in (0, 1)", p)
 	}
 	return c.Mix.Validate()
 }

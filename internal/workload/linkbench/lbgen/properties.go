@@ -260,7 +260,7 @@ func (p Properties) applyMix(source string, m *Mix, complete bool) error {
 		return err
 	}
 	if err := m.Validate(); err != nil {
-		return fmt.Errorf("lbgen: %s: %s", source, strings.TrimPrefix(err.Error(), "lbgen: "))
+		return fmt.Errorf("lbgen: %s: %s", source, strings.TrimPrefix(err.Error(), "lbgen: mix: "))
 	}
 	return nil
 }
