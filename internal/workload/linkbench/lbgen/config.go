@@ -158,8 +158,8 @@ const (
 
 // Degree data sets: the nlinks section of a reference's config/Distribution.dat.
 const (
-	DegreeUpstream   = "upstream"   // facebookarchive/linkbench: 0..961,963 links per node, mean ~6.5
-	DegreeSmallDatum = "smalldatum" // mdcallag/linkbench: 0..4,181,357 links per node
+	DegreeUpstream   = "upstream"   // facebookarchive/linkbench: 0..961,963 links per node, 45% of nodes without
+	DegreeSmallDatum = "smalldatum" // mdcallag/linkbench: 1..4,181,357 links per node
 )
 
 // Out-degree functions (nlinks_func).

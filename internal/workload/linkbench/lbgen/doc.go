@@ -16,6 +16,9 @@
 // Where the two reference clients differ, Config says per setting which one a value follows;
 // UpstreamConfig and SmallDatumConfig give each one's settings as its clients use them.
 //
+// The package embeds the out-degree section of each reference's config/Distribution.dat (Apache
+// License 2.0, Copyright 2012 Facebook, Inc.), byte for byte and gzipped; see Degrees.
+//
 // Units: ids are LinkBench's integers (node ids in [StartID1, MaxID1)), times of links are
 // milliseconds since the Unix epoch and times of nodes seconds, payload sizes bytes, and the
 // operation mix and blends percentages.

@@ -446,3 +446,44 @@ func BenchmarkRequest(b *testing.B) {
 		})
 	}
 }
+
+// A full history replaces entries without allocating.
+func TestFullHistoryNoAllocations(t *testing.T) {
+	h := newHistory()
+	r := gen.NewRand(1)
+	for i := range HistoryLimit {
+		h.add(&r, histEntry{int64(i), DefaultLinkType, 1})
+	}
+	next := int64(HistoryLimit)
+	a := testing.AllocsPerRun(100000, func() {
+		h.add(&r, histEntry{next, DefaultLinkType, 1})
+		next++
+		if next%3 == 0 {
+			h.remove(int(r.Intn(int64(h.size))), nil)
+		}
+	})
+	if a != 0 {
+		t.Errorf("%v allocations per replacement", a)
+	}
+	checkHistory(t, &h)
+}
+
+// The Zipf normalisation is the generalized harmonic number: exact to 1e-12 beyond the summed
+// terms, where the reference's approximation is within about 0.2%.
+func TestZeta(t *testing.T) {
+	for _, s := range []float64{0.606, 0.625, 0.741, 0.8} {
+		for _, n := range []int64{1, 2, 10000, 10001, 1000000, 3000000} {
+			exact := 0.0
+			for i := n; i >= 1; i-- {
+				exact += math.Pow(float64(i), -s)
+			}
+			if got := zeta(n, s); math.Abs(got-exact) > 1e-12*exact {
+				t.Errorf("zeta(%d, %v) = %.15g, want %.15g", n, s, got, exact)
+			}
+			if n >= 1000000 {
+				approx := math.Pow(float64(n), 1-s)/(1-s) + 0.58 - 1/(1-s)
+				t.Logf("zeta(%d, %v) = %.6f; the reference's approximation %.6f (%+.3f%%)", n, s, exact, approx, 100*(approx-exact)/exact)
+			}
+		}
+	}
+}
