@@ -14,7 +14,14 @@
 // one per worker, from a caller-supplied *gen.Rand. No per-draw call allocates.
 //
 // Where the two reference clients differ, Config says per setting which one a value follows;
-// UpstreamConfig and SmallDatumConfig give each one's settings as its clients use them.
+// UpstreamConfig and SmallDatumConfig give each one's settings as its clients use them. They
+// differ in the out-degree data (DegreeData), the split of a node's links between link types
+// and the request id2s (NeverChange), the payload size medians and the mix; everything else
+// (id ranges, link types, payload generators, access distributions and blends, multiget
+// sizes, history) is common to both. Where both clients do something other than their
+// workload file says, the package does what the clients do and says so: the motif buffer is
+// 512 bytes (motif_length is never read), link writes blend with the read_uncorr_ settings
+// (WriteUncorrFromReadKeys), and the multiget sizes start at 2 (Model.MultigetSize).
 //
 // The package embeds the out-degree section of each reference's config/Distribution.dat (Apache
 // License 2.0, Copyright 2012 Facebook, Inc.), byte for byte and gzipped; see Degrees.

@@ -31,7 +31,7 @@ func (m *Model) NextOp(r *gen.Rand) Op {
 	return m.lastOp // only when rounding leaves the sum a hair below 100
 }
 
-// Access classes of id1, for NextID1.
+// Class is an access class of id1, for NextID1.
 type Class int
 
 // The access classes.
@@ -79,7 +79,9 @@ func (m *Model) NextLinkTypeIndex(r *gen.Rand) int {
 // MultigetSize draws the number of id2s of a multiget from the reference's
 // GeometricDistribution: Min + ceil(ln(1−u)/ln(1−P)) for u uniform in [0, 1), truncated to
 // Max−1. As in the reference the draw is Min only when u = 0: with Min 1, Max 128 and P 0.382
-// the sizes are 2..127 with mean 1 + 1/P ≈ 3.62 and P(2) = 0.382.
+// the sizes are 2..127 with mean 1 + 1/P ≈ 3.62 and P(2) = 0.382. (The workload files'
+// comment means P to give "a real mean of ~2.6", 1/P, which a draw starting at Min would; the
+// sizes here are the ones the reference clients request.)
 func (m *Model) MultigetSize(r *gen.Rand) int {
 	g := m.cfg.Multiget
 	u := r.Float64()
