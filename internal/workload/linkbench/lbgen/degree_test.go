@@ -221,3 +221,34 @@ func TestHeavyNodesAndLoadPlan(t *testing.T) {
 		}
 	}
 }
+
+// Out-degrees of particular nodes, as printed by the reference's classes
+// (PiecewiseLinearDistribution.expectedCount of InvertibleShuffler.invertPermute(id1 − 1), with
+// each reference's data, startid1 = 1).
+func TestOutDegreeMatchesReference(t *testing.T) {
+	ids := []int64{1, 2, 3, 4, 5, 1000, 12345, 14337, 50000}
+	for _, c := range []struct {
+		data   string
+		maxid1 int64
+		want   []int64
+	}{
+		{DegreeUpstream, 100001, []int64{0, 1, 0, 0, 1, 2, 1, 961963, 0}},
+		{DegreeUpstream, 2000001, []int64{0, 3, 3, 0, 1, 0, 1, 0, 0}},
+		{DegreeUpstream, 10000001, []int64{0, 1, 0, 1, 3, 1, 0, 0, 0}},
+		{DegreeSmallDatum, 100001, []int64{1, 1, 1, 1, 1, 2, 1, 4181357, 1}},
+		{DegreeSmallDatum, 2000001, []int64{1, 2, 2, 1, 1, 1, 1, 1, 1}},
+		{DegreeSmallDatum, 10000001, []int64{1, 1, 1, 1, 2, 1, 1, 1, 1}},
+	} {
+		cfg := UpstreamConfig()
+		cfg.DegreeData, cfg.MaxID1 = c.data, c.maxid1
+		m, err := NewModel(cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, id := range ids {
+			if got := m.OutDegree(id); got != c.want[i] {
+				t.Errorf("%s maxid1 %d: node %d has out-degree %d, the reference %d", c.data, c.maxid1, id, got, c.want[i])
+			}
+		}
+	}
+}
