@@ -487,3 +487,36 @@ func TestZeta(t *testing.T) {
 		}
 	}
 }
+
+// One Model serves concurrent loaders and requesters (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	m := model(t, UpstreamConfig(), 100001)
+	done := make(chan [2]int64)
+	for w := range 4 {
+		go func() {
+			r := gen.NewRand(uint64(w))
+			q, _ := m.NewRequester(w, 4)
+			var req Request
+			var l Link
+			buf := make([]byte, MaxLinkData)
+			var sum, ids int64
+			for i := range 5000 {
+				q.Next(&r, &req)
+				q.LinkListDone(&r, &req, RangeLimit, int64(i))
+				m.Link(&l, int64(i%1000)+1, 0, 0, 1e12, buf)
+				sum += l.Time
+				ids += req.ID1
+			}
+			done <- [2]int64{sum, ids}
+		}()
+	}
+	var first [2]int64
+	for w := range 4 {
+		got := <-done
+		if w == 0 {
+			first = got
+		} else if got[0] != first[0] {
+			t.Errorf("workers generated different links: %d vs %d", got[0], first[0])
+		}
+	}
+}
