@@ -182,9 +182,9 @@ func (dialect) Conflict(err error) bool {
 	var se sqlite3.Error
 	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
-func (dialect) Placeholder(int) string             { return "?" }
-func (dialect) MaxParams() int                     { return 32766 }
-func (dialect) NativeTime() bool                   { return false }
+func (dialect) Placeholder(int) string { return "?" }
+func (dialect) MaxParams() int         { return 32766 }
+func (dialect) NativeTime() bool       { return false }
 
 func (dialect) IndexDDL(t *table.Table) []string { return sqlfam.CreateIndexStatements(t) }
 
