@@ -56,12 +56,18 @@ const (
 
 // Assign is one assignment of an Update: column Col gets the next argument; when Add is not 0,
 // its own value plus Add (SET k=k+1, no argument); when AddArg is set, its own value plus the
-// next argument (SET count=count+?).
+// next argument (SET count=count+?); when Const is set, Value, which the SQL text writes as a
+// literal (SET visibility=0, no argument).
 type Assign struct {
 	Col    int
 	Add    int64
 	AddArg bool
+	Const  bool
+	Value  Value
 }
+
+// TakesArg says whether the assignment takes an argument.
+func (a Assign) TakesArg() bool { return a.Add == 0 && !a.Const }
 
 // Stmt is one statement a workload issues, in two equivalent forms: SQL, the reference text that
 // SQL engines run (with '?' placeholders, which a dialect may renumber), and the logical form
@@ -99,8 +105,17 @@ type Stmt struct {
 	// KeyOrder is the order of the key arguments (the prefix's, then an Eq match's) in the SQL
 	// text when it differs from the key's column order: KeyOrder[i] is the key position (0 =
 	// the key's first column) of the i-th. LinkBench writes WHERE id1 = ? AND id2 = ? AND
-	// link_type = ? for a (link_type, id1, id2) key: KeyOrder {1, 2, 0}. Eq and All matches only.
+	// link_type = ? for a (link_type, id1, id2) key: KeyOrder {1, 2, 0}. It orders the prefix's
+	// arguments and an Eq match's value; In, Between and limit arguments follow unchanged.
 	KeyOrder []int
+	// AlsoEq are non-key integer columns the statement also compares by equality, each with an
+	// argument after the key predicate's (WHERE id = ? AND type = ?): a row whose key matches
+	// but whose value differs is not matched. Primary-key Eq and In matches only.
+	AlsoEq []int
+	// InsertCols are the columns of an InsertRow's arguments in the order of the SQL text's
+	// column list, when it differs from the table's (nil: every column in table order, the
+	// key left out when AutoID).
+	InsertCols []int
 	// ForUpdate locks the rows a primary-key Select (Eq or In) reads until the transaction ends
 	// (SELECT ... FOR UPDATE); outside a transaction the locks end with the statement.
 	ForUpdate bool
@@ -138,18 +153,21 @@ type Stmt struct {
 func (s *Stmt) Args() int {
 	n := 0
 	for _, a := range s.Set {
-		if a.Add == 0 {
+		if a.TakesArg() {
 			n++
 		}
 	}
 	switch s.Kind {
 	case InsertRow:
+		if s.InsertCols != nil {
+			return len(s.InsertCols)
+		}
 		if s.AutoID {
 			return len(s.Table.Columns) - 1
 		}
 		return len(s.Table.Columns)
 	}
-	n += s.Prefix - len(s.Consts)
+	n += s.Prefix - len(s.Consts) + len(s.AlsoEq)
 	if s.Limit {
 		n += 2
 	}
@@ -212,12 +230,29 @@ func (s *Stmt) Validate() error {
 			}
 			seen[p] = true
 		}
-		if (s.Match != Eq && s.Match != All) || len(s.KeyOrder) != n || seen[-1] {
-			return fmt.Errorf("statement on %s: KeyOrder %v is not an order of the %d key arguments of an Eq or All match", t.Name, s.KeyOrder, n)
+		if len(s.KeyOrder) != n || seen[-1] || len(s.Consts) > 0 {
+			return fmt.Errorf("statement on %s: KeyOrder %v is not an order of the %d prefix (and Eq) arguments", t.Name, s.KeyOrder, n)
 		}
 	}
 	if s.ForUpdate && (s.Kind != Select || s.Index != -1 || (s.Match != Eq && s.Match != In) || s.Prefix != t.Keys()-1) {
 		return fmt.Errorf("statement on %s: FOR UPDATE locks rows read by their whole primary key", t.Name)
+	}
+	for _, c := range s.AlsoEq {
+		if c < t.Keys() || c >= len(t.Columns) || t.Columns[c].Type == Bytes || s.Index != -1 || (s.Match != Eq && s.Match != In) {
+			return fmt.Errorf("statement on %s: AlsoEq compares non-key integer columns of a primary-key = or IN", t.Name)
+		}
+	}
+	if s.InsertCols != nil {
+		seen := map[int]bool{}
+		for _, c := range s.InsertCols {
+			if c < 0 || c >= len(t.Columns) || seen[c] || (s.AutoID && c == 0) {
+				return fmt.Errorf("statement on %s: InsertCols %v is not a list of distinct columns", t.Name, s.InsertCols)
+			}
+			seen[c] = true
+		}
+		if want := len(t.Columns) - map[bool]int{true: 1}[s.AutoID]; s.Kind != InsertRow || len(s.InsertCols) != want {
+			return fmt.Errorf("statement on %s: InsertCols of an InsertRow name every column (but a generated key)", t.Name)
+		}
 	}
 	if s.ReturnID && (s.Kind != InsertRow || !s.AutoID) {
 		return fmt.Errorf("statement on %s: ReturnID needs an AutoID InsertRow", t.Name)

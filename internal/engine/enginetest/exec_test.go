@@ -524,4 +524,53 @@ func testLinkWrites(t *testing.T, h *harness) {
 	getNode := stmts{nodes}.mk("SELECT id, data FROM {T} WHERE id = ?", table.Stmt{Kind: table.Select, Index: -1, Match: table.Eq, Cols: []int{0, 2}})
 	got, _ = exec(h, s, getNode, false, table.Value{I: ids[2]})
 	wantRows(t, "the node under its returned key", got, fmt.Sprintf("%d,node2", ids[2]))
+
+	// Nodes loaded with explicit keys: generated keys continue above them.
+	loaded := table.NewRows(3, 2)
+	for _, id := range []int64{100, 101} {
+		row := loaded.AppendRaw()
+		row[0], row[1], row[2] = table.Value{I: id}, table.Value{I: 2048}, bv("loaded")
+	}
+	if err := s.Insert(h.ctx, nodes, loaded); err != nil {
+		t.Fatal(err)
+	}
+	s3 := h.session() // a new session, as a request phase opens its own
+	out := table.NewRows(1, 1)
+	if _, err := s3.Exec(h.ctx, addNode, []table.Value{{I: 2048}, bv("after")}, out); err != nil {
+		t.Fatal(err)
+	}
+	if id := out.Row(0)[0].I; id <= 101 {
+		t.Errorf("generated key %d after explicit keys up to 101", id)
+	}
+
+	// UPDATE ... WHERE id = ? AND type = ?: the type must match too.
+	updNode := stmts{nodes}.mk("UPDATE {T} SET data = ? WHERE id = ? AND type = ?",
+		table.Stmt{Kind: table.Update, Index: -1, Match: table.Eq, AlsoEq: []int{1}, Set: []table.Assign{{Col: 2}}})
+	if _, n := exec(h, s, updNode, false, bv("x"), table.Value{I: 100}, table.Value{I: 7}); n != 0 {
+		t.Errorf("update of a node of another type changed %d rows", n)
+	}
+	if _, n := exec(h, s, updNode, false, bv("new"), table.Value{I: 100}, table.Value{I: 2048}); n != 1 {
+		t.Errorf("update of a node by id and type changed %d rows, want 1", n)
+	}
+	delNode := stmts{nodes}.mk("DELETE FROM {T} WHERE id = ? AND type = ?", table.Stmt{Kind: table.Delete, Index: -1, Match: table.Eq, AlsoEq: []int{1}})
+	if _, n := exec(h, s, delNode, false, table.Value{I: 101}, table.Value{I: 9}); n != 0 {
+		t.Errorf("delete of a node of another type deleted %d rows", n)
+	}
+	got, _ = exec(h, s, getNode, false, table.Value{I: 100})
+	wantRows(t, "the node after its update", got, "100,new")
+
+	// The reference's column order in an insert, a literal in an update, and IN under a prefix
+	// given in the SQL's order (id1, link_type).
+	insRef := stmts{links}.mk("INSERT INTO {T} (id1, id2, link_type, visibility, data) VALUES (?, ?, ?, ?, ?)",
+		table.Stmt{Kind: table.InsertRow, Index: -1, InsertCols: []int{1, 2, 0, 3, 4}})
+	exec(h, s, insRef, false, table.Value{I: 1}, table.Value{I: 5}, table.Value{I: 7}, table.Value{I: 1}, bv("e"))
+	hideLink := stmts{links}.mk("UPDATE {T} SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?",
+		table.Stmt{Kind: table.Update, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: []int{1, 2, 0}, Set: []table.Assign{{Col: 3, Const: true, Value: table.Value{I: 0}}}})
+	if _, n := exec(h, s, hideLink, false, iv(1, 5, 7)...); n != 1 {
+		t.Errorf("hide: %d rows, want 1", n)
+	}
+	multiget := stmts{links}.mk("SELECT id2, visibility, data FROM {T} WHERE id1 = ? AND link_type = ? AND id2 IN (?, ?, ?)",
+		table.Stmt{Kind: table.Select, Index: -1, Prefix: 2, Match: table.In, InLen: 3, KeyOrder: []int{1, 0}, Cols: []int{2, 3, 4}})
+	got, _ = exec(h, s, multiget, true, iv(1, 7, 5, 2, 9)...)
+	wantRows(t, "multiget under (id1, link_type)", got, "2,1,a", "5,0,e")
 }

@@ -40,9 +40,9 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	}
 	if st.Match == table.In {
 		// SQL's IN is a set: each row matches once however often its key is listed.
-		first := len(args) - st.InLen
-		s.inKeys = uniqueSorted(s.inKeys[:0], args[first:], t.Columns[st.KeyCol()].Type == table.Bytes)
-		s.inArgs = append(append(s.inArgs[:0], args[:first]...), s.inKeys...)
+		first := setArgs(st) + st.Prefix - len(st.Consts)
+		s.inKeys = uniqueSorted(s.inKeys[:0], args[first:first+st.InLen], t.Columns[st.KeyCol()].Type == table.Bytes)
+		s.inArgs = append(append(append(s.inArgs[:0], args[:first]...), s.inKeys...), args[first+st.InLen:]...)
 		args = s.inArgs
 	}
 	switch st.Kind {
@@ -59,13 +59,14 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	nset := setArgs(st) // assigned values come first in args
 	var n int64
 	prefix, rest := s.keyArgs(st, args[nset:])
+	rest, s.also = rest[:len(rest)-len(st.AlsoEq)], rest[len(rest)-len(st.AlsoEq):]
 	for _, last := range rest {
 		s.keyVals = append(append(s.keyVals[:0], prefix...), last)
 		var hit bool
 		if st.Kind == table.Update {
 			hit, err = s.updateRow(t, ts, st, s.keyVals, args[:nset])
 		} else {
-			hit, err = s.deleteRow(t, ts, s.keyVals)
+			hit, err = s.deleteRow(t, ts, st, s.keyVals)
 		}
 		if err != nil {
 			break
@@ -124,7 +125,7 @@ func (s *session) putRow(t *table.Table, ts *tableState, row []table.Value) erro
 // updateRow applies st's assignments to row pk (vals are the assigned values in order).
 func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk []table.Value, vals []table.Value) (bool, error) {
 	found, err := s.loadRow(t, ts, pk)
-	if err != nil || !found {
+	if err != nil || !found || !s.alsoMatches(st, s.row) {
 		return false, err
 	}
 	row := s.row
@@ -144,6 +145,8 @@ func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk [
 	v := 0
 	for _, a := range st.Set {
 		switch {
+		case a.Const:
+			row[a.Col] = a.Value
 		case a.Add != 0:
 			row[a.Col].I += a.Add
 		case a.AddArg:
@@ -163,9 +166,9 @@ func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk [
 }
 
 // deleteRow deletes row pk (its key columns' values) and its index entries.
-func (s *session) deleteRow(t *table.Table, ts *tableState, pk []table.Value) (bool, error) {
+func (s *session) deleteRow(t *table.Table, ts *tableState, st *table.Stmt, pk []table.Value) (bool, error) {
 	found, err := s.loadRow(t, ts, pk)
-	if err != nil || !found {
+	if err != nil || !found || !s.alsoMatches(st, s.row) {
 		return false, err
 	}
 	if err := s.setIndexes(t, ts, s.row, true); err != nil {
@@ -183,15 +186,24 @@ func (s *session) deleteRow(t *table.Table, ts *tableState, pk []table.Value) (b
 // generated key is appended to out.
 func (s *session) insertRow(t *table.Table, ts *tableState, st *table.Stmt, args []table.Value, out *table.Rows) (int64, error) {
 	row := s.rowBuf(len(t.Columns))
+	switch {
+	case st.InsertCols != nil:
+		for i, c := range st.InsertCols {
+			row[c] = args[i]
+		}
+	case st.AutoID:
+		copy(row[1:], args)
+	default:
+		copy(row, args)
+	}
 	if st.AutoID {
 		id, err := s.nextID(t, ts)
 		if err != nil {
 			return 0, err
 		}
-		row[0].I = id
-		copy(row[1:], args)
-	} else {
-		copy(row, args)
+		row[0] = table.Value{I: id}
+	} else if t.Columns[0].AutoIncrement {
+		ts.seq.observe(row[0].I)
 	}
 	found, err := s.loadRow(t, ts, row[:t.Keys()])
 	if err != nil {
@@ -235,6 +247,7 @@ func (s *session) selectRows(st *table.Stmt, ts *tableState, args []table.Value,
 		s.sel.skip, s.sel.left = max(rest[len(rest)-2].I, 0), max(rest[len(rest)-1].I, 0)
 		rest = rest[:len(rest)-2]
 	}
+	rest, s.also = rest[:len(rest)-len(st.AlsoEq)], rest[len(rest)-len(st.AlsoEq):]
 	switch {
 	case st.Index >= 0:
 		err = s.indexMatch(st, ts, prefix, rest, out)
@@ -300,11 +313,21 @@ func (s *session) emit(st *table.Stmt, row []table.Value, out *table.Rows) {
 func setArgs(st *table.Stmt) int {
 	n := 0
 	for _, a := range st.Set {
-		if a.Add == 0 {
+		if a.TakesArg() {
 			n++
 		}
 	}
 	return n
+}
+
+// alsoMatches says whether row holds the values of st's AlsoEq columns (s.also).
+func (s *session) alsoMatches(st *table.Stmt, row []table.Value) bool {
+	for i, c := range st.AlsoEq {
+		if row[c].I != s.also[i].I {
+			return false
+		}
+	}
+	return true
 }
 
 // keyInOrder returns args with st's key arguments moved from their SQL order (KeyOrder) into
@@ -353,6 +376,9 @@ func (s *session) getRow(st *table.Stmt, ts *tableState, pk []table.Value, out *
 	copy(row, pk)
 	if err := s.c.decodeValue(t, val, row); err != nil {
 		return err
+	}
+	if !s.alsoMatches(st, row) {
+		return nil
 	}
 	s.emit(st, row, out)
 	return nil

@@ -210,7 +210,7 @@ type session struct {
 	sel   selectState
 	// inArgs and inKeys hold the deduplicated arguments of an IN statement; keyVals the values of
 	// one primary key; prefix a key prefix with a statement's Consts.
-	inArgs, inKeys, keyVals, prefix, ordered []table.Value
+	inArgs, inKeys, keyVals, prefix, ordered, also []table.Value
 	// valid holds the statements that passed Validate.
 	valid map[*table.Stmt]bool
 }
@@ -228,10 +228,14 @@ func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) 
 	if err != nil {
 		return err
 	}
+	auto := t.Columns[0].AutoIncrement
 	for r := 0; r < rows.N; r++ {
 		row := rows.Row(r)
 		if err := s.batch.Set(s.c.pkKey(t, ts.id, row[:t.Keys()]), s.c.encodeRow(t, row)); err != nil {
 			return err
+		}
+		if auto {
+			ts.seq.observe(row[0].I)
 		}
 		if !ts.indexed {
 			continue

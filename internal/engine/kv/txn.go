@@ -168,6 +168,17 @@ func (s *session) remember(key, val []byte, deleted bool) {
 	s.txn.overlay = append(s.txn.overlay, o)
 }
 
+// observe raises the sequence to at least id, a key inserted explicitly, so that generated keys
+// stay above it.
+func (q *autoSeq) observe(id int64) {
+	for {
+		cur := q.next.Load()
+		if id <= cur || q.next.CompareAndSwap(cur, id) {
+			return
+		}
+	}
+}
+
 // nextID returns the next auto-increment key of t: one above the largest key it holds (found
 // once, by bisection over the key space), then counting up.
 func (s *session) nextID(t *table.Table, ts *tableState) (int64, error) {
@@ -175,7 +186,7 @@ func (s *session) nextID(t *table.Table, ts *tableState) (int64, error) {
 	q.once.Do(func() {
 		var top int64
 		top, q.err = s.maxPK(t, ts)
-		q.next.Store(top)
+		q.observe(top)
 	})
 	if q.err != nil {
 		return 0, q.err

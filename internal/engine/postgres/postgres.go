@@ -166,6 +166,19 @@ func (d dialect) PrimaryKey(c table.Column) string {
 // AutoIDInsert leaves the key out, so its sequence generates it, as sysbench does on PostgreSQL.
 func (dialect) AutoIDInsert(t *table.Table) string { return sqlfam.AutoIDInsertOmit(t, "$") }
 
+// SyncAutoID moves the serial sequence of t's key past the largest key (rows loaded with
+// explicit keys do not advance it), never backwards.
+func (dialect) SyncAutoID(ctx context.Context, conn *sql.Conn, t *table.Table) error {
+	key := t.Columns[0].Name
+	seq := fmt.Sprintf("pg_get_serial_sequence('%s', '%s')", t.Name, key)
+	// v is the largest key in use: the table's, or the last the sequence handed out.
+	q := fmt.Sprintf("SELECT setval(%s, GREATEST(v, 1), v > 0) FROM (SELECT GREATEST((SELECT COALESCE(MAX(%s), 0) FROM %s), "+
+		"(SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM %s_%s_seq)) AS v) AS used",
+		seq, key, t.Name, t.Name, key)
+	_, err := conn.ExecContext(ctx, q)
+	return err
+}
+
 // Returning marks the dialect as reporting generated keys through INSERT ... RETURNING.
 func (dialect) Returning() {}
 

@@ -8,6 +8,13 @@ import (
 	"github.com/rumbench/rumbench/internal/table"
 )
 
+// autoIDSyncer is implemented by dialects whose generated keys come from a sequence that rows
+// inserted with explicit keys do not advance (PostgreSQL's serial): SyncAutoID moves the
+// sequence past the largest key of t, once per session before its first generated key.
+type autoIDSyncer interface {
+	SyncAutoID(ctx context.Context, conn *sql.Conn, t *table.Table) error
+}
+
 // returner is implemented by dialects whose driver reports a generated key only through
 // INSERT ... RETURNING (PostgreSQL), not as the result's LastInsertId.
 type returner interface {
@@ -63,6 +70,9 @@ func argColumns(st *table.Stmt) []int {
 	t := st.Table
 	var cols []int
 	if st.Kind == table.InsertRow {
+		if st.InsertCols != nil {
+			return st.InsertCols
+		}
 		for c := range t.Columns {
 			if c > 0 || !st.AutoID {
 				cols = append(cols, c)
@@ -71,7 +81,7 @@ func argColumns(st *table.Stmt) []int {
 		return cols
 	}
 	for _, a := range st.Set {
-		if a.Add == 0 {
+		if a.TakesArg() {
 			cols = append(cols, a.Col)
 		}
 	}
@@ -79,9 +89,9 @@ func argColumns(st *table.Stmt) []int {
 		for _, p := range st.KeyOrder {
 			cols = append(cols, st.KeyCols()[p])
 		}
-		return cols
+	} else {
+		cols = append(cols, st.KeyCols()[:st.Prefix-len(st.Consts)]...)
 	}
-	cols = append(cols, st.KeyCols()[:st.Prefix-len(st.Consts)]...)
 	limits := 0
 	if st.Match == table.From {
 		limits = 1
@@ -89,9 +99,10 @@ func argColumns(st *table.Stmt) []int {
 	if st.Limit {
 		limits += 2
 	}
-	for len(cols) < st.Args()-limits {
+	for len(cols) < st.Args()-limits-len(st.AlsoEq) {
 		cols = append(cols, st.KeyCol())
 	}
+	cols = append(cols, st.AlsoEq...)
 	for range limits {
 		cols = append(cols, limitArg)
 	}
@@ -108,6 +119,11 @@ func (s *session) execFor(ctx context.Context, st *table.Stmt) (*execStmt, error
 	}
 	if err := st.Validate(); err != nil {
 		return nil, err
+	}
+	if y, ok := s.e.d.(autoIDSyncer); ok && st.Kind == table.InsertRow && st.AutoID {
+		if err := y.SyncAutoID(ctx, s.conn, st.Table); err != nil {
+			return nil, fmt.Errorf("%s: generated keys of %s: %w", s.e.d.Name(), st.Table.Name, err)
+		}
 	}
 	text := st.SQL
 	if st.Kind == table.InsertRow && st.AutoID && text == "" {
