@@ -10,7 +10,7 @@ import (
 
 // autoIDSyncer is implemented by dialects whose generated keys come from a sequence that rows
 // inserted with explicit keys do not advance (PostgreSQL's serial): SyncAutoID moves the
-// sequence past the largest key of t, once per session before its first generated key.
+// sequence past the largest key of t; Session.Insert calls it after loading such a table.
 type autoIDSyncer interface {
 	SyncAutoID(ctx context.Context, conn *sql.Conn, t *table.Table) error
 }
@@ -119,11 +119,6 @@ func (s *session) execFor(ctx context.Context, st *table.Stmt) (*execStmt, error
 	}
 	if err := st.Validate(); err != nil {
 		return nil, err
-	}
-	if y, ok := s.e.d.(autoIDSyncer); ok && st.Kind == table.InsertRow && st.AutoID {
-		if err := y.SyncAutoID(ctx, s.conn, st.Table); err != nil {
-			return nil, fmt.Errorf("%s: generated keys of %s: %w", s.e.d.Name(), st.Table.Name, err)
-		}
 	}
 	text := st.SQL
 	if st.Kind == table.InsertRow && st.AutoID && text == "" {

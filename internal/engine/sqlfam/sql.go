@@ -174,6 +174,18 @@ func (s *session) stmt(ctx context.Context, k stmtKey, build func() string) (*sq
 // Insert implements table.Session. Rows that do not fit one statement's parameter limit go in
 // several statements inside one explicit transaction.
 func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) error {
+	if err := s.insert(ctx, t, rows); err != nil {
+		return err
+	}
+	if y, ok := s.e.d.(autoIDSyncer); ok && t.Columns[0].AutoIncrement {
+		if err := y.SyncAutoID(ctx, s.conn, t); err != nil {
+			return fmt.Errorf("%s: generated keys of %s: %w", s.e.d.Name(), t.Name, err)
+		}
+	}
+	return nil
+}
+
+func (s *session) insert(ctx context.Context, t *table.Table, rows *table.Rows) error {
 	cols := len(t.Columns)
 	per := s.e.d.MaxParams() / cols
 	if rows.N <= per {
