@@ -189,6 +189,10 @@ type Config struct {
 	// NLinksDefault its parameters for the arithmetic functions (nlinks_config, nlinks_default).
 	NLinksFunc                  string
 	NLinksConfig, NLinksDefault int64
+	// MaxDegree, when > 0, caps every node's out-degree (not a reference setting: it keeps a
+	// small test graph small, since the real distribution gives one node 961,963 or 4,181,357
+	// links whatever MaxID1 is).
+	MaxDegree int64
 	// DegreeData selects the reference's Distribution.dat the real out-degree follows
 	// (property data_file, which the properties parser ignores since the data are embedded).
 	DegreeData string
@@ -308,6 +312,8 @@ func (c *Config) Validate() error {
 	switch {
 	case c.StartID1 < 1:
 		return fmt.Errorf("lbgen: startid1 = %d must be >= 1", c.StartID1)
+	case c.MaxDegree < 0:
+		return fmt.Errorf("lbgen: the out-degree cap %d must be >= 0 (0: none)", c.MaxDegree)
 	case c.MaxID1 <= c.StartID1:
 		return fmt.Errorf("lbgen: maxid1 = %d must be > startid1 = %d", c.MaxID1, c.StartID1)
 	case c.MaxID1-c.StartID1 > math.MaxInt32:

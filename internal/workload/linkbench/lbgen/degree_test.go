@@ -252,3 +252,32 @@ func TestOutDegreeMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxDegree checks that the cap bounds every node's links, the heavy nodes included, and
+// leaves smaller degrees alone.
+func TestMaxDegree(t *testing.T) {
+	cfg := SmallDatumConfig()
+	cfg.MaxID1 = 2001
+	free, err := NewModel(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxDegree = 1000
+	capped, err := NewModel(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var over int
+	for id := cfg.StartID1; id < cfg.MaxID1; id++ {
+		d, c := free.OutDegree(id), capped.OutDegree(id)
+		if c != min(d, 1000) {
+			t.Fatalf("node %d: degree %d capped to %d, want %d", id, d, c, min(d, 1000))
+		}
+		if d > 1000 {
+			over++
+		}
+	}
+	if over == 0 || len(capped.HeavyNodes(1001)) != 0 || len(free.HeavyNodes(1001)) != over {
+		t.Errorf("%d nodes above the cap; heavy nodes capped %d, free %d", over, len(capped.HeavyNodes(1001)), len(free.HeavyNodes(1001)))
+	}
+}

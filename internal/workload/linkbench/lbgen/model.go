@@ -111,14 +111,22 @@ func LinkType(i int) int64 { return DefaultLinkType + int64(i) }
 func (m *Model) OutDegree(id1 int64) int64 {
 	switch m.cfg.NLinksFunc {
 	case NLinksConst:
-		return m.cfg.NLinksDefault
+		return m.capDegree(m.cfg.NLinksDefault)
 	case NLinksMultiples:
 		if id1%m.cfg.NLinksConfig == 0 {
-			return m.cfg.NLinksDefault + m.cfg.NLinksConfig
+			return m.capDegree(m.cfg.NLinksDefault + m.cfg.NLinksConfig)
 		}
-		return m.cfg.NLinksDefault
+		return m.capDegree(m.cfg.NLinksDefault)
 	}
-	return m.degrees.AtRank(m.nlinksShuf.Invert(id1-m.cfg.StartID1), m.n)
+	return m.capDegree(m.degrees.AtRank(m.nlinksShuf.Invert(id1-m.cfg.StartID1), m.n))
+}
+
+// capDegree applies Config.MaxDegree to an out-degree.
+func (m *Model) capDegree(d int64) int64 {
+	if m.cfg.MaxDegree > 0 {
+		return min(d, m.cfg.MaxDegree)
+	}
+	return d
 }
 
 // LinkCount returns the number of links of type number typeIndex that the loader gives node
@@ -253,7 +261,7 @@ func (m *Model) HeavyNodes(minLinks int64) []int64 {
 }
 
 func (m *Model) linksAtRank(k int64) int64 {
-	d := m.degrees.AtRank(k, m.n)
+	d := m.capDegree(m.degrees.AtRank(k, m.n))
 	var s int64
 	for i := range m.cfg.LinkTypeCount {
 		s += m.typeCount(d, i)
