@@ -18,6 +18,12 @@ const (
 	Delete
 	// InsertRow inserts one row given by the arguments.
 	InsertRow
+	// Upsert inserts one row given by the arguments or, when its primary key exists, applies
+	// the Set assignments to the existing row, their arguments after the row's (MySQL's INSERT
+	// ... ON DUPLICATE KEY UPDATE, PostgreSQL's and SQLite's ON CONFLICT DO UPDATE: the dialects'
+	// texts go in Dialects). Rows affected: 1 for an insert; for an update 2 on MySQL and the
+	// KV engines, 1 on PostgreSQL and SQLite.
+	Upsert
 )
 
 // Match is the form of a statement's key predicate.
@@ -76,9 +82,10 @@ func (a Assign) TakesArg() bool { return a.Add == 0 && !a.Const }
 //
 // Arguments, in the order of the SQL placeholders: Update assignments' values (for Add == 0)
 // first, then the values of the key's Prefix leading columns (but the Consts), then the key
-// predicate's values (Eq: 1, In: InLen, Between: 2, From: the start key and the limit), then,
-// with Limit, the offset and the row count; for InsertRow, every column (or every column but
-// the primary key when AutoID).
+// predicate's values (Eq: 1, In: InLen, Between: 2, From: the start key and the limit), then the
+// AlsoEq values, then, with Limit, the row count and the offset; for InsertRow, every column
+// (or every column but the primary key when AutoID, or InsertCols), for Upsert the same
+// followed by the assignments' values.
 type Stmt struct {
 	Table *Table
 	Kind  StmtKind
@@ -124,8 +131,8 @@ type Stmt struct {
 	ReturnID bool
 	// Desc returns the matched rows in descending key order (Between, All; NoAgg only).
 	Desc bool
-	// Limit takes two more arguments, an offset and a row count: the matched rows from the
-	// offset-th on (0-based, after Desc), at most count of them (SQL's LIMIT offset, count).
+	// Limit takes two more arguments, a row count and an offset: at most count of the matched
+	// rows from the offset-th on (0-based, after Desc), SQL's LIMIT ? OFFSET ?.
 	Limit bool
 	// InLen is the number of values of an In predicate.
 	InLen int
@@ -158,14 +165,14 @@ func (s *Stmt) Args() int {
 		}
 	}
 	switch s.Kind {
-	case InsertRow:
+	case InsertRow, Upsert:
 		if s.InsertCols != nil {
-			return len(s.InsertCols)
+			return len(s.InsertCols) + n
 		}
 		if s.AutoID {
 			return len(s.Table.Columns) - 1
 		}
-		return len(s.Table.Columns)
+		return len(s.Table.Columns) + n
 	}
 	n += s.Prefix - len(s.Consts) + len(s.AlsoEq)
 	if s.Limit {
@@ -250,7 +257,7 @@ func (s *Stmt) Validate() error {
 			}
 			seen[c] = true
 		}
-		if want := len(t.Columns) - map[bool]int{true: 1}[s.AutoID]; s.Kind != InsertRow || len(s.InsertCols) != want {
+		if want := len(t.Columns) - map[bool]int{true: 1}[s.AutoID]; (s.Kind != InsertRow && s.Kind != Upsert) || len(s.InsertCols) != want {
 			return fmt.Errorf("statement on %s: InsertCols of an InsertRow name every column (but a generated key)", t.Name)
 		}
 	}
@@ -297,6 +304,10 @@ func (s *Stmt) Validate() error {
 		}
 		if s.Filter {
 			return col(s.FilterCol)
+		}
+	case Upsert:
+		if s.AutoID {
+			return fmt.Errorf("statement on %s: an upsert names its key", t.Name)
 		}
 	case Update, Delete:
 		if s.Index != -1 || (s.Match != Eq && s.Match != In) || s.Prefix != t.Keys()-1 {

@@ -338,21 +338,17 @@ func testCompositeKeys(t *testing.T, h *harness) {
 	wantRows(t, "index prefix, rows fetched by their composite keys", got, "20,6", "40,12")
 
 	// LinkBench's link list: newest first, a page of it, visibility a literal.
-	page := sel("SELECT id2, time FROM {T} WHERE id1 = ? AND link_type = ? AND visibility = 1 AND time BETWEEN ? AND ? ORDER BY time DESC LIMIT ?, ?",
-		table.Stmt{Index: 0, Prefix: 3, Consts: []table.Value{{I: 1}}, Match: table.Between, Desc: true, Limit: true, Cols: []int{2, 5},
-			Dialects: map[string]string{"postgres": "SELECT id2, time FROM {T} WHERE id1 = $1 AND link_type = $2 AND visibility = 1 AND time BETWEEN $3 AND $4 ORDER BY time DESC LIMIT $6 OFFSET $5"}})
-	page.Dialects["postgres"] = strings.ReplaceAll(page.Dialects["postgres"], "{T}", tb.Name)
-	got, _ = exec(h, s, page, false, iv(2, 1, 0, 1000, 0, 10)...)
+	page := sel("SELECT id2, time FROM {T} WHERE id1 = ? AND link_type = ? AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ? OFFSET ?",
+		table.Stmt{Index: 0, Prefix: 3, Consts: []table.Value{{I: 1}}, Match: table.Between, Desc: true, Limit: true, Cols: []int{2, 5}})
+	got, _ = exec(h, s, page, false, iv(2, 1, 0, 1000, 10, 0)...)
 	wantRows(t, "visible links, newest first", got, "50,105", "30,103", "10,101")
 	got, _ = exec(h, s, page, false, iv(2, 1, 0, 104, 1, 1)...)
 	wantRows(t, "the second page of one", got, "10,101")
-	got, _ = exec(h, s, page, false, iv(2, 1, 0, 1000, 5, 10)...)
+	got, _ = exec(h, s, page, false, iv(2, 1, 0, 1000, 10, 5)...)
 	wantRows(t, "a page past the end", got)
-	lastIDs := sel("SELECT id2 FROM {T} WHERE link_type = ? AND id1 = ? ORDER BY id2 DESC LIMIT ?, ?",
-		table.Stmt{Index: -1, Prefix: 2, Match: table.All, Desc: true, Limit: true, Cols: []int{2},
-			Dialects: map[string]string{"postgres": "SELECT id2 FROM {T} WHERE link_type = $1 AND id1 = $2 ORDER BY id2 DESC LIMIT $4 OFFSET $3"}})
-	lastIDs.Dialects["postgres"] = strings.ReplaceAll(lastIDs.Dialects["postgres"], "{T}", tb.Name)
-	got, _ = exec(h, s, lastIDs, false, iv(1, 3, 1, 2)...)
+	lastIDs := sel("SELECT id2 FROM {T} WHERE link_type = ? AND id1 = ? ORDER BY id2 DESC LIMIT ? OFFSET ?",
+		table.Stmt{Index: -1, Prefix: 2, Match: table.All, Desc: true, Limit: true, Cols: []int{2}})
+	got, _ = exec(h, s, lastIDs, false, iv(1, 3, 2, 1)...)
 	wantRows(t, "a key prefix backwards, from the second row", got, "40", "30")
 
 	hide := st.mk("UPDATE {T} SET visibility = ? WHERE link_type = ? AND id1 = ? AND id2 = ?",
@@ -484,6 +480,20 @@ func testLinkWrites(t *testing.T, h *harness) {
 	}
 	got, _ = exec(h, s, readCount, false, iv(1, 7)...)
 	wantRows(t, "count = count + ?, version = version + 1, time = ?", got, "0,1,555")
+
+	// The count upsert of addLink: a new (id, link_type) is inserted, an existing one counted up.
+	upsert := stmts{counts}.mk("INSERT INTO {T} (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?",
+		table.Stmt{Kind: table.Upsert, Index: -1, Set: []table.Assign{{Col: 2, AddArg: true}, {Col: 4, Add: 1}, {Col: 3}},
+			Dialects: map[string]string{
+				"postgres": "INSERT INTO " + counts.Name + " (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT ON CONSTRAINT " + counts.Name + "_pkey DO UPDATE SET count = " + counts.Name + ".count + ?, version = " + counts.Name + ".version + 1, time = ?",
+				"sqlite":   "INSERT INTO " + counts.Name + " (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id, link_type) DO UPDATE SET count = count + ?, version = version + 1, time = ?"}})
+	exec(h, s, upsert, false, iv(2, 7, 1, 10, 0, 1, 10)...)
+	exec(h, s, upsert, false, iv(1, 7, 1, 20, 0, 1, 20)...)
+	exec(h, s, upsert, false, iv(2, 7, 1, 30, 0, 1, 30)...)
+	got, _ = exec(h, s, readCount, false, iv(2, 7)...)
+	wantRows(t, "an upsert that inserted, then updated", got, "2,1,30")
+	got, _ = exec(h, s, readCount, false, iv(1, 7)...)
+	wantRows(t, "an upsert of an existing count", got, "1,2,20")
 
 	// A locking read outside a transaction holds nothing afterwards: another session's
 	// locking read of the same row does not wait.

@@ -55,6 +55,9 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	case table.InsertRow:
 		n, err := s.insertRow(t, ts, st, args, out)
 		return n, s.finish(ctx, err)
+	case table.Upsert:
+		n, err := s.upsertRow(t, ts, st, args)
+		return n, s.finish(ctx, err)
 	}
 	nset := setArgs(st) // assigned values come first in args
 	var n int64
@@ -128,7 +131,12 @@ func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk [
 	if err != nil || !found || !s.alsoMatches(st, s.row) {
 		return false, err
 	}
-	row := s.row
+	return true, s.applySet(t, ts, st, s.row, vals)
+}
+
+// applySet applies st's assignments to row, a row read by loadRow (vals are the assigned
+// values in order), and writes it with its index entries.
+func (s *session) applySet(t *table.Table, ts *tableState, st *table.Stmt, row []table.Value, vals []table.Value) error {
 	indexed := false
 	for _, a := range st.Set {
 		for _, ix := range t.Indexes {
@@ -139,7 +147,7 @@ func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk [
 	}
 	if indexed {
 		if err := s.setIndexes(t, ts, row, true); err != nil {
-			return false, err
+			return err
 		}
 	}
 	v := 0
@@ -159,10 +167,38 @@ func (s *session) updateRow(t *table.Table, ts *tableState, st *table.Stmt, pk [
 	}
 	if indexed {
 		if err := s.setIndexes(t, ts, row, false); err != nil {
-			return false, err
+			return err
 		}
 	}
-	return true, s.putRow(t, ts, row)
+	return s.putRow(t, ts, row)
+}
+
+// upsertRow inserts the row of st's arguments, or applies st's assignments to the row with its
+// key: 1 row affected for an insert, 2 for an update (as MySQL counts them).
+func (s *session) upsertRow(t *table.Table, ts *tableState, st *table.Stmt, args []table.Value) (int64, error) {
+	nrow := len(args) - setArgs(st)
+	row := s.rowBuf(len(t.Columns))
+	if st.InsertCols != nil {
+		for i, c := range st.InsertCols {
+			row[c] = args[i]
+		}
+	} else {
+		copy(row, args[:nrow])
+	}
+	found, err := s.loadRow(t, ts, row[:t.Keys()])
+	if err != nil {
+		return 0, err
+	}
+	if found {
+		return 2, s.applySet(t, ts, st, s.row, args[nrow:])
+	}
+	if err := s.setIndexes(t, ts, row, false); err != nil {
+		return 0, err
+	}
+	if t.Columns[0].AutoIncrement {
+		ts.seq.observe(row[0].I)
+	}
+	return 1, s.putRow(t, ts, row)
 }
 
 // deleteRow deletes row pk (its key columns' values) and its index entries.
@@ -244,7 +280,7 @@ func (s *session) selectRows(st *table.Stmt, ts *tableState, args []table.Value,
 	prefix, rest := s.keyArgs(st, args)
 	s.sel.skip, s.sel.left = 0, -1
 	if st.Limit {
-		s.sel.skip, s.sel.left = max(rest[len(rest)-2].I, 0), max(rest[len(rest)-1].I, 0)
+		s.sel.left, s.sel.skip = max(rest[len(rest)-2].I, 0), max(rest[len(rest)-1].I, 0)
 		rest = rest[:len(rest)-2]
 	}
 	rest, s.also = rest[:len(rest)-len(st.AlsoEq)], rest[len(rest)-len(st.AlsoEq):]

@@ -69,13 +69,19 @@ type execStmt struct {
 func argColumns(st *table.Stmt) []int {
 	t := st.Table
 	var cols []int
-	if st.Kind == table.InsertRow {
+	if st.Kind == table.InsertRow || st.Kind == table.Upsert {
 		if st.InsertCols != nil {
-			return st.InsertCols
+			cols = append(cols, st.InsertCols...)
+		} else {
+			for c := range t.Columns {
+				if c > 0 || !st.AutoID {
+					cols = append(cols, c)
+				}
+			}
 		}
-		for c := range t.Columns {
-			if c > 0 || !st.AutoID {
-				cols = append(cols, c)
+		for _, a := range st.Set {
+			if a.TakesArg() {
+				cols = append(cols, a.Col)
 			}
 		}
 		return cols

@@ -243,10 +243,9 @@ func (c *client) updateRecord(ctx context.Context, keynum int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if n == 0 && c.r.stores {
-		c.r.missing.Add(1)
-	}
-	return int(n), nil
+	// No count of missing records here: MySQL reports 0 rows for an update that wrote what the
+	// row held (a short field has no nonce), so the reads and the final scan do the checking.
+	return 1, nil
 }
 
 // insertRecord inserts the next record of the run and acknowledges its key number, so reads

@@ -62,7 +62,7 @@ type Run struct {
 	// ack hands out and acknowledges the run's insert key numbers (from recordcount on).
 	ack *ycsbgen.AckCounter
 	seq *ycsbgen.Sequential
-	// missing counts reads, updates and scans that found no record where one must be.
+	// missing counts reads and scans that found no record where one must be.
 	missing, badValues atomic.Int64
 }
 
@@ -258,7 +258,7 @@ func (r *Run) stepClient(ctx context.Context, no int, salt uint64) (*client, err
 
 // Check implements workload.Run: the table holds exactly the loaded and acknowledged records
 // (count and key fingerprint, from one scan in key order) and every field of every record is
-// one that the load or an update wrote, whole; no read or update of the run missed its record.
+// one that the load or an update wrote, whole; no read or scan of the run missed its record.
 func (r *Run) Check(ctx context.Context) (string, error) {
 	if !r.stores {
 		return "skipped: the engine keeps no data", nil
