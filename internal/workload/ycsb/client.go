@@ -239,7 +239,7 @@ func (c *client) updateRecord(ctx context.Context, keynum int64) (int, error) {
 		c.args = append(c.args, c.value(i))
 	}
 	c.args = append(c.args, table.Value{B: c.key})
-	n, err := c.sess.Exec(ctx, st, c.args, c.out)
+	_, err := c.sess.Exec(ctx, st, c.args, c.out)
 	if err != nil {
 		return 0, err
 	}
