@@ -59,6 +59,10 @@ type Column struct {
 type Index struct {
 	Name    string
 	Columns []int
+	// SQLName is the index's name in SQL engines when the reference names it so (LinkBench's
+	// id1_type); empty: <table>_<Name>. SQL names of indexes are unique per database in
+	// PostgreSQL and SQLite.
+	SQLName string
 }
 
 // Table describes one table. The primary key is its first Keys() columns, each Int64, Int32 or

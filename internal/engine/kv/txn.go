@@ -212,7 +212,7 @@ func (s *session) maxPK(t *table.Table, ts *tableState) (int64, error) {
 	}
 	// Invariant: a key >= lo exists; none >= hi+1.
 	for lo < hi {
-		mid := lo + (hi-lo)/2 + 1
+		mid := lo + int64((uint64(hi)-uint64(lo))/2) + 1 // hi-lo overflows int64 for int64 keys
 		if exists(mid) {
 			lo = mid
 		} else {

@@ -57,8 +57,14 @@ func StringKey(d Dialect, c table.Column) string {
 	return c.Name + " " + d.ColumnType(c) + " NOT NULL PRIMARY KEY"
 }
 
-// IndexName is the SQL name of an index: <table>_<index>, as the insert benchmark names them.
-func IndexName(t *table.Table, ix table.Index) string { return t.Name + "_" + ix.Name }
+// IndexName is the SQL name of an index: its SQLName, else <table>_<index>, as the insert
+// benchmark names them.
+func IndexName(t *table.Table, ix table.Index) string {
+	if ix.SQLName != "" {
+		return ix.SQLName
+	}
+	return t.Name + "_" + ix.Name
+}
 
 // createTableSQL returns CREATE TABLE for t: a single-column key declared by the dialect, a
 // composite key as PRIMARY KEY (a, b, ...) after the columns.

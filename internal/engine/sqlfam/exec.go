@@ -260,8 +260,21 @@ func (s *session) scanAggregate(rs *sql.Rows, out *table.Rows) (int64, error) {
 	return 1, rs.Close()
 }
 
-// Begin implements table.Session with the statement BEGIN, as sysbench sends it.
-func (s *session) Begin(ctx context.Context) error { return s.plain(ctx, "BEGIN") }
+// beginner is implemented by dialects that open a transaction with another statement than
+// BEGIN (SQLite: BEGIN IMMEDIATE, so that a transaction that reads, then writes, waits for the
+// write lock up front instead of failing to upgrade its read lock).
+type beginner interface {
+	BeginStatement() string
+}
+
+// Begin implements table.Session with the statement BEGIN, as sysbench sends it (or the
+// dialect's own).
+func (s *session) Begin(ctx context.Context) error {
+	if b, ok := s.e.d.(beginner); ok {
+		return s.plain(ctx, b.BeginStatement())
+	}
+	return s.plain(ctx, "BEGIN")
+}
 
 // Commit implements table.Session.
 func (s *session) Commit(ctx context.Context) error { return s.plain(ctx, "COMMIT") }

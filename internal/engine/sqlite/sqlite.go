@@ -171,6 +171,11 @@ func (d dialect) PrimaryKey(c table.Column) string {
 func (dialect) AutoIDInsert(t *table.Table) string { return sqlfam.AutoIDInsertNull(t) }
 func (dialect) TableSuffix() string                { return "" }
 
+// BeginStatement opens transactions with BEGIN IMMEDIATE, as the connection's _txlock says:
+// a deferred transaction that reads, then writes, can fail to upgrade its lock (SQLITE_BUSY at
+// once, busy timeout or not) while another connection writes.
+func (dialect) BeginStatement() string { return "BEGIN IMMEDIATE" }
+
 // Duplicate recognizes a primary key or unique constraint failure.
 func (dialect) Duplicate(err error) bool {
 	var se sqlite3.Error

@@ -2,7 +2,8 @@
 package all
 
 import (
-	_ "github.com/rumbench/rumbench/internal/workload/insert"   // insert benchmark
-	_ "github.com/rumbench/rumbench/internal/workload/sysbench" // sysbench microbenchmarks
-	_ "github.com/rumbench/rumbench/internal/workload/ycsb"     // YCSB core workloads
+	_ "github.com/rumbench/rumbench/internal/workload/insert"    // insert benchmark
+	_ "github.com/rumbench/rumbench/internal/workload/linkbench" // LinkBench
+	_ "github.com/rumbench/rumbench/internal/workload/sysbench"  // sysbench microbenchmarks
+	_ "github.com/rumbench/rumbench/internal/workload/ycsb"      // YCSB core workloads
 )

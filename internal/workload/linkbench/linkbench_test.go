@@ -1,0 +1,216 @@
+package linkbench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	_ "github.com/rumbench/rumbench/internal/engine/all"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/linkbench/lbgen"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
+)
+
+// build makes the workload from command-line arguments, as the run command does.
+func build(t testing.TB, args ...string) *Workload {
+	t.Helper()
+	d := newDefinition()
+	if err := d.Flags().Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Build(workload.Shared{Profile: "quick", Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.(*Workload)
+}
+
+// TestEngines loads a tiny graph and runs a loop on every storing engine, with the count check
+// after the load and after the loop.
+func TestEngines(t *testing.T) {
+	for _, name := range engine.Names() {
+		if name == "null" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			w := build(t, "--maxid1", "501", "--max-degree", "300", "--loops", "1", "--loop-secs", "1", "--requesters", "2")
+			eng, dir := worktest.Engine(t, name, false, nil)
+			run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
+				if step == "loop1" && res.Ops < 50 {
+					t.Errorf("loop1: %d requests", res.Ops)
+				}
+			})
+			msg, err := run.Check(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(msg, "each count row equal") {
+				t.Errorf("check: %q", msg)
+			}
+		})
+	}
+}
+
+// script is a sequence of requests with known effects on the tiny graph of opsWorkload: node 1
+// has links to 1..nlinks of link type lbgen.LinkType(0).
+func script(nlinks int64) []lbgen.Request {
+	lt := lbgen.LinkType(0)
+	data := []byte("payload")
+	return []lbgen.Request{
+		{Op: lbgen.OpCountLink, ID1: 1, LinkType: lt},
+		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: data},    // new
+		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: data},    // exists: update
+		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 1, Visibility: visibilityDefault, Data: data},    // exists
+		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                               // visible: hidden
+		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                               // hidden: nothing
+		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 9002, Visibility: visibilityDefault, Data: data}, // missing: insert
+		{Op: lbgen.OpMultigetLink, ID1: 1, LinkType: lt, ID2s: []int64{2, 9001, 77777}},
+		{Op: lbgen.OpGetLinkList, ID1: 1, LinkType: lt, MinTime: 0, MaxTime: 1 << 62, Limit: 3},
+		{Op: lbgen.OpAddNode, NodeType: lbgen.DefaultNodeType, Version: 1, Data: data},
+		{Op: lbgen.OpUpdateNode, ID1: 2, NodeType: lbgen.DefaultNodeType, Version: 2, Data: data},
+		{Op: lbgen.OpDeleteNode, ID1: 3, NodeType: lbgen.DefaultNodeType},
+		{Op: lbgen.OpGetNode, ID1: 2, NodeType: lbgen.DefaultNodeType},
+	}
+}
+
+// opsRun loads the tiny graph on eng and returns the run and a requester of its own session.
+func opsRun(t *testing.T, eng table.Engine, dir string) (*Run, *requester) {
+	t.Helper()
+	w := build(t, "--maxid1", "21", "--max-degree", "8", "--loops", "0", "--reference", "upstream")
+	run := worktest.Steps(t, eng, dir, w, nil).(*Run)
+	sess, err := eng.NewSession(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	q, _ := w.model.NewRequester(0, 1)
+	return run, &requester{r: run, st: w.st, sess: sess, q: q, out: table.NewRows(len(linkCols), 64)}
+}
+
+// TestOperations runs each operation on every storing engine and checks its effect on the
+// tables: the rows it returned, the links, counts and nodes it left.
+func TestOperations(t *testing.T) {
+	for _, name := range engine.Names() {
+		if name == "null" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			eng, dir := worktest.Engine(t, name, false, nil)
+			run, c := opsRun(t, eng, dir)
+			ctx := context.Background()
+			nlinks := run.w.model.LinkCount(1, 0)
+			if nlinks < 2 {
+				t.Fatalf("node 1 has %d links of type 0; the script needs 2", nlinks)
+			}
+			count := func() int64 {
+				c.args = append(c.args[:0], iv(1), iv(lbgen.LinkType(0)))
+				if _, err := c.exec(ctx, c.st.countLinks); err != nil {
+					t.Fatal(err)
+				}
+				return c.out.Row(0)[0].I
+			}
+			visibility := func(id2 int64) int64 {
+				c.args = append(c.args[:0], iv(1), iv(id2), iv(lbgen.LinkType(0)))
+				if n, err := c.exec(ctx, c.st.linkForUpdate); err != nil || n != 1 {
+					t.Fatalf("link 1/%d: %d rows, %v", id2, n, err)
+				}
+				return c.out.Row(0)[0].I
+			}
+			wantRows := []int{1, 1, 1, 1, 1, 0, 1, 2, 3, 1, 1, 1, 1}
+			wantCount := []int64{nlinks, nlinks + 1, nlinks + 1, nlinks + 1, nlinks, nlinks, nlinks + 1, nlinks + 1,
+				nlinks + 1, nlinks + 1, nlinks + 1, nlinks + 1, nlinks + 1}
+			nodes0 := run.nodesLoaded.Load()
+			for i, req := range script(nlinks) {
+				c.req = req
+				rows, err := c.do(ctx)
+				if err != nil {
+					t.Fatalf("request %d %v: %v", i, req.Op, err)
+				}
+				if rows != wantRows[i] {
+					t.Errorf("request %d %v: %d rows, want %d", i, req.Op, rows, wantRows[i])
+				}
+				switch i {
+				case 4, 5:
+					if v := visibility(1); v != visibilityHidden {
+						t.Errorf("after %v: link 1/1 visibility %d, want hidden", req.Op, v)
+					}
+				case 8:
+					if c.out.N != 3 || c.out.Row(0)[6].I < c.out.Row(1)[6].I || c.out.Row(1)[6].I < c.out.Row(2)[6].I {
+						t.Errorf("link list: %d rows, want 3, newest first", c.out.N)
+					}
+				case 12:
+					if c.out.N != 1 || string(c.out.Row(0)[nData].B) != "payload" || c.out.Row(0)[nVersion].I != 2 {
+						t.Errorf("node 2 after its update: %v", c.out.Row(0))
+					}
+				}
+				if got := count(); got != wantCount[i] {
+					t.Errorf("after request %d %v: count %d, want %d", i, req.Op, got, wantCount[i])
+				}
+			}
+			if a, d := run.nodesAdded.Load(), run.nodesDeleted.Load(); a != 1 || d != 1 {
+				t.Errorf("nodes added %d, deleted %d, want 1 and 1", a, d)
+			}
+			msg, err := run.Check(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(msg, fmt.Sprintf("ok: %d nodes", nodes0)) {
+				t.Errorf("check: %s", msg)
+			}
+			// A planted inconsistency: one count row off by one.
+			c.args = append(c.args[:0], iv(1), iv(0), iv(2), iv(lbgen.LinkType(0)))
+			if _, err := c.exec(ctx, c.st.countInc); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := run.Check(ctx); err == nil || !strings.Contains(err.Error(), "id1 2 link_type") {
+				t.Errorf("check after a count row was changed: %v", err)
+			}
+		})
+	}
+}
+
+// TestMix runs a loop on the null engine and checks each operation's share of the requests
+// against the mix, for both references' mixes.
+func TestMix(t *testing.T) {
+	for _, mix := range []string{"smalldatum", "upstream"} {
+		t.Run(mix, func(t *testing.T) {
+			w := build(t, "--mix", mix, "--maxid1", "10001", "--loops", "1", "--loop-secs", "1.5")
+			eng, dir := worktest.Engine(t, "null", false, nil)
+			worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
+				if step != "loop1" {
+					return
+				}
+				if res.Ops < 100_000 {
+					t.Fatalf("%d requests in the loop, want at least 100,000", res.Ops)
+				}
+				for op := range lbgen.NumOps {
+					got := float64(res.KindOps(opKinds[op].Name)) / float64(res.Ops) * 100
+					if want := w.cfg.Graph.Mix.Percent[op]; math.Abs(got-want) > 1 {
+						t.Errorf("%s: %.2f%% of the requests, want %.2f%% ± 1", opKinds[op].Name, got, want)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestFlags checks the refusals of bad values.
+func TestFlags(t *testing.T) {
+	for _, bad := range [][]string{
+		{"--reference", "facebook"}, {"--mix", "/no/such/mix"}, {"--maxid1", "1"}, {"--loaders", "0"},
+		{"--loop-secs", "0"}, {"--percentiles", "100"}, {"--max-degree", "-3"},
+	} {
+		d := newDefinition()
+		if err := d.Flags().Parse(bad); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Build(workload.Shared{Profile: "quick", Seed: 1}); err == nil {
+			t.Errorf("%v: accepted", bad)
+		}
+	}
+}

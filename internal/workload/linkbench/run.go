@@ -1,0 +1,152 @@
+package linkbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/linkbench/lbgen"
+)
+
+// opKinds are the ten operations as kinds, named after the reference's (lower case).
+var opKinds = [lbgen.NumOps]runner.Kind{}
+
+func init() {
+	for op := range lbgen.NumOps {
+		role := results.RoleRead
+		switch lbgen.Op(op) {
+		case lbgen.OpAddLink, lbgen.OpUpdateLink, lbgen.OpAddNode, lbgen.OpUpdateNode:
+			role = results.RoleWrite
+		case lbgen.OpDeleteLink, lbgen.OpDeleteNode:
+			role = results.RoleDelete
+		}
+		opKinds[op] = runner.Kind{Name: strings.ToLower(lbgen.Op(op).String()), Role: role, Unit: "rows"}
+	}
+}
+
+var loopPresentation = runner.Presentation{RateName: "rps", RateUnit: "requests/s", PerOp: "request",
+	Note: "rps = requests/s, every operation once (LinkBench's Requests/second); per-op figures per request"}
+
+// maxRetries bounds the retries of one request after lock conflicts (the reference retries too).
+const maxRetries = 10
+
+// Run is the workload's state on one engine.
+type Run struct {
+	w        *Workload
+	eng      table.Engine
+	stores   bool
+	plan     *lbgen.LoadPlan
+	sessions workload.Sessions
+	// nodesLoaded and linksLoaded count the load's rows; nodesAdded and nodesDeleted the request
+	// loops' node inserts and deletes.
+	nodesLoaded, linksLoaded, nodesAdded, nodesDeleted atomic.Int64
+	loaded                                             bool
+}
+
+var _ workload.Run = (*Run)(nil)
+
+// Open implements workload.Workload: it creates the three tables.
+func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
+	if err := openTables(ctx, eng); err != nil {
+		return nil, err
+	}
+	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.model.LoadPlan(chunkNodes, sliceLinks)}, nil
+}
+
+// Rows implements workload.Run: the links loaded (so bytes per row is bytes per link).
+func (r *Run) Rows() int64 { return r.linksLoaded.Load() }
+
+// Close implements workload.Run.
+func (r *Run) Close() error { return r.sessions.Close() }
+
+// Prepare implements workload.Run: before the first loop, the count check of the load.
+func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
+	if name != loopName(1) || !r.stores || r.loaded {
+		return "", nil
+	}
+	r.loaded = true
+	what, err := r.check(ctx)
+	if err != nil {
+		return "", fmt.Errorf("after the load: %w", err)
+	}
+	return "load checked: " + what, nil
+}
+
+// Step implements workload.Run.
+func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
+	if err := r.sessions.Close(); err != nil {
+		return runner.Step{}, err
+	}
+	if name == StepLoad {
+		return r.loadStep(ctx)
+	}
+	if n, err := fmt.Sscanf(name, "loop%d", new(int)); n == 1 && err == nil {
+		return r.loopStep(ctx, name)
+	}
+	return runner.Step{}, fmt.Errorf("linkbench: unknown step %q (valid: load, loop1 .. loop%d)", name, r.w.cfg.Loops)
+}
+
+// loopStep makes the requesters of one loop: each draws requests until the loop's time is up,
+// paced at RequestRate when it is set.
+func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
+	cfg := &r.w.cfg
+	warmup := time.Duration(cfg.WarmupSecs * float64(time.Second))
+	total := warmup + time.Duration(cfg.LoopSecs*float64(time.Second))
+	st := runner.Step{Name: name, Presentation: loopPresentation, Warmup: warmup, Percentiles: cfg.Percentiles,
+		MaxDuration: 2*total + 10*time.Second}
+	var kinds [lbgen.NumOps]runner.KindID
+	for op := range lbgen.NumOps {
+		kinds[op] = st.Kinds.Add(opKinds[op])
+		st.RateKinds = append(st.RateKinds, kinds[op])
+	}
+	loop := 0
+	fmt.Sscanf(name, "loop%d", &loop)
+	var deadline atomic.Int64
+	for i := 0; i < cfg.Requesters; i++ {
+		sess, err := r.sessions.Open(ctx, r.eng)
+		if err != nil {
+			return st, err
+		}
+		q, err := r.w.model.NewRequester(i, cfg.Requesters)
+		if err != nil {
+			return st, err
+		}
+		c := &requester{r: r, st: r.w.st, sess: sess, q: q, out: table.NewRows(len(linkCols), 64),
+			rng: gen.NewRand(gen.Mix(cfg.Seed ^ uint64(loop)<<40 ^ uint64(i+1)))}
+		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("requester %d", i+1), Role: runner.Driver, Rate: cfg.RequestRate,
+			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
+				now := time.Now()
+				deadline.CompareAndSwap(0, now.Add(total).UnixNano())
+				if now.UnixNano() >= deadline.Load() {
+					return true, nil
+				}
+				c.q.Next(&c.rng, &c.req)
+				for try := 0; ; try++ {
+					rows, err := c.do(ctx)
+					if err == nil {
+						m.Done(kinds[c.req.Op], now, rows)
+						if opKinds[c.req.Op].Role != results.RoleRead {
+							m.Commit(1)
+						}
+						return false, nil
+					}
+					if ctx.Err() != nil {
+						return true, nil
+					}
+					if !errors.Is(err, table.ErrConflict) || try == maxRetries {
+						return false, fmt.Errorf("%s id1=%d: %w", c.req.Op, c.req.ID1, err)
+					}
+					m.Retry()
+				}
+			}})
+	}
+	return st, nil
+}

@@ -1,0 +1,173 @@
+package linkbench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// The tables, as the reference's DDL has them. The primary key columns come first, in key
+// order: linktable (link_type, id1, id2) and counttable (id, link_type); the other columns follow
+// in the reference's order.
+const (
+	LinkTable  = "linktable"
+	CountTable = "counttable"
+	NodeTable  = "nodetable"
+)
+
+// linktable columns.
+const (
+	lLinkType = iota
+	lID1
+	lID2
+	lVisibility
+	lData
+	lTime
+	lVersion
+)
+
+// counttable columns.
+const (
+	cID = iota
+	cLinkType
+	cCount
+	cTime
+	cVersion
+)
+
+// nodetable columns.
+const (
+	nID = iota
+	nType
+	nVersion
+	nTime
+	nData
+)
+
+// maxMultiget bounds the id2s of one MULTIGET_LINK (the reference's link_multiget_dist_max).
+const maxMultiget = 128
+
+var (
+	linkTable = &table.Table{Name: LinkTable, KeyLen: 3, Columns: []table.Column{
+		{Name: "link_type", Type: table.Int64, NotNull: true},
+		{Name: "id1", Type: table.Int64, NotNull: true},
+		{Name: "id2", Type: table.Int64, NotNull: true},
+		{Name: "visibility", Type: table.Int32, NotNull: true},
+		{Name: "data", Type: table.Bytes, MaxLen: 255, NotNull: true},
+		{Name: "time", Type: table.Int64, NotNull: true},
+		{Name: "version", Type: table.Int64, NotNull: true},
+	}, Indexes: []table.Index{{Name: "id1_type", SQLName: "id1_type", Columns: []int{lID1, lLinkType, lVisibility, lTime, lID2, lVersion, lData}}}}
+
+	countTable = &table.Table{Name: CountTable, KeyLen: 2, Columns: []table.Column{
+		{Name: "id", Type: table.Int64, NotNull: true},
+		{Name: "link_type", Type: table.Int64, NotNull: true},
+		{Name: "count", Type: table.Int64, NotNull: true},
+		{Name: "time", Type: table.Int64, NotNull: true},
+		{Name: "version", Type: table.Int64, NotNull: true},
+	}}
+
+	nodeTable = &table.Table{Name: NodeTable, Columns: []table.Column{
+		{Name: "id", Type: table.Int64, NotNull: true, AutoIncrement: true},
+		{Name: "type", Type: table.Int32, NotNull: true},
+		{Name: "version", Type: table.Int64, NotNull: true},
+		{Name: "time", Type: table.Int64, NotNull: true},
+		{Name: "data", Type: table.Bytes, NotNull: true},
+	}}
+)
+
+// linkCols are the columns the reference's link reads return: id1, id2, link_type, visibility,
+// data, version, time.
+var linkCols = []int{lID1, lID2, lLinkType, lVisibility, lData, lVersion, lTime}
+
+const linkSelect = "SELECT id1, id2, link_type, visibility, data, version, time FROM linktable"
+
+// byLink is the key order of the reference's WHERE id1 = ? AND id2 = ? AND link_type = ?.
+var byLink = []int{1, 2, 0}
+
+// stmts are the statements of the request phase in the reference's SQL (the Small Datum fork's
+// LinkStoreSql, LinkStoreMysql and LinkStorePgsql, prepared statements) and their logical form.
+type stmts struct {
+	getNode, updateNode, deleteNode, addNode                  *table.Stmt
+	addLink, updateLink, linkForUpdate, hideLink, expungeLink *table.Stmt
+	countIncUpsert, countInc, countLinks, getLinkList         *table.Stmt
+	// multiget[n] reads n id2s of one (id1, link_type).
+	multiget [maxMultiget + 1]*table.Stmt
+	// Checks: a range of count rows, of index entries, one visible-link count.
+	checkCounts, checkLinks, countVisible, getCount *table.Stmt
+}
+
+func newStmts() *stmts {
+	s := &stmts{}
+	s.getNode = &table.Stmt{Table: nodeTable, Kind: table.Select, Index: -1, Match: table.Eq, Cols: []int{nID, nType, nVersion, nTime, nData},
+		SQL: "SELECT id, type, version, time, data FROM nodetable WHERE id=?"}
+	s.updateNode = &table.Stmt{Table: nodeTable, Kind: table.Update, Index: -1, Match: table.Eq, AlsoEq: []int{nType},
+		Set: []table.Assign{{Col: nVersion}, {Col: nTime}, {Col: nData}},
+		SQL: "UPDATE nodetable SET version=?, time=?, data=? WHERE id=? AND type=?"}
+	s.deleteNode = &table.Stmt{Table: nodeTable, Kind: table.Delete, Index: -1, Match: table.Eq, AlsoEq: []int{nType},
+		SQL: "DELETE FROM nodetable WHERE id=? and type =?"}
+	s.addNode = &table.Stmt{Table: nodeTable, Kind: table.InsertRow, Index: -1, AutoID: true, ReturnID: true,
+		SQL:      "INSERT INTO nodetable (type, version, time, data) VALUES (?, ?, ?, ?)",
+		Dialects: map[string]string{"postgres": "INSERT INTO nodetable (type, version, time, data) VALUES ($1, $2, $3, $4) RETURNING id"}}
+
+	s.addLink = &table.Stmt{Table: linkTable, Kind: table.InsertRow, Index: -1, InsertCols: linkCols,
+		SQL: "INSERT INTO linktable (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)"}
+	s.updateLink = &table.Stmt{Table: linkTable, Kind: table.Update, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
+		Set: []table.Assign{{Col: lVisibility}, {Col: lData}, {Col: lVersion}, {Col: lTime}},
+		SQL: "UPDATE linktable SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"}
+	forUpdate := "SELECT visibility FROM linktable WHERE id1 = ? AND id2 = ? AND link_type = ?"
+	s.linkForUpdate = &table.Stmt{Table: linkTable, Kind: table.Select, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
+		ForUpdate: true, Cols: []int{lVisibility}, SQL: forUpdate + " FOR UPDATE",
+		// SQLite has no FOR UPDATE: a write transaction there excludes every other writer.
+		Dialects: map[string]string{"sqlite": forUpdate}}
+	s.hideLink = &table.Stmt{Table: linkTable, Kind: table.Update, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
+		Set: []table.Assign{{Col: lVisibility, Const: true, Value: table.Value{I: visibilityHidden}}},
+		SQL: "UPDATE linktable SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"}
+	s.expungeLink = &table.Stmt{Table: linkTable, Kind: table.Delete, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
+		SQL: "DELETE FROM linktable WHERE id1 = ? AND id2 = ? AND link_type = ?"}
+
+	incCount := []table.Assign{{Col: cCount, AddArg: true}, {Col: cVersion, Add: 1}, {Col: cTime}}
+	s.countIncUpsert = &table.Stmt{Table: countTable, Kind: table.Upsert, Index: -1, Set: incCount,
+		SQL: "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?",
+		Dialects: map[string]string{
+			"postgres": "INSERT INTO counttable (id, link_type, count, time, version) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET count = counttable.count + $6, version = counttable.version + 1, time = $7",
+			"sqlite":   "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id, link_type) DO UPDATE SET count = count + ?, version = version + 1, time = ?",
+		}}
+	s.countInc = &table.Stmt{Table: countTable, Kind: table.Update, Index: -1, Prefix: 1, Match: table.Eq, Set: incCount,
+		SQL: "UPDATE counttable SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?"}
+	s.countLinks = &table.Stmt{Table: countTable, Kind: table.Select, Index: -1, Prefix: 1, Match: table.Eq, Cols: []int{cCount},
+		SQL: "SELECT count from counttable WHERE id = ? AND link_type = ?"}
+	listWhere := " WHERE id1 = ? AND link_type = ?  AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ? OFFSET ?"
+	s.getLinkList = &table.Stmt{Table: linkTable, Kind: table.Select, Index: 0, Prefix: 3, Consts: []table.Value{{I: visibilityDefault}},
+		Match: table.Between, Desc: true, Limit: true, Cols: linkCols,
+		SQL:      linkSelect + " FORCE INDEX(id1_type) " + listWhere,
+		Dialects: map[string]string{"postgres": linkSelect + listWhere, "sqlite": linkSelect + listWhere}}
+	for n := 1; n <= maxMultiget; n++ {
+		s.multiget[n] = &table.Stmt{Table: linkTable, Kind: table.Select, Index: -1, Prefix: 2, Match: table.In, InLen: n,
+			KeyOrder: []int{1, 0}, Cols: linkCols,
+			SQL: linkSelect + " WHERE id1 = ? AND link_type = ? and id2 IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"}
+	}
+
+	s.checkCounts = &table.Stmt{Table: countTable, Kind: table.Select, Index: -1, Match: table.Between, Cols: []int{cID, cLinkType, cCount},
+		SQL: "SELECT id, link_type, count FROM counttable WHERE id BETWEEN ? AND ?"}
+	s.checkLinks = &table.Stmt{Table: linkTable, Kind: table.Select, Index: 0, Match: table.Between, Cols: []int{lID1, lLinkType, lVisibility},
+		SQL: "SELECT id1, link_type, visibility FROM linktable WHERE id1 BETWEEN ? AND ?"}
+	s.countVisible = &table.Stmt{Table: linkTable, Kind: table.Select, Index: 0, Prefix: 3, Consts: []table.Value{{I: visibilityDefault}},
+		Match: table.All, Agg: table.Count, AggCol: lID2,
+		SQL: "SELECT COUNT(id2) FROM linktable WHERE id1 = ? AND link_type = ? AND visibility = 1"}
+	s.getCount = s.countLinks
+	return s
+}
+
+// validate checks every statement's logical form once.
+func (s *stmts) validate() error {
+	all := []*table.Stmt{s.getNode, s.updateNode, s.deleteNode, s.addNode, s.addLink, s.updateLink, s.linkForUpdate,
+		s.hideLink, s.expungeLink, s.countIncUpsert, s.countInc, s.countLinks, s.getLinkList, s.checkCounts, s.checkLinks, s.countVisible}
+	all = append(all, s.multiget[1:]...)
+	for _, st := range all {
+		if err := st.Validate(); err != nil {
+			return fmt.Errorf("linkbench: %q: %w", st.SQL, err)
+		}
+	}
+	return nil
+}
