@@ -81,7 +81,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown step", []string{"run", "--steps", "l.i0,q9"},
 			`rumbench: unknown step "q9" (valid: l.i0, l.x, l.i1, l.i2, qr100, qp100, qr500, qp500, qr1000, qp1000)`},
 		{"unknown profile", []string{"run", "--profile", "huge"},
-			`rumbench: unknown profile "huge" (valid: quick, small, standard)`},
+			`rumbench: unknown profile "huge" (valid: quick, small, standard, iobound)`},
 		{"malformed number", []string{"run", "--rows", "lots"},
 			`rumbench: invalid argument "lots" for "--rows" flag: strconv.ParseInt: parsing "lots": invalid syntax (see rumbench run --help)`},
 		{"bad bool", []string{"run", "--sync=maybe"},

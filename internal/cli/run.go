@@ -76,7 +76,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl := cmd.Flags()
 	fl.StringVar(&f.workload, "workload", defaultWorkload, "workload to run ("+strings.Join(workload.Names(), ", ")+")")
 	fl.StringVar(&f.engines, "engine", defaultEngines(), "comma-separated engines to run in turn (see rumbench engines)")
-	fl.StringVar(&f.profile, "profile", "quick", "scale profile: quick, small, standard (see rumbench workloads NAME)")
+	fl.StringVar(&f.profile, "profile", "quick", "scale profile: quick, small, standard, iobound (see rumbench workloads NAME)")
 	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the measured steps, -1 for the workload's reference formula (default from --profile)")
 	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each measured step excluded from its figures (default from --profile)")
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
@@ -196,6 +196,15 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	}
 	if !slices.Contains(spec.Profiles, f.profile) {
 		return bench.Config{}, usagef("unknown profile %q (valid: %s)", f.profile, strings.Join(spec.Profiles, ", "))
+	}
+	if p, ok := memoryProfiles[f.profile]; ok {
+		// A memory profile's cache and cap, unless given.
+		if !cmd.Flags().Changed("cache-mb") {
+			f.cacheMB = p.cacheMB
+		}
+		if !cmd.Flags().Changed("memory-limit") {
+			f.memoryLimit = p.limit
+		}
 	}
 	shared := workload.Shared{Profile: f.profile, Seed: f.seed}
 	if cmd.Flags().Changed("warmup-secs") {

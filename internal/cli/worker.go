@@ -7,6 +7,20 @@ import (
 	"github.com/rumbench/rumbench/internal/memcap"
 )
 
+// memoryProfile is the cache and memory cap a profile sets, unless --cache-mb and
+// --memory-limit are given.
+type memoryProfile struct {
+	cacheMB int64
+	limit   string
+}
+
+// memoryProfiles are the profiles that run under a memory cap (the workload's own profile sets
+// the sizes): iobound puts the insert benchmark's l.i1 and query steps past memory on a 2-core
+// machine in minutes (docs/io-bound.md).
+var memoryProfiles = map[string]memoryProfile{
+	"iobound": {cacheMB: 32, limit: "256M"},
+}
+
 // memoryLimit returns the cap --memory-limit asks for, bytes (0: none).
 func memoryLimit(f *runFlags) (int64, error) {
 	if f.memoryLimit == "" {
