@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,13 +42,30 @@ func cgroupTree(t *testing.T) (memcap.Hierarchy, func() []string) {
 	}
 }
 
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// buildBinary builds rumbench once for the tests of this file.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rumbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rumbench-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = filepath.Join(dir, "rumbench")
+		if out, err := exec.Command("go", "build", "-o", built, ".").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	return bin
+	return built
 }
 
 // capped starts a capped run of bin and returns it with its stdout and stderr.
@@ -261,4 +280,12 @@ func TestMemoryLimitRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "results")); !os.IsNotExist(err) {
 		t.Errorf("the refused run left %s: %v", filepath.Join(dir, "results"), err)
 	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built != "" {
+		os.RemoveAll(filepath.Dir(built))
+	}
+	os.Exit(code)
 }
