@@ -18,6 +18,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/datalock"
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/syncacct"
@@ -63,6 +64,19 @@ type Config struct {
 	PSSEvery time.Duration
 	// Settings is the effective configuration shown in the manifest (flags, profile).
 	Settings map[string]any
+
+	// MemoryLimit caps every engine's memory, bytes (0: no cap): each target runs under a
+	// memory cgroup of this size, an embedded engine in a worker process of its own (see
+	// Worker), a managed server with its process tree in the cgroup.
+	MemoryLimit int64
+	// Cold evicts the engine's data files from the page cache before each step.
+	Cold bool
+	// ReadaheadKB sets the data device's readahead for the run, KiB (0: left as it is); the
+	// previous value is restored at the end.
+	ReadaheadKB int
+	// Args are the command-line arguments (without the program name) a worker process builds
+	// this same configuration from; never recorded (they may hold a password).
+	Args []string
 
 	// OnStart receives the run directory once its run.json is written (status running): the
 	// CLI records the run in the store then, so a killed run is found there. OnTick receives
@@ -147,11 +161,35 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if cfg.OnStart != nil {
 		cfg.OnStart(w.Dir())
 	}
-	var runErr error
+	mem, undo, err := setupMemory(cfg, m)
+	if err != nil {
+		w.Close()
+		return out, err
+	}
+	defer undo()
+	var runErr, oomErr error
 	for i, spec := range specs {
-		if runErr = runEngine(ctx, cfg, cfg.Targets[i], spec, w, m); runErr != nil || ctx.Err() != nil {
+		err := runTarget(ctx, cfg, i, spec, w, m, mem)
+		var oom *OOMError
+		if errors.As(err, &oom) && ctx.Err() == nil {
+			// The cap killed this engine's step: say so and go on with the next engine; the
+			// run ends failed.
+			event(cfg, "%s", err)
+			m.Notes = append(m.Notes, err.Error())
+			if oomErr == nil {
+				oomErr = err
+			}
+			continue
+		}
+		if err != nil {
+			runErr = err
+		}
+		if runErr != nil || ctx.Err() != nil {
 			break
 		}
+	}
+	if runErr == nil {
+		runErr = oomErr
 	}
 	m.End = time.Now().UTC()
 	switch {
@@ -211,6 +249,9 @@ func validate(cfg Config) ([]engine.Spec, error) {
 			return nil, err
 		}
 	}
+	if err := checkMemory(cfg); err != nil {
+		return nil, err
+	}
 	return specs, nil
 }
 
@@ -220,15 +261,12 @@ func targetDir(cfg Config, t results.Target) string {
 	return filepath.Join(cfg.DataDir, strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(t.Label))
 }
 
-// runEngine runs every step on one engine and always closes it; its data is removed unless
-// KeepData.
-func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Spec, w *results.Writer, m *results.Manifest) (err error) {
-	dir := targetDir(cfg, t)
+// runEngine opens one engine in dir, runs every step on it, checks the workload's invariants and
+// always closes it; what it measures goes to out. mem, when not nil, is the memory cgroup that
+// caps the engine: the runner reads it, and a managed server's processes are placed in it.
+func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Spec, dir string, out sink, mem *memcap.Group) (err error) {
 	label := t.Label
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	event(cfg, "%s: opening in %s", label, dir)
+	out.event("%s: opening in %s", label, dir)
 	var eng table.Engine
 	defer func() {
 		if eng != nil {
@@ -242,22 +280,19 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 				err = fmt.Errorf("%s: close: %w", label, cerr)
 			}
 		}
-		keepServerLog(dir, filepath.Join(w.Dir(), filepath.Base(dir)+".server.log"), results.FileMode(cfg.Private))
-		if !cfg.KeepData {
-			os.RemoveAll(dir)
-		}
 	}()
-	eng, err = spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: t.Engine.Options, SyncAcct: cfg.SyncAcct})
+	opts := engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: t.Engine.Options, SyncAcct: cfg.SyncAcct}
+	if mem != nil && spec.Server {
+		opts.Cgroup = mem.Dir
+	}
+	eng, err = spec.Open(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	tgt := results.Target{Label: label, Engine: eng.Info(), DataDir: dir}
 	if t.Engine.Options["dsn"] != "" {
-		m.Notes = append(m.Notes, label+" runs on an external server (--dsn): server CPU, RSS and PSS are not measured, and the storage counters are those of the device behind "+dir+", not the server's")
+		out.note(label + " runs on an external server (--dsn): server CPU, RSS and PSS are not measured, and the storage counters are those of the device behind " + dir + ", not the server's")
 	}
-	m.Targets = append(m.Targets, tgt)
-	ti := len(m.Targets) - 1
-	if err := w.Manifest(m); err != nil {
+	if err := out.opened(results.Target{Label: label, Engine: eng.Info(), DataDir: dir}); err != nil {
 		return err
 	}
 	run, err := cfg.Workload.Open(ctx, eng)
@@ -272,19 +307,13 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	defer sampler.Close()
 	if r, ok := eng.(syncacct.Reporter); ok && cfg.SyncAcct.Enabled {
 		if cov := r.SyncCoverage(); !cov.Complete {
-			m.Notes = append(m.Notes, label+": sync accounting incomplete: "+cov.Note)
+			out.note(label + ": sync accounting incomplete: " + cov.Note)
 		}
 	}
-	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency, PSSEvery: cfg.PSSEvery, OnTick: func(iv *results.Interval) {
-		if err := w.Interval(iv); err != nil {
-			event(cfg, "%s: writing intervals: %v", label, err)
-		}
-		if cfg.OnTick != nil {
-			cfg.OnTick(iv)
-		}
-	}}
+	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency,
+		PSSEvery: cfg.PSSEvery, Memory: mem, OnTick: out.interval}
 	for _, name := range cfg.Workload.Steps() {
-		if err := runStep(ctx, cfg, label, run, setup, name, w); err != nil || ctx.Err() != nil {
+		if err := runStep(ctx, cfg, label, run, setup, name, dir, out); err != nil || ctx.Err() != nil {
 			return err
 		}
 	}
@@ -292,9 +321,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	if err != nil {
 		return fmt.Errorf("%s: invariant check failed: %w", label, err)
 	}
-	m.Targets[ti].Check = check
-	event(cfg, "%s: invariants %s", label, check)
-	return w.Manifest(m)
+	return out.checked(check)
 }
 
 // groups returns the step groups the workload registered (nil when it has none).
@@ -313,7 +340,7 @@ func keepServerLog(dir, to string, mode os.FileMode) {
 }
 
 // runStep prepares, runs and records one step.
-func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setup runner.Setup, name string, w *results.Writer) error {
+func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setup runner.Setup, name, dir string, out sink) error {
 	t0 := time.Now()
 	what, err := run.Prepare(ctx, name)
 	if err != nil {
@@ -324,21 +351,24 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 	}
 	cleanupSecs := time.Since(t0).Seconds()
 	if what != "" {
-		event(cfg, "%s: cleanup before %s: %s (%.1fs)", eng, name, what, cleanupSecs)
+		out.event("%s: cleanup before %s: %s (%.1fs)", eng, name, what, cleanupSecs)
+	}
+	if cfg.Cold {
+		if err := EvictDir(dir); err != nil {
+			return fmt.Errorf("%s: %s: --cold: %w", eng, name, err)
+		}
 	}
 	st, err := run.Step(ctx, name)
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", eng, name, err)
 	}
+	out.begin(name)
 	res, runErr := runner.Run(ctx, setup, st)
 	if what != "" {
 		res.Cleanup, res.CleanupSecs = what, cleanupSecs
 	}
-	if err := w.Step(res); err != nil && runErr == nil {
-		runErr = WriteError{fmt.Errorf("could not write steps.json: %w (results dir %s: %s)", err, cfg.Out, SpaceLeft(cfg.Out))}
-	}
-	if cfg.OnStep != nil {
-		cfg.OnStep(res)
+	if err := out.step(res); err != nil && runErr == nil {
+		runErr = err
 	}
 	if runErr != nil {
 		return fmt.Errorf("%s: %s: %w", eng, name, runErr)

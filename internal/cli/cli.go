@@ -31,9 +31,11 @@ const (
 // Env is everything a command takes from the process.
 type Env struct {
 	Stdout, Stderr io.Writer
-	Args           []string // without the program name
-	Getenv         func(string) string
-	Now            func() time.Time
+	// Stdin is the standard input (an engine worker's assignment arrives on it).
+	Stdin  io.Reader
+	Args   []string // without the program name
+	Getenv func(string) string
+	Now    func() time.Time
 	// Context returns the run's context, cancelled by SIGINT/SIGTERM in the real binary.
 	Context func() (context.Context, context.CancelFunc)
 	// StderrTTY says whether stderr is a terminal (live progress line instead of interval lines).
@@ -43,7 +45,7 @@ type Env struct {
 // OSEnv returns the Env of the running process.
 func OSEnv() Env {
 	return Env{
-		Stdout: os.Stdout, Stderr: os.Stderr, Args: os.Args[1:], Getenv: os.Getenv, Now: time.Now,
+		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Args: os.Args[1:], Getenv: os.Getenv, Now: time.Now,
 		Context: func() (context.Context, context.CancelFunc) {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			// After the first signal, restore the default handling: a second Ctrl-C kills at once.
@@ -130,7 +132,7 @@ Run "rumbench run" with no flags for a quick LSM-vs-B-tree comparison.`,
 		return usageError{fmt.Errorf("%v (see rumbench %s --help)", err, c.Name())}
 	})
 	root.AddCommand(newRunCmd(env), newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env), newRunsCmd(env), newMetricsCmd(env))
-	root.AddCommand(newReportCmd(env), newCompareCmd(env))
+	root.AddCommand(newReportCmd(env), newCompareCmd(env), newWorkerCmd(env))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }

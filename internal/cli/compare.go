@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rumbench/rumbench/internal/report"
+	"github.com/rumbench/rumbench/internal/results"
 )
 
 var compareFormats = []string{"text", "md", "tsv", "csv", "json", "html"}
@@ -16,7 +18,7 @@ var compareFormats = []string{"text", "md", "tsv", "csv", "json", "html"}
 func newCompareCmd(env *Env) *cobra.Command {
 	o := &outputFlags{}
 	var base string
-	var absolute bool
+	var absolute, allowMixed bool
 	cmd := &cobra.Command{
 		Use:   "compare RUN...",
 		Short: "Compare targets and runs relative to a base",
@@ -36,6 +38,9 @@ per-operation costs. --absolute prints the figures instead of the ratios.`,
 			}
 			runs, err := loadRuns(env, o, args)
 			if err != nil {
+				return err
+			}
+			if err := mixedCaps(runs); err != nil && !allowMixed {
 				return err
 			}
 			c, err := report.Compare(runs, base)
@@ -59,5 +64,36 @@ per-operation costs. --absolute prints the figures instead of the ratios.`,
 	o.add(cmd, compareFormats)
 	cmd.Flags().StringVar(&base, "base", "", "the base: a target, a column label (r2/pebble) or a run id or prefix (default the first target of the first run)")
 	cmd.Flags().BoolVar(&absolute, "absolute", false, "print the figures, not the ratios to the base")
+	cmd.Flags().BoolVar(&allowMixed, "allow-mixed", false, "compare runs made under different memory caps (--memory-limit)")
 	return cmd
+}
+
+// mixedCaps refuses runs made under different memory caps (--memory-limit): a capped and an
+// uncapped run measure different regimes. The error names each run's cap.
+func mixedCaps(runs []*results.Run) error {
+	caps := map[int64]bool{}
+	var each []string
+	for _, r := range runs {
+		var limit int64
+		if r.Manifest.Memory != nil {
+			limit = r.Manifest.Memory.LimitBytes
+		}
+		caps[limit] = true
+		each = append(each, r.Manifest.RunID+" "+capText(limit))
+	}
+	if len(caps) < 2 {
+		return nil
+	}
+	return usagef("the runs were made under different memory caps (%s): use --allow-mixed to compare them anyway", strings.Join(each, ", "))
+}
+
+// capText is a memory cap for a message: "cap 384 MiB" or "no cap".
+func capText(limit int64) string {
+	if limit == 0 {
+		return "no cap"
+	}
+	if limit%(1<<30) == 0 {
+		return fmt.Sprintf("cap %d GiB", limit>>30)
+	}
+	return fmt.Sprintf("cap %d MiB", limit>>20)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,4 +147,37 @@ func checkRunReport(t *testing.T, dir, stdout string) {
 	if !strings.Contains(string(page), `<div class="chart" id="s0-rate">`) {
 		t.Errorf("%s has no throughput chart for the step measured", path)
 	}
+}
+
+// TestCompareMixedCaps refuses to compare a capped run with an uncapped one unless asked.
+func TestCompareMixedCaps(t *testing.T) {
+	out := t.TempDir()
+	writeRun(t, out, "20261121T120000Z-insert", []string{"pebble"}, []string{"l.i0"}, func(int, int) float64 { return 1000 })
+	capped := writeRun(t, out, "20261121T130000Z-insert", []string{"pebble"}, []string{"l.i0"}, func(int, int) float64 { return 500 })
+	m, err := results.ReadManifest(capped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Memory = &results.MemoryConfig{LimitBytes: 384 << 20, CgroupVersion: 1}
+	if err := writeManifest(capped, m); err != nil {
+		t.Fatal(err)
+	}
+	tr := run(t, nil, "compare", "--out", out, "20261121T12", "20261121T13")
+	want := "rumbench: the runs were made under different memory caps (20261121T120000Z-insert no cap, 20261121T130000Z-insert cap 384 MiB): use --allow-mixed to compare them anyway\n"
+	if tr.code != ExitUsage || tr.stderr != want {
+		t.Errorf("exit %d, stderr %q; want %q", tr.code, tr.stderr, want)
+	}
+	tr = run(t, nil, "compare", "--out", out, "20261121T12", "20261121T13", "--allow-mixed")
+	if tr.code != 0 || !strings.Contains(tr.stdout, "ips       0.50") {
+		t.Errorf("--allow-mixed: exit %d, %s%s", tr.code, tr.stdout, tr.stderr)
+	}
+}
+
+// writeManifest rewrites a run directory's run.json.
+func writeManifest(dir string, m *results.Manifest) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "run.json"), data, 0o644)
 }

@@ -41,6 +41,9 @@ type runFlags struct {
 	out, dataDir, label, cpuProfile string
 	store                           string
 	seed                            uint64
+	memoryLimit                     string
+	cold                            bool
+	readaheadKB                     int
 	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
 }
 
@@ -48,6 +51,13 @@ type runFlags struct {
 const defaultWorkload = "insert"
 
 func newRunCmd(env *Env) *cobra.Command {
+	cmd, _ := newRunFlags(env)
+	return cmd
+}
+
+// newRunFlags makes the run command and returns the flags it parses into (an engine worker
+// parses the coordinator's arguments with it).
+func newRunFlags(env *Env) (*cobra.Command, *runFlags) {
 	f := &runFlags{}
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -66,7 +76,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl := cmd.Flags()
 	fl.StringVar(&f.workload, "workload", defaultWorkload, "workload to run ("+strings.Join(workload.Names(), ", ")+")")
 	fl.StringVar(&f.engines, "engine", defaultEngines(), "comma-separated engines to run in turn (see rumbench engines)")
-	fl.StringVar(&f.profile, "profile", "quick", "scale profile: quick, small, standard (see rumbench workloads NAME)")
+	fl.StringVar(&f.profile, "profile", "quick", "scale profile: quick, small, standard, iobound (see rumbench workloads NAME)")
 	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the measured steps, -1 for the workload's reference formula (default from --profile)")
 	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each measured step excluded from its figures (default from --profile)")
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
@@ -87,6 +97,9 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.BoolVar(&f.syscalls, "syscalls", false, "count syncs and bytes written per file class (log, data, other) and report syncs per commit")
 	fl.Float64Var(&f.pssEverySecs, "pss-every-secs", 0, "also read a managed server's PSS every this many seconds (0: at each step's start and end only; reading it walks the server's page tables)")
 	fl.DurationVar(&f.fsyncLatency, "fsync-latency", 0, "sleep this long in every sync call of the engine (emulated slow fsync, e.g. 2ms); implies --syscalls")
+	fl.StringVar(&f.memoryLimit, "memory-limit", "", "cap each engine's memory and the page cache of its files at SIZE (e.g. 512M, 2G) with a memory cgroup, or none (default from --profile: none); needs root or a delegated cgroup")
+	fl.BoolVar(&f.cold, "cold", false, "evict the engine's data files from the page cache before each step")
+	fl.IntVar(&f.readaheadKB, "readahead-kb", 0, "set the data device's readahead to this many KiB for the run, restored after (root; 0: leave it)")
 	// The chosen workload's own flags: the workload is named on the command line, so it is
 	// known before the arguments are parsed.
 	if spec, ok := workload.Lookup(chosenWorkload(env.Args)); ok {
@@ -94,7 +107,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 		fl.AddFlagSet(f.def.Flags())
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(f, err) })
-	return cmd
+	return cmd, f
 }
 
 // defaultEngines is the default --engine: two LSMs (pebble, rocksdb) and two B-trees (wiredtiger,
@@ -194,6 +207,15 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	if !slices.Contains(spec.Profiles, f.profile) {
 		return bench.Config{}, usagef("unknown profile %q (valid: %s)", f.profile, strings.Join(spec.Profiles, ", "))
 	}
+	if p, ok := memoryProfiles[f.profile]; ok {
+		// A memory profile's cache and cap, unless given.
+		if !cmd.Flags().Changed("cache-mb") {
+			f.cacheMB = p.cacheMB
+		}
+		if !cmd.Flags().Changed("memory-limit") {
+			f.memoryLimit = p.limit
+		}
+	}
 	shared := workload.Shared{Profile: f.profile, Seed: f.seed}
 	if cmd.Flags().Changed("warmup-secs") {
 		shared.WarmupSecs = &f.warmupSecs
@@ -237,6 +259,13 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		return bench.Config{}, usagef("--fsync-latency %v: must be between 0 and 10s", f.fsyncLatency)
 	}
 	acct := syncacct.Config{Enabled: f.syscalls || f.fsyncLatency > 0, Latency: f.fsyncLatency}
+	limit, err := memoryLimit(f)
+	if err != nil {
+		return bench.Config{}, err
+	}
+	if f.readaheadKB < 0 || f.readaheadKB > 1<<20 {
+		return bench.Config{}, usagef("--readahead-kb %d: must be between 0 and 1048576 (0: leave it)", f.readaheadKB)
+	}
 	label := f.label
 	if label == "" {
 		label = f.workload
@@ -247,15 +276,17 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	return bench.Config{
 		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
-		RunID:    env.Now().UTC().Format("20060102T150405Z") + "-" + label,
-		SyncAcct: acct,
-		PSSEvery: time.Duration(f.pssEverySecs * float64(time.Second)),
-		Command:  append([]string{"rumbench"}, redact.Args(env.Args)...),
-		Private:  strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
+		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,
+		SyncAcct:    acct,
+		PSSEvery:    time.Duration(f.pssEverySecs * float64(time.Second)),
+		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: env.Args,
+		Command: append([]string{"rumbench"}, redact.Args(env.Args)...),
+		Private: strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
 		Settings: map[string]any{
 			"profile": f.profile, "engines": engines, "server_configs": f.serverConfigs, "dsn": f.dsn != "", "cache_mb": f.cacheMB, "sync": f.sync,
 			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
 			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
+			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB,
 		},
 	}, nil
 }

@@ -32,6 +32,10 @@ type Options struct {
 	// sync latency (--syscalls, --fsync-latency). An engine opened with it enabled implements
 	// syncacct.Reporter and says in its coverage what it cannot see.
 	SyncAcct syncacct.Config
+	// Cgroup is the directory of a memory cgroup (--memory-limit) a managed server's processes
+	// are placed in as they start; the client stays out. Empty: none. Embedded engines ignore
+	// it (their whole process is placed in the cgroup).
+	Cgroup string
 }
 
 // Factory opens an engine with the given options.

@@ -12,6 +12,7 @@ const (
 	notManaged  = "the server was not started by rumbench (--dsn) or the engine is embedded"
 	notReported = "embedded engine, or the server does not report it"
 	noSyscalls  = "run without --syscalls or --fsync-latency"
+	noCap       = "run without --memory-limit"
 	mib         = 1 << 20
 )
 
@@ -43,7 +44,21 @@ func syscalls(f func(x *results.Syscalls) float64) func(*results.Step) (float64,
 }
 
 func hasSyscalls(s *results.Step) bool { return s.Syscalls != nil }
-func onServer(s *results.Step) bool    { return s.Server != "" }
+func hasMemory(s *results.Step) bool   { return s.Memory != nil }
+
+// IOBoundReadKB is the storage read per op, KiB, from which a capped step is labelled IO-bound
+// rather than cached: a quarter of a 4 KiB page per op.
+const IOBoundReadKB = 1.0
+
+func memory(f func(m *results.Memory) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) {
+		if s.Memory == nil {
+			return 0, false
+		}
+		return f(s.Memory), true
+	}
+}
+func onServer(s *results.Step) bool { return s.Server != "" }
 
 // background says whether the step has kinds of role that its rate does not count: a
 // background writer beside queries.
@@ -276,6 +291,61 @@ func init() {
 			Formula: "db_bytes / rows", Value: always(func(s *results.Step) float64 { return s.BytesPerRow })},
 		&Metric{Name: "rss_MB", Field: "client_rss_mb", Unit: "MiB", Meaning: "this process's resident memory at the end of the step",
 			Formula: "VmRSS (/proc/self/status)", Value: always(func(s *results.Step) float64 { return s.ClientRSSMB })},
+
+		// Memory cap (--memory-limit): the engine's memory cgroup.
+		&Metric{Name: "db/mem", Field: "db_bytes / memory.limit_bytes", Unit: "ratio", Missing: noCap,
+			Meaning: "the database's size against the memory cap: above 1 it cannot all be cached", Formula: "db_bytes / memory.limit_bytes",
+			Steps: "steps run with --memory-limit", Applies: hasMemory,
+			Value: func(s *results.Step) (float64, bool) {
+				if s.Memory == nil || s.Memory.LimitBytes <= 0 {
+					return 0, false
+				}
+				return float64(s.DBBytes) / float64(s.Memory.LimitBytes), true
+			}},
+		&Metric{Name: "regime", Field: "read_kb_per_op, memory", Unit: "cached | IO-bound", Missing: noCap + ", or no block device behind the data directory",
+			Meaning: "whether the step ran from memory or waited on storage reads, from the reads it measured",
+			Formula: "IO-bound when read_kb_per_op >= 1 (a quarter of a 4 KiB page per op), else cached",
+			Steps:   "steps run with --memory-limit", Applies: hasMemory, Words: [2]string{"cached", "IO-bound"},
+			Value: func(s *results.Step) (float64, bool) {
+				if s.Memory == nil || s.Device == "" {
+					return 0, false
+				}
+				if s.ReadKBPerOp >= IOBoundReadKB {
+					return 1, true
+				}
+				return 0, true
+			}},
+		&Metric{Name: "cache_MB", Field: "memory.cache_bytes", Unit: "MiB", Missing: noCap,
+			Meaning: "page cache charged to the engine's memory cgroup at the step's end", Formula: "v1 total_cache, v2 file (memory.stat) / 1024²",
+			Steps: "steps run with --memory-limit", Applies: hasMemory, Value: memory(func(m *results.Memory) float64 { return float64(m.CacheBytes) / mib })},
+		&Metric{Name: "anon_MB", Field: "memory.anon_bytes", Unit: "MiB", Missing: noCap,
+			Meaning: "anonymous memory (heaps, engine caches) of the engine's memory cgroup at the step's end", Formula: "v1 total_rss, v2 anon (memory.stat) / 1024²",
+			Steps: "steps run with --memory-limit", Applies: hasMemory, Value: memory(func(m *results.Memory) float64 { return float64(m.AnonBytes) / mib })},
+		&Metric{Name: "majflt/op", Field: "memory.major_faults_per_op", Unit: "faults/op", Better: Lower, Missing: noCap,
+			Meaning: "page faults that read storage, in the engine's memory cgroup, per op", Formula: "Δ pgmajfault (memory.stat; v1 total_pgmajfault) / ops",
+			Steps: "steps run with --memory-limit", Applies: hasMemory, Value: memory(func(m *results.Memory) float64 { return m.MajorFaultsPerOp })},
+		&Metric{Name: "refault/op", Field: "memory.refaults_per_op", Unit: "pages/op", Better: Lower, Missing: noCap,
+			Meaning: "pages read back soon after the cap evicted them, per op: the working set does not fit", Formula: "Δ workingset_refault (file + anon; v1 total_) / ops",
+			Steps: "steps run with --memory-limit", Applies: hasMemory, Value: memory(func(m *results.Memory) float64 { return m.RefaultsPerOp })},
+		&Metric{Name: "psi_some", Field: "memory.psi_some_avg10", Unit: "%", Better: Lower, Missing: noCap + ", or cgroup v1 (no per-cgroup pressure)",
+			Meaning: "share of the last 10 s of the step in which some of the engine's tasks stalled on memory", Formula: "memory.pressure some avg10 at the step's end",
+			Steps: "steps run with --memory-limit on cgroup v2", Applies: hasMemory, Value: func(s *results.Step) (float64, bool) {
+				if s.Memory == nil || s.Memory.PSISomeAvg10 == nil {
+					return 0, false
+				}
+				return *s.Memory.PSISomeAvg10, true
+			}},
+		&Metric{Name: "psi_full", Field: "memory.psi_full_avg10", Unit: "%", Better: Lower, Missing: noCap + ", or cgroup v1 (no per-cgroup pressure)",
+			Meaning: "share of the last 10 s of the step in which all of the engine's tasks stalled on memory", Formula: "memory.pressure full avg10 at the step's end",
+			Steps: "steps run with --memory-limit on cgroup v2", Applies: hasMemory, Value: func(s *results.Step) (float64, bool) {
+				if s.Memory == nil || s.Memory.PSIFullAvg10 == nil {
+					return 0, false
+				}
+				return *s.Memory.PSIFullAvg10, true
+			}},
+		&Metric{Name: "oom", Field: "memory.oom_kills", Unit: "processes", Integer: true, Better: Lower, Missing: noCap,
+			Meaning: "processes the kernel killed because the engine's cgroup hit its cap during the step (the step then fails)", Formula: "Δ oom_kill (v2 memory.events, v1 memory.oom_control)",
+			Steps: "steps run with --memory-limit", Applies: hasMemory, Value: memory(func(m *results.Memory) float64 { return float64(m.OOMKills) })},
 
 		// Servers.
 		&Metric{Name: "scpu_us/op", Field: "server_cpu_us_per_op", Unit: "µs/op", Better: Lower, Missing: notManaged,

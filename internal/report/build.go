@@ -61,6 +61,10 @@ func (b *builder) metric(m *metric.Metric, header, unit string, value func(i int
 		switch {
 		case !ok:
 			c = MissingCell()
+		case m.Words[1] != "" && v != 0:
+			c = TextCell(m.Words[1])
+		case m.Words[1] != "":
+			c = TextCell(m.Words[0])
 		case m.YesNo && v != 0:
 			c = TextCell("yes")
 		case m.YesNo:

@@ -196,6 +196,8 @@ type Step struct {
 	EngineCounters map[string]int64 `json:"engine_counters,omitempty"`
 	// Syscalls is the sync and write accounting of the step (--syscalls), nil when off.
 	Syscalls *Syscalls `json:"syscalls,omitempty"`
+	// Memory is the step's figures from the memory cgroup of --memory-limit, nil without a cap.
+	Memory *Memory `json:"memory,omitempty"`
 
 	// RateP50 and RateP99 are percentiles of the per-second rate, sorted descending: the rate
 	// that 50% and 99% of the seconds met or exceeded; RateIntervals is the number of full
@@ -312,4 +314,30 @@ func (s *Step) MaxUs(keep func(k *Kind) bool) (float64, bool) {
 		}
 	}
 	return m, ok
+}
+
+// Memory is a step's figures from the memory cgroup that capped its engine (--memory-limit):
+// the engine's process (an embedded engine's worker, a managed server's process tree) and the
+// page cache of the files it touched, charged to one cgroup.
+type Memory struct {
+	// LimitBytes is the cap, bytes; CgroupVersion the cgroup hierarchy's version (1 or 2).
+	LimitBytes    int64 `json:"limit_bytes"`
+	CgroupVersion int   `json:"cgroup_version"`
+	// CacheBytes, AnonBytes and UsageBytes are the cgroup's page cache, anonymous memory and
+	// total charge at the step's end, bytes.
+	CacheBytes int64 `json:"cache_bytes"`
+	AnonBytes  int64 `json:"anon_bytes"`
+	UsageBytes int64 `json:"usage_bytes"`
+	// MajorFaultsPerOp is the cgroup's page faults that read storage (pgmajfault) per op;
+	// RefaultsPerOp the pages read back after the cap evicted them (workingset_refault) per op.
+	MajorFaultsPerOp float64 `json:"major_faults_per_op"`
+	RefaultsPerOp    float64 `json:"refaults_per_op"`
+	// PSISomeAvg10 and PSIFullAvg10 are the cgroup's memory pressure at the step's end (PSI
+	// avg10, percent of the last 10 s some / all tasks stalled on memory); absent where the
+	// kernel gives none (cgroup v1).
+	PSISomeAvg10 *float64 `json:"psi_some_avg10,omitempty"`
+	PSIFullAvg10 *float64 `json:"psi_full_avg10,omitempty"`
+	// OOMKills is the processes the kernel killed during the step because the cgroup hit its
+	// cap (a killed step fails with "out of memory under the cap").
+	OOMKills int64 `json:"oom_kills"`
 }

@@ -45,8 +45,28 @@ type Manifest struct {
 	// "abandoned" for a run whose process died while it was running (see Abandoned).
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// Memory is the run's memory cap (--memory-limit, --cold, --readahead-kb); nil when none of
+	// them was asked for.
+	Memory *MemoryConfig `json:"memory,omitempty"`
 	// Notes are caveats a reader of the results needs (system-wide counters, absent devices).
 	Notes []string `json:"notes"`
+}
+
+// MemoryConfig is how a run treated memory: the cap every engine ran under, the cgroup that
+// enforced it, whether each step started with the engine's files out of the page cache.
+type MemoryConfig struct {
+	// LimitBytes is the cap of every engine, bytes (0: none).
+	LimitBytes int64 `json:"limit_bytes"`
+	// CgroupVersion is 1 or 2 (0: no cap).
+	CgroupVersion int `json:"cgroup_version,omitempty"`
+	// GoLimitBytes is the Go memory limit an embedded engine's worker process set (bytes).
+	GoLimitBytes int64 `json:"go_limit_bytes,omitempty"`
+	// Cold says whether the engine's data files were evicted from the page cache before each
+	// step (--cold).
+	Cold bool `json:"cold"`
+	// ReadaheadKB is the data device's readahead during the run (--readahead-kb), 0 when left
+	// as it was.
+	ReadaheadKB int `json:"readahead_kb,omitempty"`
 }
 
 // Group is a group of steps a workload reports together (sysbench's "point queries").

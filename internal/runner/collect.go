@@ -87,6 +87,12 @@ func (c *collector) takeExtra(s *snapshot, full bool) {
 		s.srvOK = err == nil
 	}
 	takeAcct(c.tgt.Engine, s)
+	s.memOK = false
+	if c.tgt.Memory != nil {
+		var err error
+		s.mem, err = c.tgt.Memory.Sample()
+		s.memOK = err == nil
+	}
 	s.engine = nil
 	if r, ok := c.tgt.Engine.(table.CounterReporter); ok && full {
 		s.engine = r.EngineCounters()
@@ -322,6 +328,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		r.ClientMaxRSSMB = float64(b.sys.SelfHWMBytes) / mib
 	}
 	c.serverFigures(&r, a, b, ops)
+	c.memoryFigures(&r, a, b, ops)
 	// The engine's counters are read at the step's start and end only (warm-up included).
 	for k, v := range b.engine {
 		if v0, ok := c.first.engine[k]; ok {
@@ -441,6 +448,28 @@ func ratePercentile(rates []float64, p float64) float64 {
 	i := int(p*float64(len(s)) + 0.5)
 	i = min(max(i, 1), len(s))
 	return s[i-1]
+}
+
+// memoryFigures fills the step's figures from the memory cgroup: sizes at the end, faults and
+// refaults per op over the step, OOM kills since the step began (warm-up included: a kill
+// anywhere in the step is the step's).
+func (c *collector) memoryFigures(r *results.Step, a, b *snapshot, ops float64) {
+	if c.tgt.Memory == nil || !a.memOK || !b.memOK {
+		return
+	}
+	m := &results.Memory{LimitBytes: c.tgt.Memory.Limit, CgroupVersion: c.tgt.Memory.Version,
+		CacheBytes: b.mem.CacheBytes, AnonBytes: b.mem.AnonBytes, UsageBytes: b.mem.UsageBytes,
+		MajorFaultsPerOp: per(float64(b.mem.MajorFaults-a.mem.MajorFaults), ops),
+		RefaultsPerOp:    per(float64(b.mem.Refaults-a.mem.Refaults), ops),
+	}
+	if c.first.memOK {
+		m.OOMKills = b.mem.OOMKills - c.first.mem.OOMKills
+	}
+	if b.mem.PSIOK {
+		some, full := b.mem.PSISomeAvg10, b.mem.PSIFullAvg10
+		m.PSISomeAvg10, m.PSIFullAvg10 = &some, &full
+	}
+	r.Memory = m
 }
 
 // serverFigures fills the server's figures of a step: process CPU and memory for a managed

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/hist"
+	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/sysstat"
@@ -38,6 +39,9 @@ type Setup struct {
 	// SyncLatency is the latency injected into the engine's sync calls (recorded in the step's
 	// syscalls figures).
 	SyncLatency time.Duration
+	// Memory is the memory cgroup that caps the engine (--memory-limit), read on every tick;
+	// nil without a cap.
+	Memory *memcap.Group
 }
 
 // ErrTimeLimit is the cause of a step stopped by its MaxDuration.
@@ -182,6 +186,8 @@ type snapshot struct {
 	retries int64
 	acct    syncacct.Sample
 	acctOK  bool
+	mem     memcap.Sample
+	memOK   bool
 }
 
 // kindSnapshot is one kind's merged counters and histograms.

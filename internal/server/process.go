@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -122,6 +123,11 @@ func (s *Server) launch(ctx context.Context) error {
 		return fmt.Errorf("server: cannot run %s: %w", s.bins.server, err)
 	}
 	s.pid = cmd.Process.Pid
+	if err := s.joinCgroup(s.pid); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return err
+	}
 	done := make(chan struct{})
 	s.waitDone = done
 	go func() {
@@ -134,6 +140,9 @@ func (s *Server) launch(ctx context.Context) error {
 	defer tick.Stop()
 	for {
 		if s.ready() {
+			if err := s.joinCgroupTree(); err != nil {
+				return err
+			}
 			s.logf("%s (pid %d) accepts connections on 127.0.0.1:%d after %v",
 				s.kind, s.pid, s.port, time.Since(t0).Round(time.Millisecond))
 			return nil
@@ -300,4 +309,34 @@ func shellLine(path string, args []string) string {
 		parts = append(parts, a)
 	}
 	return strings.Join(parts, " ")
+}
+
+// joinCgroup writes pid into the configured cgroup (Config.Cgroup), if any.
+func (s *Server) joinCgroup(pid int) error {
+	if s.cfg.Cgroup == "" {
+		return nil
+	}
+	err := os.WriteFile(filepath.Join(s.cfg.Cgroup, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+	if err != nil {
+		return fmt.Errorf("server: placing pid %d in cgroup %s: %w", pid, s.cfg.Cgroup, err)
+	}
+	return nil
+}
+
+// joinCgroupTree places every process of the server's tree in the configured cgroup: a child
+// forked before the server itself was placed would otherwise stay out.
+func (s *Server) joinCgroupTree() error {
+	if s.cfg.Cgroup == "" {
+		return nil
+	}
+	w := newTreeWalker()
+	if _, err := w.walk(s.pid, false); err != nil {
+		return err
+	}
+	for _, pid := range w.queue {
+		if err := s.joinCgroup(pid); err != nil && pid == s.pid {
+			return err
+		}
+	}
+	return nil
 }

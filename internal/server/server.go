@@ -89,6 +89,10 @@ type Config struct {
 	// caller's environment (they win), e.g. LD_PRELOAD for the sync accounting library. The
 	// set-up programs (initdb, mariadb-install-db, psql, mariadb) do not get them.
 	Env []string
+	// Cgroup is the directory of a cgroup the server process is written into as soon as it
+	// starts (its children are then born there), and every process of its tree once it accepts
+	// connections. Empty: none. The set-up programs stay out.
+	Cgroup string
 
 	pickPort func() (int, error) // tests: the port source (nil: freePort)
 }

@@ -110,7 +110,7 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 	if dsn == "" {
 		sets, plugins := settings(te, o.CacheBytes, o.Sync)
 		srv, err = server.Start(ctx, server.Config{Kind: server.MariaDB, BinDir: o.Extra["server_bin"], Dir: o.Dir,
-			ConfigFile: o.Extra["server_config"], Settings: sets, Plugins: plugins, Env: env})
+			ConfigFile: o.Extra["server_config"], Settings: sets, Plugins: plugins, Env: env, Cgroup: o.Cgroup})
 		if err != nil {
 			closeAcct()
 			return nil, err

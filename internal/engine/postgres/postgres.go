@@ -73,7 +73,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 				{Name: "synchronous_commit", Value: sync},
 				{Name: "max_parallel_maintenance_workers", Value: "0"}, // serial index builds, as the reference's configs
 			},
-			Env: env,
+			Env: env, Cgroup: o.Cgroup,
 		})
 		if err != nil {
 			closeAcct()

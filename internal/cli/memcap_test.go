@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/memcap"
+)
+
+// TestIOBoundProfile checks the cache and cap the iobound profile sets, and that --memory-limit
+// none and --cache-mb win over it.
+func TestIOBoundProfile(t *testing.T) {
+	for _, c := range []struct {
+		args         []string
+		limit, cache int64
+	}{
+		{[]string{"--profile", "iobound"}, 256 << 20, 32 << 20},
+		{[]string{"--profile", "iobound", "--memory-limit", "none"}, 0, 32 << 20},
+		{[]string{"--profile", "iobound", "--memory-limit", "1G", "--cache-mb", "8"}, 1 << 30, 8 << 20},
+		{[]string{"--profile", "quick"}, 0, 64 << 20},
+	} {
+		env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Args: c.args, Now: time.Now, Getenv: func(string) string { return "" }}
+		cmd, f := newRunFlags(env)
+		if err := cmd.ParseFlags(c.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := buildConfig(cmd, env, f)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if cfg.MemoryLimit != c.limit || cfg.CacheBytes != c.cache {
+			t.Errorf("%v: cap %d, cache %d; want %d, %d", c.args, cfg.MemoryLimit, cfg.CacheBytes, c.limit, c.cache)
+		}
+	}
+}
+
+// TestServerCapped runs PostgreSQL under a cap: its processes are in the cgroup, rumbench is
+// not, the steps carry the cgroup's figures and the cgroup is gone afterwards.
+func TestServerCapped(t *testing.T) {
+	h, err := memcap.Detect()
+	if err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	if err := h.Check(); err != nil {
+		t.Skipf("skipping: cgroups cannot be written here: %v", err)
+	}
+	out, _, d := dirs(t)
+	done := make(chan transcript, 1)
+	go func() {
+		done <- run(t, nil, append([]string{"run", "--engine", "postgres", "--rows", "2000", "--steps", "l.i0,qp100",
+			"--query-secs", "3", "--memory-limit", "256M", "--quiet"}, d...)...)
+	}()
+	name := "rumbench-" + strconv.Itoa(os.Getpid()) + "-postgres"
+	var seen []int
+	for i := 0; i < 600 && len(seen) == 0; i++ {
+		g := memcap.Open(filepath.Join(h.Own, name), h.Version, 0)
+		if pids, _ := g.Procs(); len(pids) > 1 {
+			time.Sleep(time.Second) // in qp100 by now
+			seen, _ = g.Procs()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tr := <-done
+	if tr.code != 0 {
+		t.Fatalf("exit %d: %s", tr.code, tr.stderr)
+	}
+	if len(seen) == 0 {
+		t.Fatal("no process was seen in the cgroup")
+	}
+	for _, pid := range seen {
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+		if pid == os.Getpid() || (len(comm) > 0 && strings.TrimSpace(string(comm)) != "postgres") {
+			t.Errorf("pid %d (%s) is in the server's cgroup", pid, strings.TrimSpace(string(comm)))
+		}
+	}
+	t.Logf("%d processes in the cgroup", len(seen))
+	_, _, steps := readRun(t, out)
+	for _, s := range steps {
+		if s.Memory == nil || s.Memory.LimitBytes != 256<<20 || s.Memory.CacheBytes+s.Memory.AnonBytes <= 0 {
+			t.Errorf("%s: memory %+v", s.Step, s.Memory)
+		}
+	}
+	// Only this process's cgroups: other packages' tests may run capped at the same time.
+	after, _ := os.ReadDir(h.Own)
+	for _, e := range after {
+		if strings.HasPrefix(e.Name(), "rumbench-"+strconv.Itoa(os.Getpid())+"-") || e.Name() == "rumbench-probe-"+strconv.Itoa(os.Getpid()) {
+			t.Errorf("cgroup %s left behind", e.Name())
+		}
+	}
+}
