@@ -35,8 +35,9 @@ func init() {
 var loopPresentation = runner.Presentation{RateName: "rps", RateUnit: "requests/s", PerOp: "request",
 	Note: "rps = requests/s, every operation once (LinkBench's Requests/second); per-op figures per request"}
 
-// maxRetries bounds the retries of one request after lock conflicts (the reference retries too).
-const maxRetries = 10
+// maxRetries bounds the retries of one request after lock conflicts, as the reference retries
+// (MyRocks reports a deadlock as a lock wait timeout, after 1 s by default).
+const maxRetries = 50
 
 // Run is the workload's state on one engine.
 type Run struct {
