@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -141,6 +142,23 @@ func (s *Sessions) Close() error {
 	}
 	s.open = s.open[:0]
 	return first
+}
+
+// ParsePercentiles parses a comma-separated list of response-time percentiles ("50,99,99.99"),
+// each in (0, 100); "" is none. The error names the flag.
+func ParsePercentiles(flag, v string) ([]float64, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, s := range strings.Split(v, ",") {
+		p, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(p > 0 && p < 100) {
+			return nil, fmt.Errorf("%s %q: each value must be a number in (0, 100), e.g. 50,99,99.9", flag, v)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // SplitList splits a comma-separated flag value, refusing empty items and duplicates; the

@@ -158,14 +158,8 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if s.WarmupSecs != nil {
 		c.WarmupSecs = *s.WarmupSecs
 	}
-	if d.pcts != "" {
-		for _, v := range strings.Split(d.pcts, ",") {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || !(f > 0 && f < 100) {
-				return nil, fmt.Errorf("--percentiles %q: each value must be a number in (0, 100), e.g. 99.99", d.pcts)
-			}
-			c.Percentiles = append(c.Percentiles, f)
-		}
+	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.pcts); err != nil {
+		return nil, err
 	}
 	return New(c)
 }

@@ -2,7 +2,6 @@ package sysbench
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -109,7 +108,7 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 		c.CleanupWaitSecs = *s.CleanupWaitSecs
 	}
 	var err error
-	if c.Percentiles, err = parsePercentiles(d.percentiles); err != nil {
+	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.percentiles); err != nil {
 		return nil, err
 	}
 	if d.tests != "" {
@@ -118,20 +117,4 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 		}
 	}
 	return New(c)
-}
-
-// parsePercentiles parses "50,99,99.99".
-func parsePercentiles(v string) ([]float64, error) {
-	if v == "" {
-		return nil, nil
-	}
-	var out []float64
-	for _, s := range strings.Split(v, ",") {
-		p, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || !(p > 0 && p < 100) {
-			return nil, fmt.Errorf("--percentiles %q: each value must be a number in (0, 100), e.g. 50,99,99.9", v)
-		}
-		out = append(out, p)
-	}
-	return out, nil
 }

@@ -3,9 +3,6 @@ package sysbench
 import (
 	"context"
 	"database/sql"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +11,7 @@ import (
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/sysstat"
 	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
 
 // in returns an IN list of n placeholders as the statements write it.
@@ -91,14 +89,6 @@ func referenceSQL() map[string][]string {
 	}
 }
 
-var (
-	logStatement  = regexp.MustCompile(`LOG:  (?:statement|execute [^:]*): (.*)$`)
-	pgPlaceholder = regexp.MustCompile(`\$[0-9]+`)
-	marker        = regexp.MustCompile(`^SELECT 'rumbench-test:(.*)'$`)
-	// pgx's simple protocol sends values inline as ' 'value' ' (unprepared statements).
-	inlineValue = regexp.MustCompile(` '(?:[^']|'')*' ?`)
-)
-
 // TestReferenceSQL runs one event of each of the 32 tests on a private PostgreSQL that logs every
 // statement it receives, and compares the logged statements of each test with the reference
 // table, in order, prepared and unprepared.
@@ -132,18 +122,7 @@ func TestReferenceSQL(t *testing.T) {
 // each test.
 func captureStatements(t *testing.T, prepared bool) map[string][]string {
 	ctx := context.Background()
-	spec, _ := engine.Lookup("postgres")
-	dir := t.TempDir()
-	os.Chmod(filepath.Dir(dir), 0o755)
-	conf := filepath.Join(t.TempDir(), "log.conf")
-	os.Chmod(filepath.Dir(conf), 0o755)
-	if err := os.WriteFile(conf, []byte("log_statement = 'all'\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: 8 << 20, Extra: map[string]string{"server_config": conf}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, dir := worktest.LoggingPostgres(t)
 	cfg := Config{Tables: 1, TableSize: 300, Threads: 1, ReadSecs: 30, WriteSecs: 30, Events: 1,
 		RandType: "uniform", ZipfExp: 0.8, Prepared: prepared, Seed: 5}
 	w, err := New(cfg)
@@ -165,7 +144,7 @@ func captureStatements(t *testing.T, prepared bool) map[string][]string {
 			t.Fatal(err)
 		}
 		// The marker follows the flush's statements: what the log shows after it is the test's.
-		if _, err := db.ExecContext(ctx, "SELECT 'rumbench-test:"+step+"'"); err != nil {
+		if _, err := db.ExecContext(ctx, worktest.Mark(step)); err != nil {
 			t.Fatal(err)
 		}
 		st, err := run.Step(ctx, step)
@@ -177,7 +156,7 @@ func captureStatements(t *testing.T, prepared bool) map[string][]string {
 		if _, err := runner.Run(ctx, runner.Setup{Label: "postgres", Engine: struct{ table.Engine }{eng}, Sampler: sampler, Tick: 100 * time.Millisecond}, st); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
-		if _, err := db.ExecContext(ctx, "SELECT 'rumbench-test:'"); err != nil { // end of the test
+		if _, err := db.ExecContext(ctx, worktest.Mark("")); err != nil { // end of the test
 			t.Fatal(err)
 		}
 	}
@@ -185,26 +164,5 @@ func captureStatements(t *testing.T, prepared bool) map[string][]string {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "server.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string][]string{}
-	cur := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		m := logStatement.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		stmt := pgPlaceholder.ReplaceAllString(m[1], "?")
-		if mk := marker.FindStringSubmatch(stmt); mk != nil {
-			cur = mk[1]
-			continue
-		}
-		if cur == "" || stmt == "SELECT pg_database_size(current_database())" { // the step's size figure
-			continue
-		}
-		got[cur] = append(got[cur], inlineValue.ReplaceAllString(stmt, "?"))
-	}
-	return got
+	return worktest.LoggedStatements(t, dir)
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,4 +78,67 @@ func Steps(t testing.TB, eng table.Engine, dir string, w workload.Workload, chec
 		}
 	}
 	return run
+}
+
+// LoggingPostgres opens a private PostgreSQL that logs every statement it receives
+// (log_statement = 'all'), in a fresh directory; the test skips when the engine is not
+// registered. Close the engine before reading the log with LoggedStatements.
+func LoggingPostgres(t testing.TB) (table.Engine, string) {
+	t.Helper()
+	spec, ok := engine.Lookup("postgres")
+	if !ok {
+		t.Skip("no postgres engine")
+	}
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755)
+	conf := filepath.Join(t.TempDir(), "log.conf")
+	os.Chmod(filepath.Dir(conf), 0o755)
+	if err := os.WriteFile(conf, []byte("log_statement = 'all'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := spec.Open(context.Background(), engine.Options{Dir: dir, CacheBytes: 8 << 20, Extra: map[string]string{"server_config": conf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, dir
+}
+
+// Mark returns the statement that marks the start of name's statements in the log.
+func Mark(name string) string { return "SELECT 'rumbench-test:" + name + "'" }
+
+var (
+	logStatement  = regexp.MustCompile(`LOG:  (?:statement|execute [^:]*): (.*)$`)
+	pgPlaceholder = regexp.MustCompile(`\$[0-9]+`)
+	marker        = regexp.MustCompile(`^SELECT 'rumbench-test:(.*)'$`)
+	// pgx's simple protocol sends values inline as ' 'value' ' (unprepared statements).
+	inlineValue = regexp.MustCompile(` '(?:[^']|'')*' ?`)
+)
+
+// LoggedStatements reads the statements the PostgreSQL of LoggingPostgres logged in dir, grouped
+// by the Mark that precedes them, placeholders and inline values shown as ?. rumbench's size
+// query and database/sql's connection checks are left out.
+func LoggedStatements(t testing.TB, dir string) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	cur := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		m := logStatement.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		stmt := pgPlaceholder.ReplaceAllString(m[1], "?")
+		if mk := marker.FindStringSubmatch(stmt); mk != nil {
+			cur = mk[1]
+			continue
+		}
+		if cur == "" || stmt == "SELECT pg_database_size(current_database())" || stmt == "-- ping" {
+			continue
+		}
+		got[cur] = append(got[cur], inlineValue.ReplaceAllString(stmt, "?"))
+	}
+	return got
 }
