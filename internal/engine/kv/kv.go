@@ -12,7 +12,8 @@ import (
 	"github.com/rumbench/rumbench/internal/table"
 )
 
-// createIndexBatch is the number of rows whose index entries CreateIndexes commits at once.
+// createIndexBatch is the number of rows CreateIndexes reads with one iterator (none stays open
+// between chunks).
 const createIndexBatch = 1000
 
 // Engine is the table model over a Store.
@@ -117,9 +118,10 @@ func (e *Engine) CreateTable(ctx context.Context, t *table.Table, withIndexes bo
 	return nil
 }
 
-// CreateIndexes implements table.Engine: it scans the rows and writes their index entries in
-// batches of createIndexBatch rows. No iterator is open while a batch commits (bbolt would
-// deadlock remapping its file under an open read transaction).
+// CreateIndexes implements table.Engine: it collects every index entry of t's rows, sorts them
+// (spilling sorted runs to temporary files past sortRunBytes) and writes them in key order in
+// batches (see buildIndexes). No iterator is open while a batch commits (bbolt would deadlock
+// remapping its file under an open read transaction).
 func (e *Engine) CreateIndexes(ctx context.Context, t *table.Table) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -130,55 +132,13 @@ func (e *Engine) CreateIndexes(ctx context.Context, t *table.Table) error {
 	if ts.indexed {
 		return nil
 	}
-	b := e.store.NewBatch()
-	defer b.Close()
-	var c codec
-	row := make([]table.Value, len(t.Columns))
-	from := append([]byte(nil), ts.bounds[0].lower...)
-	for from != nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if from, err = e.indexChunk(t, ts, b, &c, row, from); err != nil {
-			return err
-		}
-		if err := b.Commit(); err != nil {
-			return err
-		}
+	if err := e.buildIndexes(ctx, t, ts); err != nil {
+		return err
 	}
 	next := *ts
 	next.indexed = true
 	e.publish(t.Name, &next)
 	return nil
-}
-
-// indexChunk adds to b the index entries of up to createIndexBatch rows from key from on, and
-// returns the key to continue from (nil at the end).
-func (e *Engine) indexChunk(t *table.Table, ts *tableState, b Batch, c *codec, row []table.Value, from []byte) ([]byte, error) {
-	it, err := e.store.NewIter(from, ts.bounds[0].upper)
-	if err != nil {
-		return nil, err
-	}
-	n := 0
-	ok := it.SeekGE(from)
-	for ; ok && n < createIndexBatch; ok = it.Next() {
-		if err := c.decodeRow(t, it.Key()[4:], it.Value(), row); err != nil {
-			it.Close()
-			return nil, err
-		}
-		for i := range t.Indexes {
-			if err := b.Set(c.indexKey(t, ts.indexIDs[i], i, row), nil); err != nil {
-				it.Close()
-				return nil, err
-			}
-		}
-		n++
-	}
-	var next []byte
-	if ok {
-		next = append(next, it.Key()...)
-	}
-	return next, it.Close()
 }
 
 // NewSession implements table.Engine.
