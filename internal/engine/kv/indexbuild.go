@@ -8,7 +8,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
 	"slices"
 
 	"github.com/rumbench/rumbench/internal/table"
@@ -21,49 +23,43 @@ import (
 // the other instead of rewriting random pages on every commit, and an LSM receives ordered keys.
 const indexWriteBatch = 10_000
 
-// sortRunBytes is the size of a sorted run kept in memory (a variable for the tests).
+// sortRunBytes is the largest sorted run kept in memory (a variable for the tests); under a Go
+// memory limit (a capped engine worker) a run is at most a sixteenth of it, so that the build
+// leaves the engine its memory.
 var sortRunBytes = 64 << 20
 
-// entryRun is a run of encoded index entries: keys in arena at offs.
-type entryRun struct {
-	arena []byte
-	offs  []int
+// runBytes returns the size of the runs of this build.
+func runBytes() int {
+	n := sortRunBytes
+	if lim := debug.SetMemoryLimit(-1); lim < math.MaxInt64 {
+		n = min(n, max(int(lim/16), 1<<20))
+	}
+	return n
 }
 
+// entryRun is a run of encoded index entries: keys in arena at spans.
+type entryRun struct {
+	arena []byte
+	spans []span
+}
+
+type span struct{ lo, hi int }
+
 func (r *entryRun) add(k []byte) {
-	r.offs = append(r.offs, len(r.arena))
+	r.spans = append(r.spans, span{len(r.arena), len(r.arena) + len(k)})
 	r.arena = append(r.arena, k...)
 }
 
-func (r *entryRun) key(i int) []byte {
-	end := len(r.arena)
-	if i+1 < len(r.offs) {
-		end = r.offs[i+1]
-	}
-	return r.arena[r.offs[i]:end]
-}
+func (r *entryRun) key(i int) []byte { return r.arena[r.spans[i].lo:r.spans[i].hi] }
 
-func (r *entryRun) size() int { return len(r.arena) + 8*len(r.offs) }
+func (r *entryRun) size() int { return len(r.arena) + 16*len(r.spans) }
 
-// sort orders the run's keys (offsets only; the arena stays).
+// sort orders the run's keys (their spans; the arena stays as it is).
 func (r *entryRun) sort() {
-	// Keys are sorted through their offsets; key(i) needs the next offset, so sort pairs.
-	type span struct{ lo, hi int }
-	spans := make([]span, len(r.offs))
-	for i := range r.offs {
-		spans[i] = span{r.offs[i], r.offs[i] + len(r.key(i))}
-	}
-	slices.SortFunc(spans, func(a, b span) int { return bytes.Compare(r.arena[a.lo:a.hi], r.arena[b.lo:b.hi]) })
-	sorted := make([]byte, 0, len(r.arena))
-	r.offs = r.offs[:0]
-	for _, s := range spans {
-		r.offs = append(r.offs, len(sorted))
-		sorted = append(sorted, r.arena[s.lo:s.hi]...)
-	}
-	r.arena = sorted
+	slices.SortFunc(r.spans, func(a, b span) int { return bytes.Compare(r.arena[a.lo:a.hi], r.arena[b.lo:b.hi]) })
 }
 
-func (r *entryRun) reset() { r.arena, r.offs = r.arena[:0], r.offs[:0] }
+func (r *entryRun) reset() { r.arena, r.spans = r.arena[:0], r.spans[:0] }
 
 // spill writes the sorted run to a temporary file, each key as a uvarint length and its bytes.
 func (r *entryRun) spill() (*os.File, error) {
@@ -74,7 +70,7 @@ func (r *entryRun) spill() (*os.File, error) {
 	os.Remove(f.Name()) // unlinked: the file goes away when closed, whatever happens
 	w := bufio.NewWriterSize(f, 1<<20)
 	var lb [binary.MaxVarintLen64]byte
-	for i := range r.offs {
+	for i := range r.spans {
 		k := r.key(i)
 		w.Write(lb[:binary.PutUvarint(lb[:], uint64(len(k)))])
 		w.Write(k)
@@ -94,6 +90,7 @@ func (r *entryRun) spill() (*os.File, error) {
 func (e *Engine) buildIndexes(ctx context.Context, t *table.Table, ts *tableState) error {
 	var run entryRun
 	var files []*os.File
+	limit := runBytes()
 	defer func() {
 		for _, f := range files {
 			f.Close()
@@ -110,7 +107,7 @@ func (e *Engine) buildIndexes(ctx context.Context, t *table.Table, ts *tableStat
 		if from, err = e.collectChunk(t, ts, &run, &c, row, from); err != nil {
 			return err
 		}
-		if run.size() >= sortRunBytes {
+		if run.size() >= limit {
 			run.sort()
 			f, err := run.spill()
 			if err != nil {
@@ -124,14 +121,14 @@ func (e *Engine) buildIndexes(ctx context.Context, t *table.Table, ts *tableStat
 	w := &entryWriter{b: e.store.NewBatch()}
 	defer w.b.Close()
 	if len(files) == 0 {
-		for i := range run.offs {
+		for i := range run.spans {
 			if err := w.put(ctx, run.key(i)); err != nil {
 				return err
 			}
 		}
 		return w.flush()
 	}
-	if len(run.offs) > 0 {
+	if len(run.spans) > 0 {
 		f, err := run.spill()
 		if err != nil {
 			return fmt.Errorf("kv: index build: %w", err)
@@ -229,7 +226,7 @@ func (h *runHeap) Pop() any {
 func mergeRuns(ctx context.Context, files []*os.File, w *entryWriter) error {
 	h := runHeap{}
 	for _, f := range files {
-		r := &runReader{r: bufio.NewReaderSize(f, 1<<20)}
+		r := &runReader{r: bufio.NewReaderSize(f, 64<<10)}
 		ok, err := r.next()
 		if err != nil {
 			return err
