@@ -73,7 +73,7 @@ const (
 var Roles = []string{RoleRead, RoleWrite, RoleDelete, RoleOther}
 
 // Kind is the count of one operation kind over a step or up to an interval: a kind is a name a
-// workload declares for its step ("insert", "point_query", "event", "get_link_list"), with a role.
+// workload declares for its step ("insert", "point_query", "event", "get_links_list"), with a role.
 type Kind struct {
 	Name string `json:"name"`
 	Role string `json:"role"`
