@@ -64,12 +64,12 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	prefix, rest := s.keyArgs(st, args[nset:])
 	rest, s.also = rest[:len(rest)-len(st.AlsoEq)], rest[len(rest)-len(st.AlsoEq):]
 	for _, last := range rest {
-		s.keyVals = append(append(s.keyVals[:0], prefix...), last)
+		pk := s.withPrefix(prefix, last)
 		var hit bool
 		if st.Kind == table.Update {
-			hit, err = s.updateRow(t, ts, st, s.keyVals, args[:nset])
+			hit, err = s.updateRow(t, ts, st, pk, args[:nset])
 		} else {
-			hit, err = s.deleteRow(t, ts, st, s.keyVals)
+			hit, err = s.deleteRow(t, ts, st, pk)
 		}
 		if err != nil {
 			break

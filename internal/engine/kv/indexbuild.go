@@ -19,9 +19,11 @@ import (
 // The index build. Entries are written in key order, as a B-tree engine builds an index from
 // sorted entries: every index entry of every row is collected, sorted within runs of at most
 // sortRunBytes and spilled to temporary files when there is more than one run, then merged and
-// written in batches of indexWriteBatch entries. A B-tree then fills its leaf pages one after
-// the other instead of rewriting random pages on every commit, and an LSM receives ordered keys.
-const indexWriteBatch = 10_000
+// written in batches of as many entries as createIndexBatch rows have (the batches the engine
+// receives are the size they were when entries were written in row order: a pebble batch much
+// larger becomes a flushable batch that every read then searches until the next flush). A
+// B-tree then fills its leaf pages one after the other instead of rewriting random pages on
+// every commit, and an LSM receives ordered keys.
 
 // sortRunBytes is the largest sorted run kept in memory (a variable for the tests); under a Go
 // memory limit (a capped engine worker) a run is at most a sixteenth of it, so that the build
@@ -118,7 +120,7 @@ func (e *Engine) buildIndexes(ctx context.Context, t *table.Table, ts *tableStat
 		}
 	}
 	run.sort()
-	w := &entryWriter{b: e.store.NewBatch()}
+	w := &entryWriter{b: e.store.NewBatch(), max: createIndexBatch * len(t.Indexes)}
 	defer w.b.Close()
 	if len(files) == 0 {
 		for i := range run.spans {
@@ -165,17 +167,17 @@ func (e *Engine) collectChunk(t *table.Table, ts *tableState, run *entryRun, c *
 	return next, it.Close()
 }
 
-// entryWriter writes index entries in batches of indexWriteBatch.
+// entryWriter writes index entries in batches of max.
 type entryWriter struct {
-	b Batch
-	n int
+	b      Batch
+	n, max int
 }
 
 func (w *entryWriter) put(ctx context.Context, k []byte) error {
 	if err := w.b.Set(k, nil); err != nil {
 		return err
 	}
-	if w.n++; w.n == indexWriteBatch {
+	if w.n++; w.n >= w.max {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -104,7 +104,7 @@ func (r *Run) check(ctx context.Context) (string, error) {
 				}
 				v := out.Row(0)[0].I
 				out.Reset(1)
-				if _, err := sess.Exec(ctx, st.getCount, one, out); err != nil {
+				if _, err := sess.Exec(ctx, st.countLinks, one, out); err != nil {
 					return "", err
 				}
 				var c int64

@@ -94,7 +94,7 @@ type stmts struct {
 	// multiget[n] reads n id2s of one (id1, link_type).
 	multiget [maxMultiget + 1]*table.Stmt
 	// Checks: a range of count rows, of index entries, one visible-link count.
-	checkCounts, checkLinks, countVisible, getCount *table.Stmt
+	checkCounts, checkLinks, countVisible *table.Stmt
 }
 
 func newStmts() *stmts {
@@ -155,7 +155,6 @@ func newStmts() *stmts {
 	s.countVisible = &table.Stmt{Table: linkTable, Kind: table.Select, Index: 0, Prefix: 3, Consts: []table.Value{{I: visibilityDefault}},
 		Match: table.All, Agg: table.Count, AggCol: lID2,
 		SQL: "SELECT COUNT(id2) FROM linktable WHERE id1 = ? AND link_type = ? AND visibility = 1"}
-	s.getCount = s.countLinks
 	return s
 }
 
