@@ -64,6 +64,10 @@ type Config struct {
 	PSSEvery time.Duration
 	// Settings is the effective configuration shown in the manifest (flags, profile).
 	Settings map[string]any
+	// Repeat runs every target this many times (0 or 1: once), interleaved: all targets once,
+	// then all again, so drift over the run hits every target alike. Each repetition loads its
+	// own data; its records carry Rep = 1..Repeat.
+	Repeat int
 
 	// MemoryLimit caps every engine's memory, bytes (0: no cap): each target runs under a
 	// memory cgroup of this size, an embedded engine in a worker process of its own (see
@@ -131,8 +135,10 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		event(cfg, "warning: data dir %s was locked by a run that is gone (%s); taking it over", cfg.DataDir, lock.Stale)
 	}
 	for _, t := range cfg.Targets {
-		if err := prepareDir(targetDir(cfg, t), cfg.Fresh); err != nil {
-			return nil, err
+		for rep := 1; rep <= max(cfg.Repeat, 1); rep++ {
+			if err := prepareDir(targetDir(cfg, t, rep), cfg.Fresh); err != nil {
+				return nil, err
+			}
 		}
 	}
 	w, err := results.Create(cfg.Out, cfg.RunID, cfg.Private)
@@ -168,24 +174,30 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	defer undo()
 	var runErr, oomErr error
-	for i, spec := range specs {
-		err := runTarget(ctx, cfg, i, spec, w, m, mem)
-		var oom *OOMError
-		if errors.As(err, &oom) && ctx.Err() == nil {
-			// The cap killed this engine's step: say so and go on with the next engine; the
-			// run ends failed.
-			event(cfg, "%s", err)
-			m.Notes = append(m.Notes, err.Error())
-			if oomErr == nil {
-				oomErr = err
+reps:
+	for rep := 1; rep <= max(cfg.Repeat, 1); rep++ {
+		if cfg.Repeat > 1 {
+			event(cfg, "repetition %d of %d", rep, cfg.Repeat)
+		}
+		for i, spec := range specs {
+			err := runTarget(ctx, cfg, i, rep, spec, w, m, mem)
+			var oom *OOMError
+			if errors.As(err, &oom) && ctx.Err() == nil {
+				// The cap killed this engine's step: say so and go on with the next engine;
+				// the run ends failed.
+				event(cfg, "%s", err)
+				m.Notes = append(m.Notes, err.Error())
+				if oomErr == nil {
+					oomErr = err
+				}
+				continue
 			}
-			continue
-		}
-		if err != nil {
-			runErr = err
-		}
-		if runErr != nil || ctx.Err() != nil {
-			break
+			if err != nil {
+				runErr = err
+			}
+			if runErr != nil || ctx.Err() != nil {
+				break reps
+			}
 		}
 	}
 	if runErr == nil {
@@ -245,8 +257,10 @@ func validate(cfg Config) ([]engine.Spec, error) {
 		if err := s.CheckOptions(t.Engine.Options); err != nil {
 			return nil, UsageError{err}
 		}
-		if err := checkDir(targetDir(cfg, t), cfg.Fresh); err != nil {
-			return nil, err
+		for rep := 1; rep <= max(cfg.Repeat, 1); rep++ {
+			if err := checkDir(targetDir(cfg, t, rep), cfg.Fresh); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := checkMemory(cfg); err != nil {
@@ -256,9 +270,14 @@ func validate(cfg Config) ([]engine.Spec, error) {
 }
 
 // targetDir is a target's data directory: its label, with characters unsafe in a file name
-// replaced.
-func targetDir(cfg Config, t results.Target) string {
-	return filepath.Join(cfg.DataDir, strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(t.Label))
+// replaced. Repetitions share it (each removes its data at its end), except with KeepData,
+// which keeps each repetition's data in a directory of its own (label.rN for N >= 2).
+func targetDir(cfg Config, t results.Target, rep int) string {
+	name := strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(t.Label)
+	if cfg.KeepData && rep > 1 {
+		name += fmt.Sprintf(".r%d", rep)
+	}
+	return filepath.Join(cfg.DataDir, name)
 }
 
 // runEngine opens one engine in dir, runs every step on it, checks the workload's invariants and

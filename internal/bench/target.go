@@ -38,9 +38,18 @@ type local struct {
 	w   *results.Writer
 	m   *results.Manifest
 	ti  int // the target's index in m.Targets, -1 before it is opened
+	// rep is the repetition being run (Step.Rep), 0 in a run without repeats.
+	rep int
 }
 
+// opened records the target in the manifest; a later repetition of it is recorded once.
 func (l *local) opened(t results.Target) error {
+	for i := range l.m.Targets {
+		if l.m.Targets[i].Label == t.Label {
+			l.ti = i
+			return nil
+		}
+	}
 	l.m.Targets = append(l.m.Targets, t)
 	l.ti = len(l.m.Targets) - 1
 	return l.w.Manifest(l.m)
@@ -51,6 +60,7 @@ func (l *local) note(s string) { l.m.Notes = append(l.m.Notes, s) }
 func (l *local) begin(string) {}
 
 func (l *local) interval(iv *results.Interval) {
+	iv.Rep = l.rep
 	if err := l.w.Interval(iv); err != nil {
 		event(l.cfg, "%s: writing intervals: %v", iv.Target, err)
 	}
@@ -60,6 +70,7 @@ func (l *local) interval(iv *results.Interval) {
 }
 
 func (l *local) step(s results.Step) error {
+	s.Rep = l.rep
 	var err error
 	if werr := l.w.Step(s); werr != nil {
 		err = WriteError{fmt.Errorf("could not write steps.json: %w (results dir %s: %s)", werr, l.cfg.Out, SpaceLeft(l.cfg.Out))}
@@ -72,6 +83,9 @@ func (l *local) step(s results.Step) error {
 
 func (l *local) checked(check string) error {
 	if l.ti >= 0 {
+		if l.rep > 1 && l.m.Targets[l.ti].Check != check {
+			check = l.m.Targets[l.ti].Check + fmt.Sprintf("; repetition %d: %s", l.rep, check)
+		}
 		l.m.Targets[l.ti].Check = check
 		event(l.cfg, "%s: invariants %s", l.m.Targets[l.ti].Label, check)
 	}
@@ -97,9 +111,9 @@ func (e *OOMError) Error() string {
 
 // runTarget runs target i in its data directory, under the memory cap when there is one, and
 // removes the directory afterwards unless KeepData.
-func runTarget(ctx context.Context, cfg Config, i int, spec engine.Spec, w *results.Writer, m *results.Manifest, h *memcap.Hierarchy) error {
+func runTarget(ctx context.Context, cfg Config, i, rep int, spec engine.Spec, w *results.Writer, m *results.Manifest, h *memcap.Hierarchy) error {
 	t := cfg.Targets[i]
-	dir := targetDir(cfg, t)
+	dir := targetDir(cfg, t, rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -110,6 +124,9 @@ func runTarget(ctx context.Context, cfg Config, i int, spec engine.Spec, w *resu
 		}
 	}()
 	out := &local{cfg: cfg, w: w, m: m, ti: -1}
+	if cfg.Repeat > 1 {
+		out.rep = rep
+	}
 	if h == nil {
 		return runEngine(ctx, cfg, t, spec, dir, out, nil)
 	}

@@ -33,6 +33,7 @@ const workerStopGrace = 30 * time.Second
 type workerSpec struct {
 	Args          []string `json:"args"`
 	Target        int      `json:"target"`
+	Rep           int      `json:"rep"`
 	Cgroup        string   `json:"cgroup"`
 	CgroupVersion int      `json:"cgroup_version"`
 	Limit         int64    `json:"limit_bytes"`
@@ -91,7 +92,7 @@ func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g
 	if err := g.Add(cmd.Process.Pid); err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	spec := workerSpec{Args: cfg.Args, Target: i, Cgroup: g.Dir, CgroupVersion: g.Version, Limit: g.Limit,
+	spec := workerSpec{Args: cfg.Args, Target: i, Rep: max(out.rep, 1), Cgroup: g.Dir, CgroupVersion: g.Version, Limit: g.Limit,
 		GoLimit: goLimit(g.Limit, cfg.CacheBytes)}
 	if err := json.NewEncoder(stdin).Encode(spec); err != nil {
 		return fmt.Errorf("%s: cannot reach the engine worker: %w", label, err)
@@ -237,7 +238,7 @@ func worker(ctx context.Context, spec workerSpec, r *remote, build func([]string
 	if !ok {
 		return fmt.Errorf("unknown engine %q", t.Engine.Name)
 	}
-	return runEngine(ctx, cfg, t, es, targetDir(cfg, t), r, g)
+	return runEngine(ctx, cfg, t, es, targetDir(cfg, t, spec.Rep), r, g)
 }
 
 // remote is the worker's sink: one JSON message per line on the coordinator's pipe.

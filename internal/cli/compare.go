@@ -19,6 +19,7 @@ func newCompareCmd(env *Env) *cobra.Command {
 	o := &outputFlags{}
 	var base string
 	var absolute, allowMixed bool
+	var alpha float64
 	cmd := &cobra.Command{
 		Use:   "compare RUN...",
 		Short: "Compare targets and runs relative to a base",
@@ -30,11 +31,18 @@ target of the first run, or --base: a target, a column label (r2/pebble) or a ru
 Insert benchmark runs get one table per step (the rate and the efficiency metrics). Sysbench runs
 get the relative QPS of each group (point queries, range queries without and with aggregation,
 writes) with a row per test, then the same tables for cpu/o, cs/o, rKB/o, wKB/o and the other
-per-operation costs. --absolute prints the figures instead of the ratios.`,
+per-operation costs. --absolute prints the figures instead of the ratios.
+
+Runs made with --repeat show each figure as the median of the repetitions with its confidence
+interval (±), and each ratio with its interval and, when the difference from the base is not
+significant at --alpha (Mann-Whitney U test), a "~".`,
 		Args: needRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(compareFormats, o.format) {
 				return usagef("unknown format %q (valid: %s)", o.format, strings.Join(compareFormats, ", "))
+			}
+			if !(alpha > 0 && alpha < 1) {
+				return usagef("--alpha %g: must be in (0, 1), e.g. 0.05", alpha)
 			}
 			runs, err := loadRuns(env, o, args)
 			if err != nil {
@@ -53,9 +61,10 @@ per-operation costs. --absolute prints the figures instead of the ratios.`,
 			if err != nil {
 				return err
 			}
+			c.Alpha = alpha
 			return writeOutput(env, o.output, func(w io.Writer) error {
 				if o.format == "html" {
-					return report.HTML(w, runs, report.HTMLOptions{Base: base})
+					return report.HTML(w, runs, report.HTMLOptions{Base: base, Alpha: alpha})
 				}
 				return report.Render(w, o.format, c.Document(absolute))
 			})
@@ -64,6 +73,7 @@ per-operation costs. --absolute prints the figures instead of the ratios.`,
 	o.add(cmd, compareFormats)
 	cmd.Flags().StringVar(&base, "base", "", "the base: a target, a column label (r2/pebble) or a run id or prefix (default the first target of the first run)")
 	cmd.Flags().BoolVar(&absolute, "absolute", false, "print the figures, not the ratios to the base")
+	cmd.Flags().Float64Var(&alpha, "alpha", report.DefaultAlpha, "significance level of the test between repeated runs (--repeat): a larger p-value is marked ~")
 	cmd.Flags().BoolVar(&allowMixed, "allow-mixed", false, "compare runs made under different memory caps (--memory-limit)")
 	return cmd
 }

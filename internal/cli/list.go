@@ -100,7 +100,8 @@ func newMetricsCmd(env *Env) *cobra.Command {
 		Long: `List every figure (table column, comparison row, benchmark line unit) with its unit and meaning,
 then the names each workload gives its headline rate; or show one in full: its steps.json field,
 formula, which direction is better and when it is not measured ("-"). A latency column may be
-given with its unit (p99_ms, max_us).`,
+given with its unit (p99_ms, max_us). "rumbench metrics repeat" explains the intervals and
+significance marks of repeated runs (--repeat).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -119,7 +120,7 @@ given with its unit (p99_ms, max_us).`,
 			}
 			name := args[0]
 			found := false
-			if _, ok := metric.Lookup(name); ok {
+			if _, ok := metric.Lookup(name); ok || metric.IsTopic(name) {
 				found = true
 				if err := metric.Glossary(env.Stdout, name); err != nil {
 					return err

@@ -44,6 +44,7 @@ type runFlags struct {
 	memoryLimit                     string
 	cold                            bool
 	readaheadKB                     int
+	repeat                          int
 	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
 }
 
@@ -99,6 +100,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.DurationVar(&f.fsyncLatency, "fsync-latency", 0, "sleep this long in every sync call of the engine (emulated slow fsync, e.g. 2ms); implies --syscalls")
 	fl.StringVar(&f.memoryLimit, "memory-limit", "", "cap each engine's memory and the page cache of its files at SIZE (e.g. 512M, 2G) with a memory cgroup, or none (default from --profile: none); needs root or a delegated cgroup")
 	fl.BoolVar(&f.cold, "cold", false, "evict the engine's data files from the page cache before each step")
+	fl.IntVar(&f.repeat, "repeat", 1, "run every target this many times, interleaved (A B A B ...); tables show each figure's median and its confidence interval (6 or more give 95%)")
 	fl.IntVar(&f.readaheadKB, "readahead-kb", 0, "set the data device's readahead to this many KiB for the run, restored after (root; 0: leave it)")
 	// The chosen workload's own flags: the workload is named on the command line, so it is
 	// known before the arguments are parsed.
@@ -266,6 +268,9 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if f.readaheadKB < 0 || f.readaheadKB > 1<<20 {
 		return bench.Config{}, usagef("--readahead-kb %d: must be between 0 and 1048576 (0: leave it)", f.readaheadKB)
 	}
+	if f.repeat < 1 || f.repeat > 1000 {
+		return bench.Config{}, usagef("--repeat %d: must be 1..1000", f.repeat)
+	}
 	label := f.label
 	if label == "" {
 		label = f.workload
@@ -279,14 +284,14 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,
 		SyncAcct:    acct,
 		PSSEvery:    time.Duration(f.pssEverySecs * float64(time.Second)),
-		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: env.Args,
+		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: env.Args, Repeat: f.repeat,
 		Command: append([]string{"rumbench"}, redact.Args(env.Args)...),
 		Private: strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
 		Settings: map[string]any{
 			"profile": f.profile, "engines": engines, "server_configs": f.serverConfigs, "dsn": f.dsn != "", "cache_mb": f.cacheMB, "sync": f.sync,
 			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
 			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
-			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB,
+			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB, "repeat": f.repeat,
 		},
 	}, nil
 }

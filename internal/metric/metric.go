@@ -151,6 +151,10 @@ func IsPercentile(name string) bool {
 
 // Glossary writes the catalog as a plain table, or one metric's full entry when name is given.
 func Glossary(w io.Writer, name string) error {
+	if t, ok := topics[name]; ok {
+		_, err := io.WriteString(w, t)
+		return err
+	}
 	if name != "" {
 		m, ok := Lookup(name)
 		if !ok {
@@ -197,4 +201,26 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// IsTopic says whether name is a topic Glossary explains (e.g. "repeat") rather than a metric.
+func IsTopic(name string) bool { _, ok := topics[name]; return ok }
+
+// topics are the explanations `rumbench metrics NAME` prints for a NAME that is not a metric.
+var topics = map[string]string{
+	"repeat": `repeat: figures of repeated runs (--repeat N)
+  Every target runs N times, interleaved (A B A B ...), each repetition with its own load.
+  A figure is the median of its N values. Its interval is distribution-free: the order
+  statistics [x(k), x(N+1-k)] with the largest k whose coverage 1 - 2·P(Binomial(N, 1/2) <= k-1)
+  is at least 95%. From N = 6 that is a 95% interval (N = 6..8: [min, max]; N = 10: the 2nd
+  smallest to the 2nd largest); below 6 no interval reaches 95% and [min, max] is shown with its
+  own coverage (N = 3: 75%, N = 5: 93.8%), said under the table.
+  Tables print "median ±x%", x the larger distance of a bound from the median; CSV and TSV add
+  <column>_lo, _hi and _n; JSON writes {"value", "lo", "hi", "n", "conf"}.
+  compare: a ratio is median/median of the base; its interval is [lo/hi_base, hi/lo_base]. The
+  two sets of repetitions are tested with the Mann-Whitney U test (two-sided; exact for small
+  samples, ties included; the normal approximation beyond); "~" marks a ratio whose p-value is at
+  least --alpha (0.05): no significant difference. At 0.05 it takes 4 repetitions a side to find
+  one (the smallest p of 3 against 3 is 0.1).
+`,
 }

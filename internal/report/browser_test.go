@@ -56,7 +56,7 @@ const inspectJS = `(() => {
   return out;
 })()`
 
-// TestHTMLInBrowser makes a real tiny run, opens its report.html in headless Chromium and checks
+// TestHTMLInBrowser makes a real tiny run (two repetitions: the interval charts too), opens its report.html in headless Chromium and checks
 // that every chart rendered with data and the page logged no error; the screenshot is kept in
 // $RUMBENCH_ARTIFACTS (default a new temporary directory).
 func TestHTMLInBrowser(t *testing.T) {
@@ -65,7 +65,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := cli.Main(cli.Env{Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv, Now: time.Now,
 		Args: []string{"run", "--engine", "null,sqlite", "--steps", "l.i0,l.x,qr100", "--rows", "3000",
-			"--query-secs", "2", "--out", out, "--data-dir", data, "--quiet"},
+			"--query-secs", "2", "--repeat", "2", "--out", out, "--data-dir", data, "--quiet"},
 		Context: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }})
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, stdout.String(), stderr.String())
@@ -150,9 +150,10 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	t.Logf("screenshot: %s (%d bytes)", png, len(shot))
 
-	// Three steps × (throughput, max response time, percentiles), plus the comparison bars.
-	if len(charts) != 10 {
-		t.Errorf("%d charts, want 10: %+v", len(charts), charts)
+	// Three steps × (median and interval of the repetitions, throughput, max response time,
+	// percentiles), plus the comparison bars.
+	if len(charts) != 13 {
+		t.Errorf("%d charts, want 13: %+v", len(charts), charts)
 	}
 	for _, c := range charts {
 		if len(c.Series) == 0 {

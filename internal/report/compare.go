@@ -9,6 +9,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/stats"
 )
 
 // Series is one compared column: a target of a run.
@@ -18,7 +19,8 @@ type Series struct {
 	// Label is the column's name: the target label when one run is compared, r<N>/target (N the
 	// run's position, from 1) when several are.
 	Label string `json:"label"`
-	steps map[string]*results.Step
+	// steps holds the target's records of each step, one per repetition.
+	steps map[string]Reps
 }
 
 // Row is one line of a comparison block: a test (or a metric) across the series. Abs holds the
@@ -27,6 +29,9 @@ type Row struct {
 	Name string    `json:"name"`
 	Abs  []float64 `json:"-"`
 	Rel  []float64 `json:"-"`
+	// Samples are each series' figures, one per repetition (nil: not measured); Abs is their
+	// median.
+	Samples [][]float64 `json:"-"`
 	// Metric is the row's metric in a per-step block (nil in a group block: the block's).
 	Metric *metric.Metric `json:"-"`
 }
@@ -56,7 +61,14 @@ type Comparison struct {
 	// Base is the index in Series of the base.
 	Base   int
 	Blocks []Block
+	// Alpha is the significance level of the test that marks a difference from the base as
+	// real in repeated runs (0: DefaultAlpha).
+	Alpha float64
 }
+
+// DefaultAlpha is the significance level of a comparison of repeated runs: a ratio whose
+// Mann-Whitney p-value is at least this is marked "~" (no significant difference).
+const DefaultAlpha = 0.05
 
 // ErrUnknownBase is returned (wrapped) by Compare when the base names no compared series.
 var ErrUnknownBase = errors.New("unknown base")
@@ -109,9 +121,9 @@ func Compare(runs []*results.Run, base string) (*Comparison, error) {
 					label = fmt.Sprintf("r%d/%s", ri+1, s.Target)
 				}
 				c.Series = append(c.Series, Series{RunID: r.Manifest.RunID, Target: s.Target, Label: label,
-					steps: map[string]*results.Step{}})
+					steps: map[string]Reps{}})
 			}
-			c.Series[k].steps[s.Step] = s
+			c.Series[k].steps[s.Step] = append(c.Series[k].steps[s.Step], s)
 		}
 	}
 	if len(c.Series) == 0 {
@@ -185,26 +197,92 @@ func stepOrder(runs []*results.Run, group string, all bool) []string {
 }
 
 // row builds the row of one metric of one step across the series; ok is false when no series
-// has the figure.
+// has the figure. A series' figure is the median of its repetitions (failed ones left out).
 func (c *Comparison) row(name, step string, m *metric.Metric) (Row, bool) {
-	r := Row{Name: name, Abs: make([]float64, len(c.Series)), Rel: make([]float64, len(c.Series))}
+	n := len(c.Series)
+	r := Row{Name: name, Abs: make([]float64, n), Rel: make([]float64, n), Samples: make([][]float64, n)}
 	found := false
 	for i, s := range c.Series {
 		r.Abs[i] = math.NaN()
-		if st := s.steps[step]; st != nil && st.Status != results.StatusFailed {
-			if !m.AppliesTo(st) {
+		for _, st := range s.steps[step] {
+			if st.Status == results.StatusFailed || !m.AppliesTo(st) {
 				continue
 			}
 			if v, ok := m.Value(st); ok {
-				r.Abs[i] = v
-				found = true
+				r.Samples[i] = append(r.Samples[i], v)
 			}
+		}
+		if len(r.Samples[i]) > 0 {
+			r.Abs[i] = stats.Summarize(r.Samples[i]).Median
+			found = true
 		}
 	}
 	for i := range r.Abs {
 		r.Rel[i] = Ratio(r.Abs[i], r.Abs[c.Base])
 	}
 	return r, found
+}
+
+// relCell renders the ratio of series i to the base in row r. When both were repeated it
+// carries the ratio's interval (the ratio of the medians' interval bounds, widest way round:
+// [lo_i/hi_base, hi_i/lo_base]) and the Mann-Whitney U test's verdict: "~" after the ratio
+// when the difference is not significant at alpha.
+func (c *Comparison) relCell(r Row, i int) Cell {
+	cell := RatioCell(r.Rel[i])
+	a, b := r.Samples[i], r.Samples[c.Base]
+	if cell.Missing || len(a) < 2 || len(b) < 2 {
+		return cell
+	}
+	sa, sb := stats.Summarize(a), stats.Summarize(b)
+	iv := stats.Summary{N: min(sa.N, sb.N), Median: r.Rel[i], Lo: math.NaN(), Hi: math.NaN(), Conf: sa.Conf * sb.Conf}
+	if sb.Lo > 0 && sb.Hi > 0 && sa.Lo >= 0 {
+		iv.Lo, iv.Hi = sa.Lo/sb.Hi, sa.Hi/sb.Lo
+		iv.Min, iv.Max = iv.Lo, iv.Hi
+	}
+	cell.Interval = &iv
+	cell.P = stats.MannWhitney(a, b)
+	if pct := iv.HalfWidthPct(); !math.IsNaN(pct) && iv.Lo != iv.Hi {
+		cell.Text += " " + plusMinus(pct)
+	}
+	if cell.P >= c.alpha() {
+		cell.Verdict = "~"
+		cell.Text += " ~"
+	}
+	return cell
+}
+
+// absCell renders series i's figure in row r, divided by scale: the median with its interval
+// when the series was repeated.
+func (c *Comparison) absCell(r Row, i int, scale float64) Cell {
+	switch xs := r.Samples[i]; {
+	case len(xs) == 0:
+		return MissingCell()
+	case len(xs) == 1:
+		return NumCell(xs[0] / scale)
+	default:
+		s := stats.Summarize(xs)
+		s.Median, s.Lo, s.Hi, s.Min, s.Max = s.Median/scale, s.Lo/scale, s.Hi/scale, s.Min/scale, s.Max/scale
+		return IntervalCell(s)
+	}
+}
+
+func (c *Comparison) alpha() float64 {
+	if c.Alpha > 0 {
+		return c.Alpha
+	}
+	return DefaultAlpha
+}
+
+// repeated says whether a series of the comparison has a step measured more than once.
+func (c *Comparison) repeated() bool {
+	for _, s := range c.Series {
+		for _, r := range s.steps {
+			if len(r) > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // groupMetrics are compared per group: the rate first, then the efficiency metrics.
@@ -263,8 +341,8 @@ func (c *Comparison) metricName(m *metric.Metric, group string) string {
 	var rows []*results.Step
 	for _, s := range c.Series {
 		for _, st := range s.steps {
-			if st.Group == group {
-				rows = append(rows, st)
+			if st[0].Group == group {
+				rows = append(rows, st[0])
 			}
 		}
 	}
@@ -307,7 +385,7 @@ func (c *Comparison) stepBlocks(runs []*results.Run) {
 				var rows []*results.Step
 				for _, s := range c.Series {
 					if st := s.steps[step]; st != nil {
-						rows = append(rows, st)
+						rows = append(rows, st[0])
 					}
 				}
 				rowName, _ = rateNameOf(rows)
@@ -363,20 +441,28 @@ func (c *Comparison) Tables(absolute bool) []*Table {
 			}
 			row := []Cell{TextCell(name)}
 			for _, i := range cols {
-				switch {
-				case !absolute:
-					row = append(row, RatioCell(r.Rel[i]))
-				case math.IsNaN(r.Abs[i]):
-					row = append(row, MissingCell())
-				default:
-					row = append(row, NumCell(r.Abs[i]/scale))
+				if absolute {
+					row = append(row, c.absCell(r, i, scale))
+				} else {
+					row = append(row, c.relCell(r, i))
 				}
 			}
 			t.Rows = append(t.Rows, row)
 		}
+		if c.repeated() {
+			t.Footer = append(t.Footer, c.repeatNote(absolute))
+		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// repeatNote is the footer of a table of repeated runs: what its ± and ~ mean.
+func (c *Comparison) repeatNote(absolute bool) string {
+	if absolute {
+		return "±: the median of the repetitions and its confidence interval (rumbench metrics repeat)"
+	}
+	return fmt.Sprintf("±: interval of the ratio of medians; ~: no significant difference from the base (Mann-Whitney U test, p >= %g; needs 4+ repetitions a side to show one at 0.05)", c.alpha())
 }
 
 // columns is the order of the series in a table: the base first for absolute tables, left out of

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -213,17 +214,46 @@ func writeDelimited(w io.Writer, doc *Document, sep rune) error {
 			if s.Title != "" {
 				title = s.Title + " " + title
 			}
+			// A column with intervals (repeated runs) is followed by its bounds, a relative
+			// column of repeated runs by the p-value of its difference from the base.
+			bounds, pvals := make([]bool, len(t.Columns)), make([]bool, len(t.Columns))
+			for _, row := range t.Rows {
+				for j, c := range row {
+					bounds[j] = bounds[j] || c.Interval != nil
+					pvals[j] = pvals[j] || c.P > 0
+				}
+			}
 			rec := []string{"table"}
-			for _, c := range t.Columns {
+			for j, c := range t.Columns {
 				rec = append(rec, clean(c.Name))
+				if bounds[j] {
+					rec = append(rec, clean(c.Name)+"_lo", clean(c.Name)+"_hi", clean(c.Name)+"_n")
+				}
+				if pvals[j] {
+					rec = append(rec, clean(c.Name)+"_p")
+				}
 			}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
 			for _, row := range t.Rows {
 				rec = append(rec[:0], clean(strings.TrimSpace(title)))
-				for _, c := range row {
+				for j, c := range row {
 					rec = append(rec, clean(c.machine()))
+					if bounds[j] {
+						if iv := c.Interval; iv != nil {
+							rec = append(rec, fmt.Sprint(iv.Lo), fmt.Sprint(iv.Hi), fmt.Sprint(iv.N))
+						} else {
+							rec = append(rec, "", "", "")
+						}
+					}
+					if pvals[j] {
+						if c.P > 0 {
+							rec = append(rec, fmt.Sprint(c.P))
+						} else {
+							rec = append(rec, "")
+						}
+					}
 				}
 				if err := cw.Write(rec); err != nil {
 					return err
@@ -238,6 +268,18 @@ func writeDelimited(w io.Writer, doc *Document, sep rune) error {
 // MarshalJSON writes a numeric cell as a number ("inf" for an infinite ratio), a text cell as a
 // string and a missing figure as null.
 func (c Cell) MarshalJSON() ([]byte, error) {
+	if c.Interval != nil || c.P > 0 {
+		// A repeated figure: {"value": median, "lo", "hi", "n", "conf"}; a ratio of repeated
+		// runs adds "p" and "significant".
+		doc := map[string]any{"value": jsonNumber(c)}
+		if iv := c.Interval; iv != nil {
+			doc["lo"], doc["hi"], doc["n"], doc["conf"] = finiteOr(iv.Lo), finiteOr(iv.Hi), iv.N, iv.Conf
+		}
+		if c.P > 0 {
+			doc["p"], doc["significant"] = c.P, c.Verdict != "~"
+		}
+		return json.Marshal(doc)
+	}
 	switch {
 	case c.Missing:
 		return []byte("null"), nil
@@ -247,4 +289,24 @@ func (c Cell) MarshalJSON() ([]byte, error) {
 		return json.Marshal(c.machine())
 	}
 	return json.Marshal(c.Text)
+}
+
+// jsonNumber is a numeric cell's value for JSON: the number, or "inf" for an infinite ratio, or
+// nil when missing.
+func jsonNumber(c Cell) any {
+	if c.Missing || math.IsNaN(c.Value) {
+		return nil
+	}
+	if math.IsInf(c.Value, 0) {
+		return c.machine()
+	}
+	return c.Value
+}
+
+// finiteOr is v, or its text for an infinite value (JSON has no infinity).
+func finiteOr(v float64) any {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return v
 }

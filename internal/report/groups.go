@@ -72,31 +72,40 @@ func groupsOf(steps []results.Step, declared []results.Group) []results.Group {
 func GroupTables(steps []results.Step, groups []results.Group) []*Table {
 	var out []*Table
 	for _, g := range groupsOf(steps, groups) {
-		var rows []*results.Step
+		var steps1 []*results.Step
 		for i := range steps {
 			if steps[i].Group == g.Name {
-				rows = append(rows, &steps[i])
+				steps1 = append(steps1, &steps[i])
 			}
 		}
-		t := &Table{Title: g.Title, Kind: Absolute, Note: rows[0].Note}
+		rows := groupReps(steps1)
+		t := &Table{Title: g.Title, Kind: Absolute, Note: steps1[0].Note}
 		b := newBuilder(t, len(rows))
-		b.text("test", func(i int) Cell { return TextCell(rows[i].Step) })
+		b.text("test", func(i int) Cell { return TextCell(rows[i][0].Step) })
 		b.text("target", func(i int) Cell { return targetCell(rows[i]) })
 		b.stepMetric(metric.MustGet("rate"), rows)
 		b.stepMetric(metric.MustGet("eps"), rows)
-		for _, p := range percentileNames(rows) {
+		for _, p := range percentileNames(steps1) {
 			m, _ := metric.Lookup(p + "_ms")
-			b.metric(m, p, "", func(i int) (float64, bool) {
-				if l := metric.RateLatency(rows[i]); l != nil {
-					return metric.Percentile(l, p)
+			b.metric(m, p, "", func(i int) []float64 {
+				var xs []float64
+				for _, s := range rows[i] {
+					if l := metric.RateLatency(s); l != nil {
+						if v, ok := metric.Percentile(l, p); ok {
+							xs = append(xs, v)
+						}
+					}
 				}
-				return 0, false
+				return xs
 			})
 		}
 		for _, n := range groupView {
 			b.stepMetric(metric.MustGet(n), rows)
 		}
-		t.Footer = problems(rows, true)
+		t.Footer = problems(steps1, true)
+		if n := b.intervalNote(); n != "" {
+			t.Footer = append(t.Footer, n)
+		}
 		out = append(out, t)
 	}
 	return out

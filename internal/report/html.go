@@ -8,8 +8,10 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/stats"
 )
 
 // echartsJS is Apache ECharts 5.6.0 (dist/echarts.min.js of the npm package; Apache-2.0, see
@@ -22,6 +24,8 @@ var echartsJS string
 type HTMLOptions struct {
 	// Base is the comparison base (see Compare); "" for the first target of the first run.
 	Base string
+	// Alpha is the significance level of the comparison of repeated runs (0: DefaultAlpha).
+	Alpha float64
 }
 
 // chart is one echarts chart: the id of its div and its option object.
@@ -73,6 +77,7 @@ func HTML(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
 			Manifest: string(m)})
 	}
 	if c, err := Compare(runs, opt.Base); err == nil && len(c.Series) > 1 {
+		c.Alpha = opt.Alpha
 		p.BaseLabel = c.Series[c.Base].Label
 		p.Compare = compareCharts(c)
 		for _, t := range c.Tables(false) {
@@ -127,6 +132,9 @@ func stepSections(runs []*results.Run) []htmlStep {
 	for i, name := range order {
 		hs := htmlStep{Name: name}
 		id := func(kind string) string { return fmt.Sprintf("s%d-%s", i, kind) }
+		if o := intervalChart(runs, name); o != nil {
+			hs.Charts = append(hs.Charts, chart{id("ci"), o})
+		}
 		for _, c := range []chart{{id("rate"), throughputChart(runs, name)}, {id("max"), maxChart(runs, name)},
 			{id("lat"), latencyChart(runs, name)}} {
 			if len(c.Option["series"].([]map[string]any)) > 0 { // a step that measured nothing has no chart
@@ -203,18 +211,86 @@ func throughputChart(runs []*results.Run, step string) map[string]any {
 	var series []map[string]any
 	for ri, r := range runs {
 		for _, tg := range targetsOf(r) {
-			var data [][2]float64
-			for _, iv := range r.Intervals {
-				if iv.Step == step && iv.Target == tg {
-					data = append(data, [2]float64{round3(iv.T), round3(iv.Rate)})
+			for _, rep := range repsOf(r, tg) {
+				var data [][2]float64
+				for _, iv := range r.Intervals {
+					if iv.Step == step && iv.Target == tg && iv.Rep == rep {
+						data = append(data, [2]float64{round3(iv.T), round3(iv.Rate)})
+					}
 				}
-			}
-			if len(data) > 0 {
-				series = append(series, line(seriesLabel(len(runs), ri, tg), data))
+				if len(data) > 0 {
+					series = append(series, line(repLabel(seriesLabel(len(runs), ri, tg), rep), data))
+				}
 			}
 		}
 	}
 	return lineChart(step+": throughput per second", "ops/s", false, series)
+}
+
+// repsOf returns the repetitions of target tg in run r (0 alone in a run without repeats).
+func repsOf(r *results.Run, tg string) []int {
+	var out []int
+	for _, s := range r.Steps {
+		if s.Target == tg && !slices.Contains(out, s.Rep) {
+			out = append(out, s.Rep)
+		}
+	}
+	for _, iv := range r.Intervals {
+		if iv.Target == tg && !slices.Contains(out, iv.Rep) {
+			out = append(out, iv.Rep)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// repLabel names repetition rep of a series: "pebble #2", the label alone without repeats.
+func repLabel(label string, rep int) string {
+	if rep == 0 {
+		return label
+	}
+	return fmt.Sprintf("%s #%d", label, rep)
+}
+
+// intervalChart draws, for a step of repeated runs, each target's median rate as a bar with its
+// confidence interval as an error bar (a boxplot whose box is the median alone); nil when the
+// step has no target measured more than once.
+func intervalChart(runs []*results.Run, step string) map[string]any {
+	var cats []string
+	var medians []any
+	var bars [][]float64
+	for ri, r := range runs {
+		for _, tg := range targetsOf(r) {
+			var xs []float64
+			for i := range r.Steps {
+				if s := &r.Steps[i]; s.Step == step && s.Target == tg && s.Status == results.StatusOK {
+					xs = append(xs, s.Rate)
+				}
+			}
+			if len(xs) < 2 {
+				continue
+			}
+			sm := stats.Summarize(xs)
+			cats = append(cats, seriesLabel(len(runs), ri, tg))
+			medians = append(medians, round3(sm.Median))
+			bars = append(bars, []float64{round3(sm.Lo), round3(sm.Median), round3(sm.Median), round3(sm.Median), round3(sm.Hi)})
+		}
+	}
+	if len(cats) == 0 {
+		return nil
+	}
+	return map[string]any{
+		"animation": false,
+		"title":     map[string]any{"text": step + ": rate, median and interval of the repetitions", "textStyle": map[string]any{"fontSize": 13}},
+		"tooltip":   map[string]any{"trigger": "item"},
+		"grid":      map[string]any{"top": 40, "left": 70, "right": 20, "bottom": 40},
+		"xAxis":     map[string]any{"type": "category", "data": cats},
+		"yAxis":     map[string]any{"type": "value", "name": "ops/s"},
+		"series": []map[string]any{
+			{"name": "median", "type": "bar", "data": medians, "barMaxWidth": 40},
+			{"name": "interval", "type": "boxplot", "data": bars, "boxWidth": []any{4, 10}},
+		},
+	}
 }
 
 // maxChart overlays the largest response time of each second, ms: one line per target and
@@ -223,29 +299,31 @@ func maxChart(runs []*results.Run, step string) map[string]any {
 	var series []map[string]any
 	for ri, r := range runs {
 		for _, tg := range targetsOf(r) {
-			var kinds []string
-			data := map[string][][2]float64{}
-			for _, iv := range r.Intervals {
-				if iv.Step != step || iv.Target != tg {
-					continue
-				}
-				for _, k := range iv.Kinds {
-					if k.Ops == 0 && k.Units == 0 && k.MaxUs == 0 {
+			for _, rep := range repsOf(r, tg) {
+				var kinds []string
+				data := map[string][][2]float64{}
+				for _, iv := range r.Intervals {
+					if iv.Step != step || iv.Target != tg || iv.Rep != rep {
 						continue
 					}
-					if _, seen := data[k.Name]; !seen {
-						kinds = append(kinds, k.Name)
+					for _, k := range iv.Kinds {
+						if k.Ops == 0 && k.Units == 0 && k.MaxUs == 0 {
+							continue
+						}
+						if _, seen := data[k.Name]; !seen {
+							kinds = append(kinds, k.Name)
+						}
+						data[k.Name] = append(data[k.Name], [2]float64{round3(iv.T), round3(k.MaxUs / 1e3)})
 					}
-					data[k.Name] = append(data[k.Name], [2]float64{round3(iv.T), round3(k.MaxUs / 1e3)})
 				}
-			}
-			label := seriesLabel(len(runs), ri, tg)
-			for _, k := range kinds {
-				name := label
-				if len(kinds) > 1 {
-					name += " " + k
+				label := repLabel(seriesLabel(len(runs), ri, tg), rep)
+				for _, k := range kinds {
+					name := label
+					if len(kinds) > 1 {
+						name += " " + k
+					}
+					series = append(series, line(name, data[k]))
 				}
-				series = append(series, line(name, data[k]))
 			}
 		}
 	}
@@ -279,7 +357,7 @@ func latencyChart(runs []*results.Run, step string) map[string]any {
 				for i, p := range percentiles {
 					data[i] = round3(float64(BucketPercentile(l.Buckets, p.p)) / 1e3)
 				}
-				series = append(series, map[string]any{"name": seriesLabel(len(runs), ri, s.Target) + " " + l.Kind,
+				series = append(series, map[string]any{"name": repLabel(seriesLabel(len(runs), ri, s.Target), s.Rep) + " " + l.Kind,
 					"type": "line", "data": data})
 			}
 		}

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+
 	"github.com/rumbench/rumbench/internal/results"
 )
 
@@ -37,7 +39,11 @@ func SyscallTable(step string, rows []*results.Step) *Table {
 		case !x.Complete:
 			check = TextCell("incomplete")
 		}
-		t.Rows = append(t.Rows, []Cell{TextCell(s.Target), TextCell(x.Source), IntCell(x.Commits),
+		who := s.Target
+		if s.Rep > 0 {
+			who = fmt.Sprintf("%s #%d", s.Target, s.Rep)
+		}
+		t.Rows = append(t.Rows, []Cell{TextCell(who), TextCell(x.Source), IntCell(x.Commits),
 			NumCell(x.SyncsPerCommit), NumCell(x.LogSyncsPerCommit), NumCell(x.DataSyncsPerCommit), NumCell(x.OtherSyncsPerCommit),
 			opt(x.DeviceFlushesPerCommit), opt(x.ServerFsyncsPerCommit), NumCell(x.LogBytesPerOp), NumCell(x.DataBytesPerOp),
 			NumCell(x.SyncUs), NumCell(x.DelaySecs), check})

@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"strconv"
+
+	"github.com/rumbench/rumbench/internal/stats"
 )
 
 // Table is a titled table of cells, the one model every output format renders: aligned text,
@@ -58,6 +60,40 @@ type Cell struct {
 	// Flag marks a cell for HTML: "bad" (red: a missed target) or "gray" (a rate measured while
 	// the background writers missed their target).
 	Flag string
+	// Interval, when not nil, is the summary of the repetitions whose median is Value: the
+	// text shows "±x%", CSV and TSV add the bounds as columns, JSON writes them.
+	Interval *stats.Summary
+	// Verdict, in a relative table of repeated runs, says whether the difference from the base
+	// is significant: "~" when it is not (the Mann-Whitney U test's P is at least the alpha of
+	// the comparison), "" when it is. P is that test's p-value, 0 when not tested.
+	Verdict string
+	P       float64
+}
+
+// IntervalCell shows the median of s with its interval as "median ±x%", the larger distance of
+// a bound from the median in percent of it (no ± when every repetition measured the same).
+func IntervalCell(s stats.Summary) Cell {
+	c := NumCell(s.Median)
+	switch {
+	case s.Min == s.Max:
+	case s.Median == 0:
+		c.Text += " [" + num(s.Lo) + ", " + num(s.Hi) + "]"
+	default:
+		c.Text += " " + plusMinus(s.HalfWidthPct())
+	}
+	c.Interval = &s
+	return c
+}
+
+// plusMinus renders a half-width in percent: ±12%, ±3.4%, ±0.5%.
+func plusMinus(pct float64) string {
+	switch {
+	case math.IsNaN(pct):
+		return "±?"
+	case pct >= 10:
+		return "±" + strconv.FormatFloat(pct, 'f', 0, 64) + "%"
+	}
+	return "±" + strconv.FormatFloat(pct, 'f', 1, 64) + "%"
 }
 
 // TextCell returns a text cell.

@@ -32,16 +32,13 @@ var latencyView = []string{"count", "p50", "p90", "p99", "p99.9", "max"}
 const MetricsHint = "columns: rumbench metrics [NAME] says what each one means and how it is computed"
 
 // targetCell is a row's target, with its status when it is not ok.
-func targetCell(s *results.Step) Cell {
-	if s.Status != results.StatusOK {
-		return TextCell(s.Target + " (" + s.Status + ")")
+func targetCell(r Reps) Cell {
+	if st := r.status(); st != results.StatusOK {
+		return TextCell(r[0].Target + " (" + st + ")")
 	}
-	return TextCell(s.Target)
+	return TextCell(r[0].Target)
 }
 
-// StepTables returns two tables per ungrouped step (in order of first appearance), each with
-// one row per target: the step's figures (titled with the step name) and its response times
-// (untitled, with the step errors as footer). Grouped steps are left out (GroupTables).
 func StepTables(steps []results.Step) []*Table {
 	var order []string
 	byStep := map[string][]*results.Step{}
@@ -63,15 +60,20 @@ func StepTables(steps []results.Step) []*Table {
 }
 
 // stepTable is the figures of one step, one row per target.
-func stepTable(name string, rows []*results.Step) *Table {
-	t := &Table{Title: name, Note: rows[0].Note, Kind: Absolute}
+func stepTable(name string, steps []*results.Step) *Table {
+	rows := groupReps(steps)
+	t := &Table{Title: name, Note: steps[0].Note, Kind: Absolute}
 	b := newBuilder(t, len(rows))
 	b.text("target", func(i int) Cell { return targetCell(rows[i]) })
 	for _, n := range stepView {
 		b.stepMetric(metric.MustGet(n), rows)
 	}
-	for i, s := range rows {
-		if s.TargetMet == nil || *s.TargetMet {
+	for i, r := range rows {
+		missed := false
+		for _, s := range r {
+			missed = missed || (s.TargetMet != nil && !*s.TargetMet)
+		}
+		if !missed {
 			continue
 		}
 		for j, c := range t.Columns {
@@ -80,11 +82,12 @@ func stepTable(name string, rows []*results.Step) *Table {
 			}
 		}
 	}
+	if n := b.intervalNote(); n != "" {
+		t.Footer = append(t.Footer, n)
+	}
 	return t
 }
 
-// Text writes one table per ungrouped step (in order of first appearance) with one row per
-// target, followed by the response-time table of the step and its sync accounting.
 func Text(w io.Writer, steps []results.Step) error {
 	tables := StepTables(steps)
 	for i := 0; i < len(tables); i += 2 {
@@ -106,26 +109,35 @@ func Text(w io.Writer, steps []results.Step) error {
 // latencyTable is the response-time percentiles of every operation kind of a step, with the
 // step errors as footer.
 func latencyTable(step string, rows []*results.Step) *Table {
+	// A row per target and kind, with the latencies of every repetition.
 	type row struct {
-		s *results.Step
-		l *results.Latency
+		target string
+		kind   string
+		lats   []*results.Latency
 	}
-	var lrows []row
+	var lrows []*row
+	at := map[[2]string]*row{}
+	var all []*results.Latency
 	for _, s := range rows {
 		for i := range s.Latency {
-			lrows = append(lrows, row{s, &s.Latency[i]})
+			l := &s.Latency[i]
+			k := [2]string{s.Target, l.Kind}
+			r := at[k]
+			if r == nil {
+				r = &row{target: s.Target, kind: l.Kind}
+				at[k] = r
+				lrows = append(lrows, r)
+			}
+			r.lats = append(r.lats, l)
+			all = append(all, l)
 		}
 	}
 	t := &Table{Key: step + " latency"}
 	b := newBuilder(t, len(lrows))
-	b.text("target", func(i int) Cell { return TextCell(lrows[i].s.Target) })
-	b.text("op", func(i int) Cell { return TextCell(lrows[i].l.Kind) })
+	b.text("target", func(i int) Cell { return TextCell(lrows[i].target) })
+	b.text("op", func(i int) Cell { return TextCell(lrows[i].kind) })
 	view := latencyView
-	lats := make([]*results.Latency, len(lrows))
-	for i := range lrows {
-		lats[i] = lrows[i].l
-	}
-	if extra := extraPercentiles(lats); len(extra) > 0 {
+	if extra := extraPercentiles(all); len(extra) > 0 {
 		view = append(append(slices.Clone(view[:len(view)-1]), extra...), view[len(view)-1])
 	}
 	for _, n := range view {
@@ -133,23 +145,30 @@ func latencyTable(step string, rows []*results.Step) *Table {
 		if !ok {
 			m, _ = metric.Lookup(n + "_us")
 		}
-		b.metric(m, n, "", func(i int) (float64, bool) {
-			l := lrows[i].l
-			switch n {
-			case "count":
-				return float64(l.Count), true
-			case "max":
-				return l.MaxUs, true
+		b.metric(m, n, "", func(i int) []float64 {
+			var xs []float64
+			for _, l := range lrows[i].lats {
+				switch n {
+				case "count":
+					xs = append(xs, float64(l.Count))
+				case "max":
+					xs = append(xs, l.MaxUs)
+				default:
+					if v, ok := metric.Percentile(l, n); ok {
+						xs = append(xs, v)
+					}
+				}
 			}
-			return metric.Percentile(l, n)
+			return xs
 		})
 	}
 	t.Footer = append(t.Footer, problems(rows, false)...)
+	if n := b.intervalNote(); n != "" {
+		t.Footer = append(t.Footer, n)
+	}
 	return t
 }
 
-// extraPercentiles returns the percentiles above p99.9 that lats report (--percentiles, YCSB's
-// p99.99), ascending, for the latency table.
 func extraPercentiles(lats []*results.Latency) []string {
 	seen := map[string]float64{}
 	for _, l := range lats {
@@ -175,6 +194,9 @@ func problems(rows []*results.Step, withStep bool) []string {
 		who := s.Target
 		if withStep {
 			who = s.Step + " " + s.Target
+		}
+		if s.Rep > 0 {
+			who += fmt.Sprintf(" (repetition %d)", s.Rep)
 		}
 		if s.Error != "" {
 			out = append(out, who+" error: "+s.Error)

@@ -91,6 +91,10 @@ type Kind struct {
 // Step is the record of one target × step: the figures of DESIGN section 4.
 type Step struct {
 	Target string `json:"target"`
+	// Rep is the repetition this record is of, 1..N in a run with --repeat N (N > 1), 0 in a
+	// run without repeats. Reports summarize a target's repetitions of a step as one figure
+	// with its interval.
+	Rep    int    `json:"rep,omitempty"`
 	Engine string `json:"engine"`
 	Step   string `json:"step"`
 	Status string `json:"status"`
@@ -219,10 +223,12 @@ type Step struct {
 
 // Interval is one line of intervals.jsonl: one target × step × tick.
 type Interval struct {
-	Target string  `json:"target"`
-	Step   string  `json:"step"`
-	T      float64 `json:"t_secs"`
-	Secs   float64 `json:"secs"`
+	Target string `json:"target"`
+	// Rep is the repetition the interval belongs to (see Step.Rep).
+	Rep  int     `json:"rep,omitempty"`
+	Step string  `json:"step"`
+	T    float64 `json:"t_secs"`
+	Secs float64 `json:"secs"`
 	// Per-second rates over the interval: the headline (named RateName, as the step's) and the
 	// role aggregates (see Step).
 	RateName string  `json:"rate_name,omitempty"`
