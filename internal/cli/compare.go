@@ -20,6 +20,7 @@ func newCompareCmd(env *Env) *cobra.Command {
 	var base string
 	var absolute, allowMixed bool
 	var alpha float64
+	var checks checkFlags
 	cmd := &cobra.Command{
 		Use:   "compare RUN...",
 		Short: "Compare targets and runs relative to a base",
@@ -44,6 +45,10 @@ significant at --alpha (Mann-Whitney U test), a "~".`,
 			if !(alpha > 0 && alpha < 1) {
 				return usagef("--alpha %g: must be in (0, 1), e.g. 0.05", alpha)
 			}
+			exprs, err := checks.parse()
+			if err != nil {
+				return err
+			}
 			runs, err := loadRuns(env, o, args)
 			if err != nil {
 				return err
@@ -62,17 +67,26 @@ significant at --alpha (Mann-Whitney U test), a "~".`,
 				return err
 			}
 			c.Alpha = alpha
-			return writeOutput(env, o.output, func(w io.Writer) error {
+			err = writeOutput(env, o.output, func(w io.Writer) error {
 				if o.format == "html" {
 					return report.HTML(w, runs, report.HTMLOptions{Base: base, Alpha: alpha})
 				}
 				return report.Render(w, o.format, c.Document(absolute))
 			})
+			if err != nil {
+				return err
+			}
+			suite := runs[0].Manifest.RunID
+			if len(runs) > 1 {
+				suite = "compare"
+			}
+			return runChecks(env.Stdout, exprs, seriesOfRuns(runs), c.Base, checks.junit, suite)
 		},
 	}
 	o.add(cmd, compareFormats)
 	cmd.Flags().StringVar(&base, "base", "", "the base: a target, a column label (r2/pebble) or a run id or prefix (default the first target of the first run)")
 	cmd.Flags().BoolVar(&absolute, "absolute", false, "print the figures, not the ratios to the base")
+	checks.add(cmd.Flags())
 	cmd.Flags().Float64Var(&alpha, "alpha", report.DefaultAlpha, "significance level of the test between repeated runs (--repeat): a larger p-value is marked ~")
 	cmd.Flags().BoolVar(&allowMixed, "allow-mixed", false, "compare runs made under different memory caps (--memory-limit)")
 	return cmd

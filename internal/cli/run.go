@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rumbench/rumbench/internal/bench"
+	"github.com/rumbench/rumbench/internal/check"
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/redact"
@@ -45,6 +46,8 @@ type runFlags struct {
 	cold                            bool
 	readaheadKB                     int
 	repeat                          int
+	checks                          checkFlags
+	checkExprs                      []check.Expr
 	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
 }
 
@@ -101,6 +104,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.StringVar(&f.memoryLimit, "memory-limit", "", "cap each engine's memory and the page cache of its files at SIZE (e.g. 512M, 2G) with a memory cgroup, or none (default from --profile: none); needs root or a delegated cgroup")
 	fl.BoolVar(&f.cold, "cold", false, "evict the engine's data files from the page cache before each step")
 	fl.IntVar(&f.repeat, "repeat", 1, "run every target this many times, interleaved (A B A B ...); tables show each figure's median and its confidence interval (6 or more give 95%)")
+	f.checks.add(fl)
 	fl.IntVar(&f.readaheadKB, "readahead-kb", 0, "set the data device's readahead to this many KiB for the run, restored after (root; 0: leave it)")
 	// The chosen workload's own flags: the workload is named on the command line, so it is
 	// known before the arguments are parsed.
@@ -270,6 +274,9 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	}
 	if f.repeat < 1 || f.repeat > 1000 {
 		return bench.Config{}, usagef("--repeat %d: must be 1..1000", f.repeat)
+	}
+	if f.checkExprs, err = f.checks.parse(); err != nil {
+		return bench.Config{}, err
 	}
 	label := f.label
 	if label == "" {
@@ -490,6 +497,15 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		fmt.Fprintf(env.Stdout, "report: %s\n", path)
 	}
 	fmt.Fprintf(env.Stdout, "results: %s\n", out.Dir)
+	if runErr == nil && !out.Interrupted {
+		run := &results.Run{Dir: out.Dir, Manifest: out.Manifest, Steps: out.Steps}
+		if err := runChecks(env.Stdout, f.checkExprs, seriesOfRuns([]*results.Run{run}), 0, f.checks.junit, out.Manifest.RunID); err != nil {
+			if reportErr != nil {
+				fmt.Fprintf(env.Stderr, "rumbench: %v\n", reportErr)
+			}
+			return err
+		}
+	}
 	if runErr != nil {
 		if reportErr != nil {
 			fmt.Fprintf(env.Stderr, "rumbench: %v\n", reportErr)

@@ -1,0 +1,330 @@
+// Package check evaluates pass/fail gates on a run's figures (--check): expressions such as
+// "qps>=20000", "l.i1:p99_us<=5000" or "ratio(ips)>=0.95", each evaluated per step and target,
+// on the median when a target was repeated. A name is what the tables show: the step's headline
+// rate under the workload's name for it (ips, qps, Krps ...) or a metric of the catalog
+// (rumbench metrics), a latency with its unit (p99_us, max_ms). It also writes the outcome as a
+// JUnit XML report for CI systems.
+package check
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rumbench/rumbench/internal/metric"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/stats"
+)
+
+// Expr is one parsed check.
+type Expr struct {
+	// Text is the check as given.
+	Text string
+	// Step limits the check to one step ("" for every step that has the figure).
+	Step string
+	// Name is the figure's name as given (qps, p99_us, wKB/i); Ratio marks ratio(Name), the
+	// figure relative to the comparison's base.
+	Name  string
+	Ratio bool
+	// Op is one of >=, <=, >, <, ==, !=; Value the bound, in the figure's unit as named (µs for
+	// p99_us, ms for p99_ms).
+	Op    string
+	Value float64
+}
+
+var ops = []string{">=", "<=", "==", "!=", ">", "<"}
+
+// Parse parses "[STEP:]NAME OP NUMBER" or "[STEP:]ratio(NAME) OP NUMBER"; spaces are allowed
+// around the operator. NAME is a catalog metric or one of rates, the names workloads give their
+// headline rate. The error says what is wrong and what is valid.
+func Parse(text string, rates []string) (Expr, error) {
+	e := Expr{Text: text}
+	s := strings.TrimSpace(text)
+	at, op := -1, ""
+	for _, o := range ops {
+		if i := strings.Index(s, o); i >= 0 && (at < 0 || i < at || (i == at && len(o) > len(op))) {
+			at, op = i, o
+		}
+	}
+	if at <= 0 {
+		return e, fmt.Errorf("--check %q: want [STEP:]NAME OP NUMBER with OP one of >= <= > < == != (e.g. qps>=20000, l.i1:p99_us<=5000, ratio(ips)>=0.95)", text)
+	}
+	lhs, rhs := strings.TrimSpace(s[:at]), strings.TrimSpace(s[at+len(op):])
+	v, err := strconv.ParseFloat(rhs, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return e, fmt.Errorf("--check %q: %q is not a number", text, rhs)
+	}
+	e.Op, e.Value = op, v
+	if i := strings.LastIndex(lhs, ":"); i >= 0 {
+		e.Step, lhs = lhs[:i], lhs[i+1:]
+		if e.Step == "" {
+			return e, fmt.Errorf("--check %q: empty step before ':'", text)
+		}
+	}
+	if inner, ok := strings.CutPrefix(lhs, "ratio("); ok {
+		name, closed := strings.CutSuffix(inner, ")")
+		if !closed {
+			return e, fmt.Errorf("--check %q: ratio( without its )", text)
+		}
+		e.Ratio, lhs = true, name
+	}
+	if lhs == "" {
+		return e, fmt.Errorf("--check %q: no figure name before %s", text, op)
+	}
+	e.Name = lhs
+	if !slices.Contains(rates, lhs) {
+		if _, ok := metric.Lookup(lhs); !ok {
+			return e, fmt.Errorf("--check %q: unknown figure %q (a metric of rumbench metrics, a latency with its unit as p99_us, or a workload's rate name)", text, lhs)
+		}
+	}
+	return e, nil
+}
+
+// pass says whether v satisfies e's bound.
+func (e Expr) pass(v float64) bool {
+	switch e.Op {
+	case ">=":
+		return v >= e.Value
+	case "<=":
+		return v <= e.Value
+	case ">":
+		return v > e.Value
+	case "<":
+		return v < e.Value
+	case "==":
+		return v == e.Value
+	}
+	return v != e.Value
+}
+
+// Value is the figure name of step s in the unit the name says, and whether s has it: the
+// headline rate when name is the step's rate name, else the catalog metric (a latency named
+// with _ms is converted from µs).
+func Value(name string, s *results.Step) (float64, bool) {
+	if name == s.RateName || name == "rate" {
+		return s.Rate, true
+	}
+	m, ok := metric.Lookup(name)
+	if !ok || !m.AppliesTo(s) {
+		return 0, false
+	}
+	var v float64
+	if m.Name == "pN" {
+		base := strings.TrimSuffix(strings.TrimSuffix(name, "_us"), "_ms")
+		l := metric.RateLatency(s)
+		if l == nil {
+			return 0, false
+		}
+		if v, ok = metric.Percentile(l, base); !ok {
+			return 0, false
+		}
+	} else if m.Value == nil {
+		return 0, false
+	} else if v, ok = m.Value(s); !ok {
+		return 0, false
+	}
+	if m.Latency && strings.HasSuffix(name, "_ms") {
+		v /= 1e3
+	}
+	return v, true
+}
+
+// Result is one check on one step and target (or compared series).
+type Result struct {
+	Expr   Expr
+	Step   string
+	Target string
+	// Value is the figure (the median of the repetitions), N how many repetitions had it.
+	Value float64
+	N     int
+	Pass  bool
+	// Why says what failed when no figure was there to check.
+	Why string
+}
+
+// Series is one column of figures a check runs over: a target of a run, with its step records
+// (several for repeated runs).
+type Series struct {
+	Label string
+	Steps []*results.Step
+}
+
+// Evaluate runs every check over the series; ratio checks divide by the series at index base
+// (base < 0: no base, ratio checks fail) and skip the base itself. A check that finds its
+// figure nowhere fails, so a gate cannot pass by matching nothing.
+func Evaluate(exprs []Expr, series []Series, base int) []Result {
+	var out []Result
+	for _, e := range exprs {
+		n := len(out)
+		for si, sr := range series {
+			if e.Ratio && (base < 0 || si == base) {
+				continue
+			}
+			for _, step := range stepsOf(sr.Steps) {
+				if e.Step != "" && step != e.Step {
+					continue
+				}
+				v, reps := median(e.Name, sr.Steps, step)
+				if reps == 0 {
+					continue
+				}
+				if e.Ratio {
+					b, breps := median(e.Name, series[base].Steps, step)
+					if breps == 0 {
+						continue
+					}
+					v = ratio(v, b)
+				}
+				out = append(out, Result{Expr: e, Step: step, Target: sr.Label, Value: v, N: reps, Pass: e.pass(v)})
+			}
+		}
+		if len(out) == n {
+			why := "no step measured " + e.Name
+			switch {
+			case e.Ratio && base < 0:
+				why = "ratio() needs a comparison: use it with rumbench compare"
+			case e.Step != "":
+				why = fmt.Sprintf("no target measured %s in step %s", e.Name, e.Step)
+			}
+			out = append(out, Result{Expr: e, Step: e.Step, Value: math.NaN(), Why: why})
+		}
+	}
+	return out
+}
+
+func ratio(v, base float64) float64 {
+	switch {
+	case base == 0 && v == 0:
+		return 1
+	case base == 0:
+		return math.Inf(1)
+	}
+	return v / base
+}
+
+// stepsOf returns the step names in order of first appearance.
+func stepsOf(steps []*results.Step) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range steps {
+		if !seen[s.Step] {
+			seen[s.Step] = true
+			out = append(out, s.Step)
+		}
+	}
+	return out
+}
+
+// median is the median of name over the records of step (failed ones left out), and how many
+// had it.
+func median(name string, steps []*results.Step, step string) (float64, int) {
+	var xs []float64
+	for _, s := range steps {
+		if s.Step != step || s.Status == results.StatusFailed {
+			continue
+		}
+		if v, ok := Value(name, s); ok {
+			xs = append(xs, v)
+		}
+	}
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	return stats.Summarize(xs).Median, len(xs)
+}
+
+// Failed counts the results that did not pass.
+func Failed(rs []Result) int {
+	n := 0
+	for _, r := range rs {
+		if !r.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// junit is the JUnit XML schema subset CI systems read (Jenkins, GitLab, GitHub actions).
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Output    string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit writes rs as a JUnit XML report: one test suite named suite (the run id), one test
+// case per check, step and target, named "STEP TARGET: CHECK", failing with the measured value.
+func JUnit(w io.Writer, suite string, rs []Result) error {
+	s := junitSuite{Name: suite, Tests: len(rs), Failures: Failed(rs)}
+	for _, r := range rs {
+		c := junitCase{Name: caseName(r), Classname: "rumbench." + suite}
+		if r.Pass {
+			c.Output = describe(r)
+		} else {
+			c.Failure = &junitFailure{Message: describe(r), Type: "check", Text: describe(r)}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	doc := junitSuites{Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func caseName(r Result) string {
+	where := strings.TrimSpace(r.Step + " " + r.Target)
+	if where == "" {
+		return r.Expr.Text
+	}
+	return where + ": " + r.Expr.Text
+}
+
+// describe says what was measured against the bound, e.g. "ips = 12345 (median of 5), want >= 20000".
+func describe(r Result) string {
+	if r.Why != "" {
+		return r.Why
+	}
+	name := r.Expr.Name
+	if r.Expr.Ratio {
+		name = "ratio(" + name + ")"
+	}
+	of := ""
+	if r.N > 1 {
+		of = fmt.Sprintf(" (median of %d)", r.N)
+	}
+	return fmt.Sprintf("%s = %s%s, want %s %s", name, strconv.FormatFloat(r.Value, 'g', 6, 64), of, r.Expr.Op, strconv.FormatFloat(r.Expr.Value, 'g', -1, 64))
+}
+
+// Describe is the line of a result for a table or a log: what was measured against the bound.
+func Describe(r Result) string { return describe(r) }

@@ -1,0 +1,127 @@
+package check
+
+import (
+	"bytes"
+	"encoding/xml"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+var rates = []string{"ips", "qps"}
+
+func TestParse(t *testing.T) {
+	for text, want := range map[string]Expr{
+		"qps>=20000":                  {Name: "qps", Op: ">=", Value: 20000},
+		"l.i1:p99_us <= 5000":         {Step: "l.i1", Name: "p99_us", Op: "<=", Value: 5000},
+		"ratio(ips)>=0.95":            {Name: "ips", Ratio: true, Op: ">=", Value: 0.95},
+		"read-only_range=100:qps>1e3": {Step: "read-only_range=100", Name: "qps", Op: ">", Value: 1000},
+		"wKB/i<1":                     {Name: "wKB/i", Op: "<", Value: 1},
+		"l.i0:ratio(cpu_us/op) != 2":  {Step: "l.i0", Name: "cpu_us/op", Ratio: true, Op: "!=", Value: 2},
+		"p99.99_ms==3":                {Name: "p99.99_ms", Op: "==", Value: 3},
+	} {
+		got, err := Parse(text, rates)
+		want.Text = text
+		if err != nil || got != want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", text, got, err, want)
+		}
+	}
+	for text, msg := range map[string]string{
+		"qps":             "want [STEP:]NAME OP NUMBER",
+		">=3":             "want [STEP:]NAME OP NUMBER",
+		"qps>=fast":       `"fast" is not a number`,
+		"qps>=NaN":        `"NaN" is not a number`,
+		"ipz>=1":          `unknown figure "ipz"`,
+		":qps>=1":         "empty step",
+		"ratio(qps>=1":    "ratio( without its )",
+		"l.i1:ratio()>=1": "no figure name",
+	} {
+		if _, err := Parse(text, rates); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("Parse(%q) error %v, want one saying %q", text, err, msg)
+		}
+	}
+}
+
+func step(target, name string, rep int, ips, p99 float64) *results.Step {
+	return &results.Step{Target: target, Step: name, Rep: rep, Status: results.StatusOK, RateName: "ips", Rate: ips, IPS: ips,
+		RateKinds: []string{"insert"}, Kinds: []results.Kind{{Name: "insert", Role: results.RoleWrite, Ops: 100, MaxUs: 2 * p99}},
+		Latency: []results.Latency{{Kind: "insert", Count: 100, P99Us: p99, Percentiles: map[string]float64{"p99.99": 3 * p99}}}}
+}
+
+func TestEvaluate(t *testing.T) {
+	series := []Series{
+		{Label: "pebble", Steps: []*results.Step{step("pebble", "l.i0", 1, 1000, 400), step("pebble", "l.i0", 2, 1200, 500),
+			step("pebble", "l.i0", 3, 1100, 450), step("pebble", "l.i1", 1, 900, 800)}},
+		{Label: "bbolt", Steps: []*results.Step{step("bbolt", "l.i0", 1, 500, 4000), step("bbolt", "l.i1", 1, 100, 9000)}},
+	}
+	parse := func(s string) Expr {
+		e, err := Parse(s, rates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	rs := Evaluate([]Expr{parse("ips>=600"), parse("l.i1:p99_ms<=5"), parse("ratio(ips)>=0.2"), parse("p99.99_us<2000"), parse("l.x:ips>1")}, series, 0)
+	type row struct {
+		step, target string
+		value        float64
+		n            int
+		pass         bool
+	}
+	want := []row{
+		{"l.i0", "pebble", 1100, 3, true}, {"l.i1", "pebble", 900, 1, true}, {"l.i0", "bbolt", 500, 1, false}, {"l.i1", "bbolt", 100, 1, false},
+		{"l.i1", "pebble", 0.8, 1, true}, {"l.i1", "bbolt", 9, 1, false},
+		{"l.i0", "bbolt", 500.0 / 1100, 1, true}, {"l.i1", "bbolt", 100.0 / 900, 1, false},
+		{"l.i0", "pebble", 1350, 3, true}, {"l.i1", "pebble", 2400, 1, false}, {"l.i0", "bbolt", 12000, 1, false}, {"l.i1", "bbolt", 27000, 1, false},
+	}
+	if len(rs) != len(want)+1 {
+		t.Fatalf("%d results, want %d: %+v", len(rs), len(want)+1, rs)
+	}
+	for i, w := range want {
+		r := rs[i]
+		if r.Step != w.step || r.Target != w.target || math.Abs(r.Value-w.value) > 1e-9 || r.N != w.n || r.Pass != w.pass {
+			t.Errorf("result %d (%s) = %+v, want %+v", i, r.Expr.Text, r, w)
+		}
+	}
+	// A check that matched nothing fails, saying so.
+	if last := rs[len(rs)-1]; last.Pass || !strings.Contains(last.Why, "no target measured ips in step l.x") {
+		t.Errorf("unmatched check: %+v", last)
+	}
+	if Failed(rs) != 8 {
+		t.Errorf("Failed = %d, want 8", Failed(rs))
+	}
+	// Without a base, a ratio check cannot pass.
+	if rs := Evaluate([]Expr{parse("ratio(ips)>=0.2")}, series, -1); len(rs) != 1 || rs[0].Pass || !strings.Contains(rs[0].Why, "compare") {
+		t.Errorf("ratio without base: %+v", rs)
+	}
+
+	var buf bytes.Buffer
+	if err := JUnit(&buf, "run1", rs); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suite    struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("junit: %v\n%s", err, buf.String())
+	}
+	if doc.Tests != 13 || doc.Failures != 8 || doc.Suite.Name != "run1" || len(doc.Suite.Cases) != 13 {
+		t.Fatalf("junit: %d tests, %d failures, suite %q:\n%s", doc.Tests, doc.Failures, doc.Suite.Name, buf.String())
+	}
+	c := doc.Suite.Cases[5]
+	if c.Name != "l.i1 bbolt: l.i1:p99_ms<=5" || c.Failure == nil || c.Failure.Message != "p99_ms = 9, want <= 5" {
+		t.Errorf("junit case 5: %+v %+v", c, c.Failure)
+	}
+}
