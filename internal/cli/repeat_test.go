@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // A repeated run on two real engines: every target runs N times interleaved, the manifest lists
