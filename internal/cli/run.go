@@ -278,6 +278,11 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if f.checkExprs, err = f.checks.parse(); err != nil {
 		return bench.Config{}, err
 	}
+	for _, d := range []struct{ flag, dir string }{{"--out", f.out}, {"--data-dir", f.dataDir}} {
+		if err := writableDir(d.dir); err != nil {
+			return bench.Config{}, usagef("%s %s: %v", d.flag, d.dir, err)
+		}
+	}
 	label := f.label
 	if label == "" {
 		label = f.workload
@@ -368,6 +373,9 @@ func expandConfigs(vals []string) ([]string, error) {
 			return nil, usagef("--server-config %q: no such file or directory", v)
 		}
 		if !st.IsDir() {
+			if err := readable(abs); err != nil {
+				return nil, usagef("--server-config %q: %v", v, err)
+			}
 			out = append(out, abs)
 			continue
 		}
@@ -378,7 +386,11 @@ func expandConfigs(vals []string) ([]string, error) {
 		n := len(out)
 		for _, e := range entries {
 			if e.Type().IsRegular() {
-				out = append(out, filepath.Join(abs, e.Name()))
+				file := filepath.Join(abs, e.Name())
+				if err := readable(file); err != nil {
+					return nil, usagef("--server-config %q: %v", v, err)
+				}
+				out = append(out, file)
 			}
 		}
 		if len(out) == n {
@@ -386,6 +398,49 @@ func expandConfigs(vals []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// writableDir checks, leaving nothing behind, that dir is a directory this process can create
+// files in, or that it can be created: a directory is made and removed in it, or in its nearest
+// existing ancestor.
+func writableDir(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for p := abs; ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) && p != filepath.Dir(p) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			if p == abs {
+				return errors.New("is a file, not a directory")
+			}
+			return fmt.Errorf("%s is a file, not a directory", p)
+		}
+		probe, err := os.MkdirTemp(p, ".rumbench-probe-")
+		if err != nil {
+			err = errors.Unwrap(err) // the cause, without the probe's name
+			if p == abs {
+				return fmt.Errorf("not writable: %v", err)
+			}
+			return fmt.Errorf("cannot be created: %s is not writable: %v", p, err)
+		}
+		return os.Remove(probe)
+	}
+}
+
+// readable checks that file can be opened for reading.
+func readable(file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // splitList splits a comma-separated flag value, refusing empty items and duplicates.

@@ -214,3 +214,11 @@ func versionKey(name string) ([]int, bool) {
 	}
 	return key, true
 }
+
+// CheckBinaries says whether the programs of a kind of server are found, in binDir when it is
+// not empty, else where Start would discover them: nil, or the error Start would return
+// (errors.Is ErrBinaryNotFound), which names what is missing and how to install it.
+func CheckBinaries(kind Kind, binDir string) error {
+	_, err := findBinaries(kind, binDir)
+	return err
+}

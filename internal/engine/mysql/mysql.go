@@ -22,6 +22,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
+	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"
@@ -50,8 +51,16 @@ func register(name, te, description string) {
 			return open(ctx, name, te, o)
 		},
 		Check: func(extra map[string]string) error {
-			_, err := tableEngine(name, te, extra)
-			return err
+			if _, err := tableEngine(name, te, extra); err != nil {
+				return err
+			}
+			if dsn := extra["dsn"]; dsn != "" {
+				if _, err := gomysql.ParseDSN(dsn); err != nil {
+					return fmt.Errorf("--dsn %s: not a MySQL DSN (want e.g. user:pass@tcp(host:3306)/db): %v", redact.DSN(dsn), err)
+				}
+				return nil
+			}
+			return server.CheckBinaries(server.MariaDB, extra["server_bin"])
 		},
 	})
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
+	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"
@@ -39,7 +40,20 @@ func init() {
 		Options:     options,
 		Open:        open,
 		Server:      true,
+		Check:       check,
 	})
+}
+
+// check refuses, before any work, a --dsn that does not parse and, for a managed server,
+// PostgreSQL programs that are not found.
+func check(extra map[string]string) error {
+	if dsn := extra["dsn"]; dsn != "" {
+		if _, err := pgx.ParseConfig(dsn); err != nil {
+			return fmt.Errorf("--dsn %s: not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db)", redact.DSN(dsn))
+		}
+		return nil
+	}
+	return server.CheckBinaries(server.Postgres, extra["server_bin"])
 }
 
 func open(ctx context.Context, o engine.Options) (table.Engine, error) {

@@ -70,10 +70,10 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Clients < 1 || c.Clients > 1024:
 		return fmt.Errorf("--clients %d: must be 1..1024", c.Clients)
-	case c.Rows < 0:
-		return fmt.Errorf("--rows %d: must be >= 0", c.Rows)
-	case c.Writes < 0:
-		return fmt.Errorf("--writes %d: must be >= 0", c.Writes)
+	case c.Rows < 1:
+		return fmt.Errorf("--rows %d: must be >= 1 (the rows each client loads in l.i0)", c.Rows)
+	case c.Writes < 1:
+		return fmt.Errorf("--writes %d: must be >= 1 (the rows each client inserts in l.i1 and l.i2)", c.Writes)
 	case !(c.QuerySecs > 0) || math.IsInf(c.QuerySecs, 1):
 		return fmt.Errorf("--query-secs %g: must be > 0", c.QuerySecs)
 	case c.RowsPerCommit < 0 || c.RowsPerCommit > 100_000:
