@@ -64,6 +64,12 @@ type Config struct {
 	PSSEvery time.Duration
 	// Settings is the effective configuration shown in the manifest (flags, profile).
 	Settings map[string]any
+	// Prepare runs only the workload's load steps (workload.Reuser) and records in the database
+	// what was loaded; the data is kept (rumbench prepare). Reuse skips the load steps and
+	// runs the others on the data a Prepare run left, refused when that data does not match
+	// this run; the data is kept (run --reuse). Both need an engine whose tables outlive the
+	// run (table.Keeper): an embedded engine's data directory or a --dsn server.
+	Prepare, Reuse bool
 	// Repeat runs every target this many times (0 or 1: once), interleaved: all targets once,
 	// then all again, so drift over the run hits every target alike. Each repetition loads its
 	// own data; its records carry Rep = 1..Repeat.
@@ -239,6 +245,19 @@ func validate(cfg Config) ([]engine.Spec, error) {
 	if err := datalock.Check(cfg.DataDir); err != nil {
 		return nil, UsageError{err}
 	}
+	if cfg.Prepare {
+		if err := prepareSteps(cfg); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case cfg.Prepare && cfg.Reuse:
+		return nil, UsageError{errors.New("prepare and --reuse exclude each other")}
+	case (cfg.Prepare || cfg.Reuse) && cfg.Repeat > 1:
+		return nil, UsageError{errors.New("--repeat loads each repetition afresh: it does not go with prepare or --reuse")}
+	case cfg.Reuse && cfg.Fresh:
+		return nil, UsageError{errors.New("--fresh drops or empties the data that --reuse would use: give one of them")}
+	}
 	specs := make([]engine.Spec, len(cfg.Targets))
 	seen := map[string]bool{}
 	for i, t := range cfg.Targets {
@@ -257,9 +276,14 @@ func validate(cfg Config) ([]engine.Spec, error) {
 		if err := s.CheckOptions(t.Engine.Options); err != nil {
 			return nil, UsageError{err}
 		}
-		for rep := 1; rep <= max(cfg.Repeat, 1); rep++ {
+		for rep := 1; rep <= max(cfg.Repeat, 1) && !cfg.Reuse; rep++ {
 			if err := checkDir(targetDir(cfg, t, rep), cfg.Fresh); err != nil {
 				return nil, err
+			}
+		}
+		if cfg.Reuse && !s.Server {
+			if entries, err := os.ReadDir(targetDir(cfg, t, 1)); err != nil || len(entries) == 0 {
+				return nil, UsageError{fmt.Errorf("--reuse: data dir %s holds no prepared data: run rumbench prepare with the same --data-dir first", targetDir(cfg, t, 1))}
 			}
 		}
 	}
@@ -314,8 +338,12 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	if err := out.opened(results.Target{Label: label, Engine: eng.Info(), DataDir: dir}); err != nil {
 		return err
 	}
-	run, err := cfg.Workload.Open(ctx, eng)
+	run, skip, err := openRun(ctx, cfg, t, eng)
 	if err != nil {
+		var ue UsageError
+		if errors.As(err, &ue) {
+			return err
+		}
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	defer run.Close()
@@ -332,6 +360,9 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency,
 		PSSEvery: cfg.PSSEvery, Memory: mem, OnTick: out.interval}
 	for _, name := range cfg.Workload.Steps() {
+		if skip[name] {
+			continue
+		}
 		if err := runStep(ctx, cfg, label, run, setup, name, dir, out); err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -339,6 +370,12 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	check, err := run.Check(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: invariant check failed: %w", label, err)
+	}
+	if cfg.Prepare {
+		if err := writeMarker(ctx, cfg, out.runID(), t, eng); err != nil {
+			return fmt.Errorf("%s: recording the preparation: %w", label, err)
+		}
+		out.event("%s: prepared: later runs use this data with --reuse", label)
 	}
 	return out.checked(check)
 }

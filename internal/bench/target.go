@@ -30,6 +30,8 @@ type sink interface {
 	// checked records the invariant check's outcome.
 	checked(check string) error
 	event(format string, args ...any)
+	// runID is the run's id.
+	runID() string
 }
 
 // local is the in-process sink: the run directory, the manifest and the Config's callbacks.
@@ -94,6 +96,8 @@ func (l *local) checked(check string) error {
 
 func (l *local) event(format string, args ...any) { event(l.cfg, format, args...) }
 
+func (l *local) runID() string { return l.m.RunID }
+
 // OOMError is a step the kernel killed because its engine exceeded the memory cap.
 type OOMError struct {
 	Target, Step string
@@ -119,7 +123,7 @@ func runTarget(ctx context.Context, cfg Config, i, rep int, spec engine.Spec, w 
 	}
 	defer func() {
 		keepServerLog(dir, filepath.Join(w.Dir(), filepath.Base(dir)+".server.log"), results.FileMode(cfg.Private))
-		if !cfg.KeepData {
+		if !cfg.KeepData && !cfg.Prepare && !cfg.Reuse {
 			os.RemoveAll(dir)
 		}
 	}()

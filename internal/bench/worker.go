@@ -34,6 +34,7 @@ type workerSpec struct {
 	Args          []string `json:"args"`
 	Target        int      `json:"target"`
 	Rep           int      `json:"rep"`
+	RunID         string   `json:"run_id"`
 	Cgroup        string   `json:"cgroup"`
 	CgroupVersion int      `json:"cgroup_version"`
 	Limit         int64    `json:"limit_bytes"`
@@ -92,7 +93,7 @@ func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g
 	if err := g.Add(cmd.Process.Pid); err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	spec := workerSpec{Args: cfg.Args, Target: i, Rep: max(out.rep, 1), Cgroup: g.Dir, CgroupVersion: g.Version, Limit: g.Limit,
+	spec := workerSpec{Args: cfg.Args, Target: i, Rep: max(out.rep, 1), RunID: out.runID(), Cgroup: g.Dir, CgroupVersion: g.Version, Limit: g.Limit,
 		GoLimit: goLimit(g.Limit, cfg.CacheBytes)}
 	if err := json.NewEncoder(stdin).Encode(spec); err != nil {
 		return fmt.Errorf("%s: cannot reach the engine worker: %w", label, err)
@@ -209,7 +210,7 @@ func Worker(ctx context.Context, in io.Reader, out io.Writer, build func(args []
 	if err := json.NewDecoder(in).Decode(&spec); err != nil {
 		return fmt.Errorf("engine worker: reading the assignment: %w (this command is started by rumbench run)", err)
 	}
-	r := &remote{enc: json.NewEncoder(out)}
+	r := &remote{enc: json.NewEncoder(out), id: spec.RunID}
 	err := worker(ctx, spec, r, build)
 	if err != nil {
 		var ue UsageError
@@ -246,6 +247,7 @@ type remote struct {
 	mu  sync.Mutex
 	enc *json.Encoder
 	err error
+	id  string // the run's id
 }
 
 func (r *remote) send(m message) error {
@@ -263,6 +265,7 @@ func (r *remote) begin(step string)             { r.send(message{Begin: step}) }
 func (r *remote) interval(iv *results.Interval) { r.send(message{Interval: iv}) }
 func (r *remote) step(s results.Step) error     { return r.send(message{Step: &s}) }
 func (r *remote) checked(check string) error    { return r.send(message{Check: &check}) }
+func (r *remote) runID() string                 { return r.id }
 func (r *remote) event(format string, args ...any) {
 	r.send(message{Event: fmt.Sprintf(format, args...)})
 }

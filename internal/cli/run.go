@@ -46,6 +46,7 @@ type runFlags struct {
 	cold                            bool
 	readaheadKB                     int
 	repeat                          int
+	prepare, reuse                  bool
 	checks                          checkFlags
 	checkExprs                      []check.Expr
 	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
@@ -56,6 +57,23 @@ const defaultWorkload = "insert"
 
 func newRunCmd(env *Env) *cobra.Command {
 	cmd, _ := newRunFlags(env)
+	return cmd
+}
+
+// newPrepareCmd is rumbench prepare: the run command's flags, running only the workload's load
+// steps and keeping the data for later runs with --reuse.
+func newPrepareCmd(env *Env) *cobra.Command {
+	cmd, f := newRunFlags(env)
+	f.prepare = true
+	cmd.Use = "prepare"
+	cmd.Short = "Load a workload's data once and keep it for later runs (rumbench run --reuse)"
+	cmd.Long = `Run only the load steps of the workload (the insert benchmark's l.i0 and l.x, sysbench's load
+and create-index, YCSB's load, LinkBench's load) on each engine and keep the data: in the engine's
+data directory (--data-dir), or on the server given with --dsn. The database records what was
+loaded (workload, sizes, seed, engine options); "rumbench run --reuse" with the same flags skips
+the load and runs the other steps on it, as often as wanted, and refuses data prepared with other
+settings. --fresh drops an earlier preparation first (on a --dsn server: the workload's tables
+only). The flags are those of rumbench run.`
 	return cmd
 }
 
@@ -89,7 +107,8 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.StringVar(&f.serverBin, "server-bin", "", "directory of the server binaries (default: discovered)")
 	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB, the same for every engine")
 	fl.BoolVar(&f.sync, "sync", true, "sync on commit (--sync=false to turn off)")
-	fl.BoolVar(&f.fresh, "fresh", false, "empty a non-empty engine data directory instead of refusing it")
+	fl.BoolVar(&f.fresh, "fresh", false, "empty a non-empty engine data directory instead of refusing it; on a --dsn server, drop the workload's tables (rumbench's own, and only those) before loading")
+	fl.BoolVar(&f.reuse, "reuse", false, "run on the data rumbench prepare loaded (same --data-dir, or --dsn): the load steps are skipped, and data prepared with other settings is refused")
 	fl.BoolVar(&f.keepData, "keep-data", false, "keep each engine's data directory after its steps")
 	fl.StringVar(&f.out, "out", "results", "results directory")
 	fl.StringVar(&f.dataDir, "data-dir", "rumbench-data", "data directory; each engine gets a subdirectory")
@@ -297,6 +316,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		SyncAcct:    acct,
 		PSSEvery:    time.Duration(f.pssEverySecs * float64(time.Second)),
 		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: env.Args, Repeat: f.repeat,
+		Prepare: f.prepare, Reuse: f.reuse,
 		Command: append([]string{"rumbench"}, redact.Args(env.Args)...),
 		Private: strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
 		Settings: map[string]any{
@@ -304,6 +324,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
 			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
 			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB, "repeat": f.repeat,
+			"prepare": f.prepare, "reuse": f.reuse,
 		},
 	}, nil
 }

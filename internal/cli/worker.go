@@ -52,6 +52,7 @@ func newWorkerCmd(env *Env) *cobra.Command {
 				if err := rc.ParseFlags(args); err != nil {
 					return bench.Config{}, usageError{err}
 				}
+				f.prepare = len(args) > 0 && args[0] == "prepare"
 				return buildConfig(rc, &e, f)
 			})
 		},

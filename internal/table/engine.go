@@ -80,6 +80,19 @@ type Session interface {
 	Close() error
 }
 
+// Keeper is implemented by engines whose tables outlive the process (a data directory, a
+// server): a later run can use the tables an earlier one loaded (rumbench prepare, run --reuse)
+// or drop them (run --fresh on a --dsn server).
+type Keeper interface {
+	// AttachTable makes t, created and loaded by an earlier run in this database, usable by
+	// this engine. It reports whether t exists and, when it has secondary indexes, whether
+	// they were built. An engine that cannot tell an empty table from none reports an empty
+	// table as absent.
+	AttachTable(ctx context.Context, t *Table) (exists, indexed bool, err error)
+	// DropTable removes t, its indexes and its rows; a table that does not exist is no error.
+	DropTable(ctx context.Context, t *Table) error
+}
+
 // ContextCloser is implemented by engines whose Close can wait on something outside the process
 // (a managed server's clean shutdown): CloseContext with a done ctx closes without waiting
 // (the run was interrupted), killing what it must.

@@ -41,6 +41,43 @@ type Warner interface {
 	Warnings() []string
 }
 
+// Reuser is a workload whose load can run once and be used by later runs: rumbench prepare runs
+// its load steps and keeps the data; rumbench run --reuse opens a run on that data (Reopen) and
+// runs the other steps. run --fresh on a --dsn server drops its tables, and only those.
+type Reuser interface {
+	// LoadSteps are the steps of Steps that create and load the data, in order.
+	LoadSteps() []string
+	// Tables are the tables the workload creates, as Open creates them.
+	Tables() []*table.Table
+	// DataConfig is the settings that shape the loaded data (sizes, seed, schema options): a
+	// run reuses data only when its DataConfig equals the preparing run's (as JSON).
+	DataConfig() map[string]any
+	// Reopen opens a run on data an earlier run loaded with an equal DataConfig, instead of
+	// Open: it attaches every table (an error names one that is missing or not indexed as the
+	// load steps leave it) and derives from the data what the later steps and the invariant
+	// check need (row counts, next keys).
+	Reopen(ctx context.Context, eng table.Engine, k table.Keeper) (Run, error)
+}
+
+// AttachAll attaches tables with k and returns an error naming the first that is missing, or
+// that is not indexed when indexed is true.
+func AttachAll(ctx context.Context, k table.Keeper, tables []*table.Table, indexed bool) error {
+	for _, t := range tables {
+		ok, ix, err := k.AttachTable(ctx, t)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("table %s is missing or empty (was the data prepared with rumbench prepare?)", t.Name)
+		}
+		if indexed && !ix && len(t.Indexes) > 0 {
+			return fmt.Errorf("table %s has no secondary indexes: its load did not finish", t.Name)
+		}
+	}
+	return nil
+}
+
+
 // Run is a workload's state on one engine.
 type Run interface {
 	// Prepare does the unmeasured work that precedes step name (e.g. the cleanup before the

@@ -45,6 +45,7 @@ var cases = []testCase{
 	{"CompositeKeys", true, testCompositeKeys},
 	{"StoreReverse", true, testStoreReverse},
 	{"LinkWrites", true, testLinkWrites},
+	{"KeepTables", true, testKeepTables},
 }
 
 func TestConformance(t *testing.T) {
@@ -95,6 +96,7 @@ type harness struct {
 	ctx      context.Context
 	sessions []table.Session
 	closed   bool
+	dir      string // the data directory
 }
 
 // openHarness opens the registered engine name in a fresh data directory; the engine and its
@@ -106,11 +108,12 @@ func openHarness(t *testing.T, name string) *harness {
 		t.Fatalf("engine %s is not registered", name)
 	}
 	ctx := t.Context()
-	e, err := spec.Open(ctx, options(serverDir(t)))
+	dir := serverDir(t)
+	e, err := spec.Open(ctx, options(dir))
 	if err != nil {
 		t.Fatalf("open %s: %v", name, err)
 	}
-	h := &harness{t: t, name: name, e: e, ctx: ctx}
+	h := &harness{t: t, name: name, e: e, ctx: ctx, dir: dir}
 	t.Cleanup(func() {
 		if err := h.close(); err != nil {
 			t.Errorf("close %s: %v", name, err)

@@ -141,6 +141,136 @@ func (e *Engine) CreateIndexes(ctx context.Context, t *table.Table) error {
 	return nil
 }
 
+var _ table.Keeper = (*Engine)(nil)
+
+// AttachTable implements table.Keeper. The store has no catalog: a table's keys live under ids
+// derived from its name, so t exists when its row range holds a key, and is indexed when its
+// first index's range does (or its row range is empty).
+func (e *Engine) AttachTable(ctx context.Context, t *table.Table) (bool, bool, error) {
+	if err := t.Validate(); err != nil {
+		return false, false, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ts := (*e.tables.Load())[t.Name]; ts != nil {
+		return true, ts.indexed || len(t.Indexes) == 0, nil
+	}
+	ts := &tableState{seq: &autoSeq{}}
+	ids := []string{t.Name}
+	for _, ix := range t.Indexes {
+		ids = append(ids, t.Name+"/"+ix.Name)
+	}
+	for i, name := range ids {
+		h := fnv.New32a()
+		h.Write([]byte(name))
+		id := h.Sum32()
+		if other, taken := e.ids[id]; taken && other != name {
+			return false, false, fmt.Errorf("kv: key id of %q collides with %q; rename one", name, other)
+		}
+		if i == 0 {
+			ts.id = id
+		} else {
+			ts.indexIDs = append(ts.indexIDs, id)
+		}
+		ts.bounds = append(ts.bounds, rangeOf(id))
+	}
+	exists, err := e.anyKey(ts.bounds[0])
+	if err != nil || !exists {
+		return false, false, err
+	}
+	ts.indexed = true
+	if len(t.Indexes) > 0 {
+		if ts.indexed, err = e.anyKey(ts.bounds[1]); err != nil {
+			return false, false, err
+		}
+	}
+	for _, name := range ids {
+		h := fnv.New32a()
+		h.Write([]byte(name))
+		e.ids[h.Sum32()] = name
+	}
+	e.publish(t.Name, ts)
+	return true, ts.indexed, nil
+}
+
+// anyKey says whether r holds a key.
+func (e *Engine) anyKey(r keyRange) (bool, error) {
+	it, err := e.store.NewIter(r.lower, r.upper)
+	if err != nil {
+		return false, err
+	}
+	found := it.SeekGE(r.lower)
+	return found, it.Close()
+}
+
+// DropTable implements table.Keeper: it deletes every key of t's rows and indexes, in batches
+// of createIndexBatch keys (no iterator open while a batch commits).
+func (e *Engine) DropTable(ctx context.Context, t *table.Table) error {
+	if _, _, err := e.AttachTable(ctx, t); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ts := (*e.tables.Load())[t.Name]
+	if ts == nil {
+		return nil
+	}
+	for _, r := range ts.bounds {
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			keys, err := e.firstKeys(r, createIndexBatch)
+			if err != nil {
+				return err
+			}
+			if len(keys) == 0 {
+				break
+			}
+			b := e.store.NewBatch()
+			for _, k := range keys {
+				if err := b.Delete(k); err != nil {
+					b.Close()
+					return err
+				}
+			}
+			if err := b.Commit(); err != nil {
+				b.Close()
+				return err
+			}
+			if err := b.Close(); err != nil {
+				return err
+			}
+		}
+	}
+	old := *e.tables.Load()
+	next := make(map[string]*tableState, len(old))
+	for k, v := range old {
+		if k != t.Name {
+			next[k] = v
+		}
+	}
+	e.tables.Store(&next)
+	delete(e.ids, ts.id)
+	for _, id := range ts.indexIDs {
+		delete(e.ids, id)
+	}
+	return nil
+}
+
+// firstKeys returns copies of the first n keys of r.
+func (e *Engine) firstKeys(r keyRange, n int) ([][]byte, error) {
+	it, err := e.store.NewIter(r.lower, r.upper)
+	if err != nil {
+		return nil, err
+	}
+	var keys [][]byte
+	for ok := it.SeekGE(r.lower); ok && len(keys) < n; ok = it.Next() {
+		keys = append(keys, append([]byte(nil), it.Key()...))
+	}
+	return keys, it.Close()
+}
+
 // NewSession implements table.Engine.
 func (e *Engine) NewSession(ctx context.Context) (table.Session, error) {
 	return &session{e: e, batch: e.store.NewBatch()}, nil

@@ -201,7 +201,8 @@ func (s *store) release(ss *session) {
 }
 
 // cursor returns ss's cursor on table id; with create the table is created when it does not
-// exist yet, without it a missing table is a nil cursor.
+// exist yet, without it a missing table is a nil cursor. A table of an earlier process on this
+// directory is found by its file.
 func (s *store) cursor(ss *session, id uint32, create bool) (*C.WT_CURSOR, error) {
 	if c, ok := ss.cursors[id]; ok {
 		return c, nil
@@ -217,6 +218,15 @@ func (s *store) cursor(ss *session, id uint32, create bool) (*C.WT_CURSOR, error
 		}
 		s.tables[id] = uri
 		ok = true
+	}
+	if !ok {
+		// A table an earlier process created (rumbench run --reuse): its file is in the home
+		// directory.
+		if _, err := os.Stat(filepath.Join(s.dir, fmt.Sprintf("t%08x.wt", id))); err == nil {
+			uri = C.CString(fmt.Sprintf("table:t%08x", id))
+			s.tables[id] = uri
+			ok = true
+		}
 	}
 	s.mu.Unlock()
 	if !ok {

@@ -42,7 +42,7 @@ var _ workload.Run = (*Run)(nil)
 // Open implements workload.Workload: it creates the sbtest tables (the index on k comes after
 // the load).
 func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
-	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, rows: make([]atomic.Int64, w.cfg.Tables), returned: map[string]int64{}}
+	r := w.newRun(eng)
 	for i := 1; i <= w.cfg.Tables; i++ {
 		t := newTable(i)
 		if err := eng.CreateTable(ctx, t, false); err != nil {
@@ -50,6 +50,12 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 		}
 		r.tables = append(r.tables, newStmts(t, w.cfg.Prepared))
 	}
+	return r, nil
+}
+
+// newRun returns a run on eng with no tables yet.
+func (w *Workload) newRun(eng table.Engine) *Run {
+	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, rows: make([]atomic.Int64, w.cfg.Tables), returned: map[string]int64{}}
 	// The zipfian generator's setup is O(table size): build it once, when a test needs it.
 	for _, t := range w.tests {
 		if t.event == evUpdateZipf || w.cfg.RandType == "zipfian" {
@@ -57,7 +63,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 			break
 		}
 	}
-	return r, nil
+	return r
 }
 
 // Rows implements workload.Run.

@@ -70,8 +70,8 @@ func Steps(t testing.TB, eng table.Engine, dir string, w workload.Workload, chec
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
-		if res.Status != results.StatusOK {
-			t.Fatalf("%s: status %s %s", step, res.Status, res.Error)
+		if res.Status != results.StatusOK && !onlyLateTicks(res) {
+			t.Fatalf("%s: status %s %s %s", step, res.Status, res.Error, strings.Join(res.Degraded, "; "))
 		}
 		if check != nil {
 			check(run, step, res)
@@ -141,4 +141,18 @@ func LoggedStatements(t testing.TB, dir string) map[string][]string {
 		got[cur] = append(got[cur], inlineValue.ReplaceAllString(stmt, "?"))
 	}
 	return got
+}
+
+// onlyLateTicks says whether a step is degraded only because the sampler's ticks came late (a
+// loaded test machine starving it of CPU): the figures are flagged, the workload worked.
+func onlyLateTicks(res results.Step) bool {
+	if res.Status != results.StatusDegraded {
+		return false
+	}
+	for _, why := range res.Degraded {
+		if !strings.Contains(why, "ticks were late") {
+			return false
+		}
+	}
+	return true
 }

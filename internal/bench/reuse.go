@@ -1,0 +1,238 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+)
+
+// markerTable holds one row: what the preparing run loaded (marker), written by rumbench prepare
+// at its end and read by run --reuse. It lives in the database beside the workload's tables, so
+// it travels with a data directory or a server.
+var markerTable = &table.Table{Name: "rumbench_prepared", Columns: []table.Column{
+	{Name: "id", Type: table.Int64, NotNull: true},
+	{Name: "doc", Type: table.Bytes, Text: true},
+}}
+
+// marker is what a prepared database holds about its load.
+type marker struct {
+	RunID    string            `json:"run_id"`
+	Prepared time.Time         `json:"prepared_at"`
+	Workload string            `json:"workload"`
+	Data     map[string]any    `json:"data"`
+	Engine   string            `json:"engine"`
+	Options  map[string]string `json:"options"`
+}
+
+// dataOptions are the engine options that describe the data (the user's --engine-opt), without
+// those that say where the server is or how it runs.
+func dataOptions(o map[string]string) map[string]string {
+	out := maps.Clone(o)
+	for _, k := range []string{"dsn", "server_config", "server_bin"} {
+		delete(out, k)
+	}
+	if out == nil {
+		out = map[string]string{}
+	}
+	return out
+}
+
+// openRun opens the workload's run on eng and says which steps to skip:
+//   - Reuse: the data an earlier rumbench prepare loaded, after checking that it matches this
+//     run (workload, data settings, engine and options); the load steps are skipped;
+//   - otherwise on a --dsn server: the workload's tables are dropped first with Fresh, and their
+//     presence is refused without it (a previous run's tables);
+//   - Prepare: only the load steps run.
+func openRun(ctx context.Context, cfg Config, t results.Target, eng table.Engine) (workload.Run, map[string]bool, error) {
+	skip := map[string]bool{}
+	reuser, _ := cfg.Workload.(workload.Reuser)
+	keeper, _ := eng.(table.Keeper)
+	if cfg.Reuse || cfg.Prepare {
+		if err := canKeep(cfg, t, eng, reuser, keeper); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cfg.Prepare {
+		for _, s := range cfg.Workload.Steps() {
+			skip[s] = !slices.Contains(reuser.LoadSteps(), s)
+		}
+	}
+	if cfg.Reuse {
+		if err := checkMarker(ctx, cfg, t, eng, keeper); err != nil {
+			return nil, nil, err
+		}
+		run, err := reuser.Reopen(ctx, eng, keeper)
+		if err != nil {
+			return nil, nil, UsageError{fmt.Errorf("%s: --reuse: %w", t.Label, err)}
+		}
+		for _, s := range reuser.LoadSteps() {
+			skip[s] = true
+		}
+		return run, skip, nil
+	}
+	if t.Engine.Options["dsn"] != "" && reuser != nil && keeper != nil {
+		tables := append(reuser.Tables(), markerTable)
+		for _, tb := range tables {
+			if cfg.Fresh {
+				if err := keeper.DropTable(ctx, tb); err != nil {
+					return nil, nil, err
+				}
+				continue
+			}
+			exists, _, err := keeper.AttachTable(ctx, tb)
+			if err != nil {
+				return nil, nil, err
+			}
+			if exists {
+				return nil, nil, UsageError{fmt.Errorf("%s: the server already holds table %s, from an earlier run: run on it with --reuse (after rumbench prepare), or drop rumbench's tables first with --fresh", t.Label, tb.Name)}
+			}
+		}
+	}
+	run, err := cfg.Workload.Open(ctx, eng)
+	return run, skip, err
+}
+
+// canKeep refuses prepare and --reuse where the data cannot be kept or found again.
+func canKeep(cfg Config, t results.Target, eng table.Engine, reuser workload.Reuser, keeper table.Keeper) error {
+	what := "--reuse"
+	if cfg.Prepare {
+		what = "prepare"
+	}
+	s, _ := engine.Lookup(t.Engine.Name)
+	switch {
+	case reuser == nil:
+		return UsageError{fmt.Errorf("%s: workload %s has no load to keep", what, cfg.Workload.Name())}
+	case keeper == nil || !eng.Info().Stores:
+		return UsageError{fmt.Errorf("%s: engine %s keeps no tables between runs", what, t.Engine.Name)}
+	case s.Server && t.Engine.Options["dsn"] == "":
+		return UsageError{fmt.Errorf("%s: a server rumbench starts is private to one run: prepare and reuse a server you run, with --dsn", what)}
+	}
+	return nil
+}
+
+// checkMarker reads the marker of the preparing run and refuses, in one line, data that does
+// not match this run.
+func checkMarker(ctx context.Context, cfg Config, t results.Target, eng table.Engine, keeper table.Keeper) error {
+	exists, _, err := keeper.AttachTable(ctx, markerTable)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return UsageError{fmt.Errorf("%s: --reuse: no prepared data here: run rumbench prepare with the same flags first", t.Label)}
+	}
+	sess, err := eng.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	out := table.NewRows(2, 1)
+	if err := sess.Get(ctx, markerTable, []int64{1}, []int{0, 1}, out); err != nil {
+		return err
+	}
+	if out.N != 1 {
+		return UsageError{fmt.Errorf("%s: --reuse: the preparation's record is missing: run rumbench prepare again", t.Label)}
+	}
+	var m marker
+	if err := json.Unmarshal(out.Row(0)[1].B, &m); err != nil {
+		return fmt.Errorf("%s: --reuse: the preparation's record: %w", t.Label, err)
+	}
+	want := marker{Workload: cfg.Workload.Name(), Engine: t.Engine.Name, Options: dataOptions(t.Engine.Options)}
+	if r, ok := cfg.Workload.(workload.Reuser); ok {
+		want.Data = r.DataConfig()
+	}
+	if diff := markerDiff(m, want); diff != "" {
+		return UsageError{fmt.Errorf("%s: --reuse: the data was prepared by run %s with %s: prepare again, or run with the same settings", t.Label, m.RunID, diff)}
+	}
+	return nil
+}
+
+// markerDiff names the first setting in which the prepared data (got) differs from this run's
+// (want), "" when none does.
+func markerDiff(got, want marker) string {
+	switch {
+	case got.Workload != want.Workload:
+		return fmt.Sprintf("workload %s, not %s", got.Workload, want.Workload)
+	case got.Engine != want.Engine:
+		return fmt.Sprintf("engine %s, not %s", got.Engine, want.Engine)
+	}
+	// Compared as JSON: numbers decoded from the record are float64.
+	norm := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	var wantData map[string]any
+	json.Unmarshal([]byte(norm(want.Data)), &wantData)
+	for _, k := range sortedKeys(wantData, got.Data) {
+		if a, b := norm(got.Data[k]), norm(wantData[k]); a != b {
+			return fmt.Sprintf("%s = %s, not %s", k, a, b)
+		}
+	}
+	for _, k := range sortedKeys(want.Options, got.Options) {
+		if got.Options[k] != want.Options[k] {
+			return fmt.Sprintf("engine option %s = %q, not %q", k, got.Options[k], want.Options[k])
+		}
+	}
+	return ""
+}
+
+// sortedKeys returns the keys of a and b, sorted, each once.
+func sortedKeys[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// writeMarker records, at the end of rumbench prepare, what was loaded.
+func writeMarker(ctx context.Context, cfg Config, runID string, t results.Target, eng table.Engine) error {
+	keeper := eng.(table.Keeper)
+	if err := keeper.DropTable(ctx, markerTable); err != nil {
+		return err
+	}
+	if err := eng.CreateTable(ctx, markerTable, false); err != nil {
+		return err
+	}
+	m := marker{RunID: runID, Prepared: time.Now().UTC(), Workload: cfg.Workload.Name(), Data: cfg.Workload.(workload.Reuser).DataConfig(),
+		Engine: t.Engine.Name, Options: dataOptions(t.Engine.Options)}
+	doc, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	sess, err := eng.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	rows := table.NewRows(2, 1)
+	row := rows.AppendRaw()
+	row[0], row[1] = table.Value{I: 1}, table.Value{B: doc}
+	return sess.Insert(ctx, markerTable, rows)
+}
+
+// errNotPrepared is returned by a step list that prepare leaves empty.
+var errNotPrepared = errors.New("no load step selected")
+
+// prepareSteps checks that prepare has a load step to run.
+func prepareSteps(cfg Config) error {
+	r, ok := cfg.Workload.(workload.Reuser)
+	if !ok {
+		return UsageError{fmt.Errorf("prepare: workload %s has no load to keep", cfg.Workload.Name())}
+	}
+	for _, s := range cfg.Workload.Steps() {
+		if slices.Contains(r.LoadSteps(), s) {
+			return nil
+		}
+	}
+	return UsageError{fmt.Errorf("prepare: %w: the load steps of %s are %s", errNotPrepared, cfg.Workload.Name(), strings.Join(r.LoadSteps(), ","))}
+}

@@ -1,0 +1,53 @@
+package sysbench
+
+import (
+	"context"
+
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+)
+
+var _ workload.Reuser = (*Workload)(nil)
+
+// LoadSteps implements workload.Reuser: the load and the index build, as sysbench's prepare.
+func (w *Workload) LoadSteps() []string { return []string{StepLoad, StepIndex} }
+
+// Tables implements workload.Reuser: sbtest1..sbtestN.
+func (w *Workload) Tables() []*table.Table {
+	out := make([]*table.Table, w.cfg.Tables)
+	for i := range out {
+		out[i] = newTable(i + 1)
+	}
+	return out
+}
+
+// DataConfig implements workload.Reuser: the table count and size and the seed of the rows.
+func (w *Workload) DataConfig() map[string]any {
+	return map[string]any{"tables": w.cfg.Tables, "table_size": w.cfg.TableSize, "seed": w.cfg.Seed,
+		"secondary_index": "k", "c_length": cLen, "pad_length": padLen}
+}
+
+// Reopen implements workload.Reuser: the tables must exist with their index on k; each table's
+// row count is read back (write tests of earlier runs may have changed it).
+func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper) (workload.Run, error) {
+	tables := w.Tables()
+	if err := workload.AttachAll(ctx, k, tables, true); err != nil {
+		return nil, err
+	}
+	r := w.newRun(eng)
+	sess, err := eng.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	for i, t := range tables {
+		n, err := sess.Count(ctx, t, -1)
+		if err != nil {
+			return nil, err
+		}
+		r.rows[i].Store(n)
+		r.tables = append(r.tables, newStmts(t, w.cfg.Prepared))
+	}
+	r.indexDone.Store(true)
+	return r, nil
+}

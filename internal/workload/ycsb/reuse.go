@@ -1,0 +1,58 @@
+package ycsb
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/ycsb/ycsbgen"
+)
+
+var _ workload.Reuser = (*Workload)(nil)
+
+// LoadSteps implements workload.Reuser: YCSB's load phase.
+func (w *Workload) LoadSteps() []string { return []string{StepLoad} }
+
+// Tables implements workload.Reuser: the usertable (or the table property's name).
+func (w *Workload) Tables() []*table.Table { return []*table.Table{w.stmts.t} }
+
+// DataConfig implements workload.Reuser: what decides the loaded keys and values.
+func (w *Workload) DataConfig() map[string]any {
+	c := &w.cfg.Core
+	return map[string]any{"table": c.Table, "recordcount": c.RecordCount, "insertstart": c.InsertStart, "insertcount": c.InsertCount,
+		"fieldcount": c.FieldCount, "fieldlength": c.FieldLength, "minfieldlength": c.MinFieldLength,
+		"fieldlengthdistribution": c.FieldLengthDistribution, "zeropadding": c.ZeroPadding, "insertorder": c.InsertOrder, "seed": w.cfg.Seed}
+}
+
+// Reopen implements workload.Reuser. The load wrote insertcount records; records above that
+// count were inserted by earlier runs, under the key numbers recordcount, recordcount+1, ...
+// (acknowledged in order): this run's inserts continue after them.
+func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper) (workload.Run, error) {
+	if err := workload.AttachAll(ctx, k, w.Tables(), true); err != nil {
+		return nil, err
+	}
+	sess, err := eng.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	n, err := sess.Count(ctx, w.stmts.t, -1)
+	if err != nil {
+		return nil, err
+	}
+	c := &w.cfg.Core
+	extra := n - c.InsertCount
+	if extra < 0 {
+		return nil, fmt.Errorf("%s holds %d records, fewer than the %d the load wrote", c.Table, n, c.InsertCount)
+	}
+	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, ack: ycsbgen.NewAckCounter(c.RecordCount + extra)}
+	r.loaded.Store(c.InsertCount)
+	r.loadNext.Store(c.InsertCount)
+	if c.RequestDistribution == "sequential" {
+		if r.seq, err = ycsbgen.NewSequential(c.InsertStart, c.InsertStart+c.InsertCount-1); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
