@@ -71,11 +71,17 @@ var errInterrupted = errors.New("interrupted")
 
 // Main runs the command line and returns the exit code.
 func Main(env Env) int {
+	args, err := expandRunFile(env.Args)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "rumbench: "+firstLine(err.Error()))
+		return ExitUsage
+	}
+	env.Args = args
 	root := newRoot(&env)
 	root.SetArgs(env.Args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	err := root.Execute()
+	err = root.Execute()
 	switch {
 	case err == nil:
 		return ExitOK

@@ -49,6 +49,8 @@ type runFlags struct {
 	prepare, reuse                  bool
 	checks                          checkFlags
 	checkExprs                      []check.Expr
+	file, replay                    string
+	cmdFlags                        *pflag.FlagSet // the command's flags, the workload's included
 	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
 }
 
@@ -124,6 +126,8 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.BoolVar(&f.cold, "cold", false, "evict the engine's data files from the page cache before each step")
 	fl.IntVar(&f.repeat, "repeat", 1, "run every target this many times, interleaved (A B A B ...); tables show each figure's median and its confidence interval (6 or more give 95%)")
 	f.checks.add(fl)
+	fl.StringVarP(&f.file, "file", "f", "", "run file: a YAML mapping of these flags' long names to values (see README, Run files); the command line's flags override it")
+	fl.StringVar(&f.replay, "replay", "", "run again the run in this directory, from the run file it holds ("+RunFileName+")")
 	fl.IntVar(&f.readaheadKB, "readahead-kb", 0, "set the data device's readahead to this many KiB for the run, restored after (root; 0: leave it)")
 	// The chosen workload's own flags: the workload is named on the command line, so it is
 	// known before the arguments are parsed.
@@ -132,6 +136,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 		fl.AddFlagSet(f.def.Flags())
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(f, err) })
+	f.cmdFlags = fl
 	return cmd, f
 }
 
@@ -538,7 +543,10 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	probeStore(ctx, env, storeAt)
 	// Recorded as running at its start, so a run whose process is killed is found in the
 	// store (and marked abandoned there); recorded again, whole, at its end.
-	cfg.OnStart = func(dir string) { recordStarted(ctx, storeAt, dir) }
+	cfg.OnStart = func(dir string) {
+		writeRunFile(env, cmd.Flags(), dir, filepath.Base(dir), cfg.Private)
+		recordStarted(ctx, storeAt, dir)
+	}
 	out, runErr := bench.Run(ctx, cfg)
 	if out == nil {
 		return runErr
@@ -595,6 +603,18 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		return errInterrupted
 	}
 	return nil
+}
+
+// writeRunFile writes the run's resolved run file into its directory; a failure is a warning
+// (the run's figures do not depend on it).
+func writeRunFile(env *Env, fs *pflag.FlagSet, dir, runID string, private bool) {
+	data, err := resolvedRunFile(fs, runID)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, RunFileName), data, results.FileMode(private))
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "rumbench: warning: %s not written: %v\n", RunFileName, err)
+	}
 }
 
 func targetLabels(ts []results.Target) string {
