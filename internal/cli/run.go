@@ -50,7 +50,7 @@ type runFlags struct {
 	checks                          checkFlags
 	checkExprs                      []check.Expr
 	file, replay                    string
-	cmdFlags                        *pflag.FlagSet // the command's flags, the workload's included
+	cmdFlags                        *pflag.FlagSet      // the command's flags, the workload's included
 	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
 }
 

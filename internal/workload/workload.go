@@ -77,7 +77,6 @@ func AttachAll(ctx context.Context, k table.Keeper, tables []*table.Table, index
 	return nil
 }
 
-
 // Run is a workload's state on one engine.
 type Run interface {
 	// Prepare does the unmeasured work that precedes step name (e.g. the cleanup before the
