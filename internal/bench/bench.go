@@ -185,8 +185,13 @@ reps:
 		if cfg.Repeat > 1 {
 			event(cfg, "repetition %d of %d", rep, cfg.Repeat)
 		}
+		rcfg := cfg
+		if rep > 1 {
+			// A --dsn server holds the previous repetition's tables: this run's own, dropped.
+			rcfg.Fresh = true
+		}
 		for i, spec := range specs {
-			err := runTarget(ctx, cfg, i, rep, spec, w, m, mem)
+			err := runTarget(ctx, rcfg, i, rep, spec, w, m, mem)
 			var oom *OOMError
 			if errors.As(err, &oom) && ctx.Err() == nil {
 				// The cap killed this engine's step: say so and go on with the next engine;

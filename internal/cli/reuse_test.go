@@ -55,6 +55,13 @@ func TestPrepareReuseDSN(t *testing.T) {
 			t.Errorf("run --reuse %d did not skip the load or lost rows:\n%s", i, tr.stdout)
 		}
 	}
+	// Repetitions on a --dsn server: each loads afresh, dropping the previous one's tables.
+	if tr := sb("run", "--fresh", "--repeat", "2", "--tests", "point-query"); tr.code != ExitOK || strings.Count(tr.stdout, "invariants postgres: ok") != 1 {
+		t.Fatalf("--repeat 2 on --dsn: exit %d %s%s", tr.code, tr.stdout, tr.stderr)
+	}
+	if tr := sb("prepare", "--fresh"); tr.code != ExitOK {
+		t.Fatalf("prepare --fresh again: exit %d %s", tr.code, tr.stderr)
+	}
 	tr = sb("run", "--reuse", "--table-size", "4000")
 	if tr.code != ExitUsage || !strings.Contains(tr.stderr, "--reuse: the data was prepared by run ") || !strings.Contains(tr.stderr, "with table_size = 3000, not 4000") {
 		t.Errorf("reuse with another size: exit %d, stderr %q", tr.code, tr.stderr)
