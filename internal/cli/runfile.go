@@ -126,9 +126,11 @@ func runFileArgs(file string, cmdline []string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %s: %v", val.Line, key.Value, err)
 		}
-		if key.Value == "dsn" && strings.Contains(val.Value, "****") {
-			if !slices.ContainsFunc(cmdline, func(a string) bool { return a == "--dsn" || strings.HasPrefix(a, "--dsn=") }) {
-				return nil, fmt.Errorf("line %d: the dsn's password is redacted (%s): give --dsn again on the command line", val.Line, val.Value)
+		if masked := slices.ContainsFunc(items, func(v string) bool { return strings.Contains(v, redact.Mask) }); masked {
+			// A password the file does not hold: the command line must give the flag again.
+			name := "--" + key.Value
+			if !slices.ContainsFunc(cmdline, func(a string) bool { return a == name || strings.HasPrefix(a, name+"=") }) {
+				return nil, fmt.Errorf("line %d: the %s password is masked (%s): give %s again on the command line", val.Line, key.Value, redact.Args(items)[0], name)
 			}
 			continue
 		}
@@ -196,8 +198,9 @@ func flagValues(fl *pflag.Flag, v *yaml.Node) ([]string, error) {
 // resolvedRunFile renders the run's flags (fs, parsed) as a run file: the flags it was given
 // and alwaysWritten with their values, the workload and engines first, then the others by
 // name; every other flag as a comment with its default (which may depend on --profile, so
-// setting it would change the run). Passwords in a --dsn are redacted (the file is then
-// replayed with --dsn given again); the file flags themselves are left out.
+// setting it would change the run). Passwords (a --dsn, a --store URL, a dsn engine option) are
+// masked (the file is then replayed with that flag given again); the file flags themselves are
+// left out.
 func resolvedRunFile(fs *pflag.FlagSet, runID string) ([]byte, error) {
 	type entry struct {
 		name string
@@ -231,13 +234,10 @@ func resolvedRunFile(fs *pflag.FlagSet, runID string) ([]byte, error) {
 			}
 			n = &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 			for _, v := range vals {
-				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: v})
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: redact.DSN(v)})
 			}
 		} else {
-			v := fl.Value.String()
-			if fl.Name == "dsn" {
-				v = redact.DSN(v)
-			}
+			v := redact.DSN(fl.Value.String())
 			n = &yaml.Node{Kind: yaml.ScalarNode, Value: v}
 			if fl.Value.Type() == "string" {
 				n.Style = scalarStyle(v)

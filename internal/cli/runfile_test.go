@@ -112,7 +112,7 @@ func TestRunFileErrors(t *testing.T) {
 		{[]string{"run", "-f", write("other.yaml", "workload: insert\ntables: 4\n")}, "rumbench: -f " + filepath.Join(dir, "other.yaml") + ": line 2: --tables applies to --workload sysbench, not insert (see rumbench workloads sysbench)"},
 		{[]string{"run", "-f", write("map.yaml", "rows: {a: 1}\n")}, "rumbench: -f " + filepath.Join(dir, "map.yaml") + ": line 1: rows: takes one value, not a mapping"},
 		{[]string{"run", "-f", write("bad-value.yaml", "rows: many\n")}, `rumbench: invalid argument "many" for "--rows" flag: strconv.ParseInt: parsing "many": invalid syntax (see rumbench run --help)`},
-		{[]string{"run", "-f", write("dsn.yaml", "engine: postgres\ndsn: postgres://u:****@h/db\n")}, "rumbench: -f " + filepath.Join(dir, "dsn.yaml") + ": line 2: the dsn's password is redacted (postgres://u:****@h/db): give --dsn again on the command line"},
+		{[]string{"run", "-f", write("dsn.yaml", "engine: postgres\ndsn: postgres://u:****@h/db\n")}, "rumbench: -f " + filepath.Join(dir, "dsn.yaml") + ": line 2: the dsn password is masked (postgres://u:****@h/db): give --dsn again on the command line"},
 		{[]string{"run", "--replay", dir}, "rumbench: --replay " + dir + ": no run.yaml in it (a run directory of this version of rumbench holds one)"},
 		{[]string{"run", "-f", write("a.yaml", "rows: 5\n"), "--replay", dir}, "rumbench: --replay " + dir + ": one run file per run (already -f " + filepath.Join(dir, "a.yaml") + ")"},
 	} {

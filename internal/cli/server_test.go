@@ -120,7 +120,7 @@ func TestServerErrors(t *testing.T) {
 		{"rejected mariadb config", []string{"--engine", "mysql", "--server-config", badMy},
 			ExitFailure, []string{"no_such_variable_here"}},
 		{"missing binaries", []string{"--engine", "postgres", "--server-bin", empty},
-			ExitFailure, []string{"--server-bin"}},
+			ExitUsage, []string{"--server-bin"}},
 		{"missing config file", []string{"--engine", "postgres", "--server-config", filepath.Join(bad, "nope.conf")},
 			ExitUsage, []string{"no such file or directory"}},
 		{"dsn without server engine", []string{"--engine", "pebble", "--dsn", "x"},

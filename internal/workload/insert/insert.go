@@ -64,15 +64,18 @@ func Default() Config {
 	return Config{Clients: 1, Rows: 200_000, Writes: 50_000, QuerySecs: 5, Seed: 3221223452, CleanupWaitSecs: 0}
 }
 
+// runs says whether step is among the steps to run (every step when none is chosen).
+func (c *Config) runs(step string) bool { return len(c.Steps) == 0 || slices.Contains(c.Steps, step) }
+
 // Validate checks the configuration and returns one error that says what is wrong and what is
 // valid.
 func (c *Config) Validate() error {
 	switch {
 	case c.Clients < 1 || c.Clients > 1024:
 		return fmt.Errorf("--clients %d: must be 1..1024", c.Clients)
-	case c.Rows < 1:
+	case c.Rows < 0 || (c.Rows == 0 && c.runs("l.i0")):
 		return fmt.Errorf("--rows %d: must be >= 1 (the rows each client loads in l.i0)", c.Rows)
-	case c.Writes < 1:
+	case c.Writes < 0 || (c.Writes == 0 && (c.runs("l.i1") || c.runs("l.i2"))):
 		return fmt.Errorf("--writes %d: must be >= 1 (the rows each client inserts in l.i1 and l.i2)", c.Writes)
 	case !(c.QuerySecs > 0) || math.IsInf(c.QuerySecs, 1):
 		return fmt.Errorf("--query-secs %g: must be > 0", c.QuerySecs)
