@@ -85,6 +85,10 @@ func (s *Server) runToolInput(ctx context.Context, asService bool, in io.Reader,
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Run(); err != nil {
 		runErr = err
+		if ctx.Err() != nil && cmd.Process != nil {
+			// Killed with its group: a child forked just before may still be dying.
+			waitGroupGone(cmd.Process.Pid, 2*time.Second)
+		}
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return fmt.Errorf("%w: %s", err, msg)
 		}
@@ -339,4 +343,42 @@ func (s *Server) joinCgroupTree() error {
 		}
 	}
 	return nil
+}
+
+// waitGroupGone waits, up to timeout, until no process of process group pgid is left but
+// zombies (a SIGKILLed process may run a little before it is gone).
+func waitGroupGone(pgid int, timeout time.Duration) {
+	for end := time.Now().Add(timeout); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if !groupAlive(pgid) {
+			return
+		}
+	}
+}
+
+// groupAlive says whether a process of group pgid exists that is not a zombie (from
+// /proc/PID/stat: state is the field after the command, pgrp the fifth).
+func groupAlive(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || pid == os.Getpid() {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
 }
