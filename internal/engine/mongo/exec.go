@@ -274,6 +274,12 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	if len(args) != st.Args() {
 		return 0, fmt.Errorf("mongo: statement on %s takes %d arguments, got %d", st.Table.Name, st.Args(), len(args))
 	}
+	if st.Kind != table.Select {
+		var err error
+		if ctx, err = writeCtx(ctx); err != nil {
+			return 0, err
+		}
+	}
 	switch st.Kind {
 	case table.InsertRow:
 		return s.insertRow(ctx, st, p, args, out)

@@ -70,10 +70,24 @@ func (s *session) abort(ctx context.Context) {
 	s.open = false
 }
 
+// writeCtx returns the context a write runs with: ctx's values without its cancellation, so
+// that a write once sent completes and is counted (a cancelled write in the per-statement mode
+// could leave part of its rows written); ctx's error when it is already done.
+func writeCtx(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
 // own runs fn as one transaction when transactions are used and none is open (an Insert
 // batch, a DeleteOldest); otherwise fn runs as it is (within the open transaction, or
 // statement by statement).
 func (s *session) own(ctx context.Context, fn func(ctx context.Context) error) error {
+	ctx, err := writeCtx(ctx)
+	if err != nil {
+		return err
+	}
 	if s.sess == nil || s.open {
 		return fn(ctx)
 	}
@@ -113,7 +127,12 @@ func (s *session) Commit(ctx context.Context) error {
 		return nil
 	}
 	s.inTxn = false
-	if err := s.sess.CommitTransaction(ctx); err != nil {
+	wctx, err := writeCtx(ctx)
+	if err != nil {
+		_ = s.sess.AbortTransaction(context.WithoutCancel(ctx))
+		return err
+	}
+	if err := s.sess.CommitTransaction(wctx); err != nil {
 		if conflict(err) {
 			_ = s.sess.AbortTransaction(context.WithoutCancel(ctx))
 			return fmt.Errorf("mongo: %w: %v", table.ErrConflict, err)
