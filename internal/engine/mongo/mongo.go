@@ -73,12 +73,13 @@ var options_ = func() map[string]string {
 
 func init() {
 	engine.Register(engine.Spec{
-		Name:        Name,
-		Description: "MongoDB through the official Go driver: --dsn mongodb://... or a private managed FerretDB v1 over SQLite (a MongoDB-compatible server: its figures are FerretDB's, not MongoDB's)",
-		Options:     options_,
-		Open:        open,
-		Server:      true,
-		Check:       func(extra map[string]string) error { _, err := parseConfig(extra, false); return err },
+		Name:         Name,
+		Description:  "MongoDB through the official Go driver: --dsn mongodb://... or a private managed FerretDB v1 over SQLite (a MongoDB-compatible server: its figures are FerretDB's, not MongoDB's)",
+		Options:      options_,
+		Open:         open,
+		Server:       true,
+		ClientConfig: true,
+		Check:        func(extra map[string]string) error { _, err := parseConfig(extra, false); return err },
 	})
 }
 

@@ -98,7 +98,7 @@ func TestDocumentMapping(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ixs []struct {
-				Name string `bson:"name"`
+				Name string   `bson:"name"`
 				Key  bson.Raw `bson:"key"`
 			}
 			if err := cur.All(ctx, &ixs); err != nil {

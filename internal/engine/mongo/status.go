@@ -81,6 +81,12 @@ func lookupInt(doc bson.Raw, path []string) (int64, bool) {
 	return 0, false
 }
 
+// hasDoc reports whether doc has an embedded document at path.
+func hasDoc(doc bson.Raw, path ...string) bool {
+	v, err := doc.LookupErr(path...)
+	return err == nil && v.Type == bson.TypeEmbeddedDocument
+}
+
 // ServerSample implements table.ServerReporter: serverStatus' counters (operations, documents,
 // WiredTiger cache and log bytes, log syncs, checkpoints; FerretDB: command counts), dbStats'
 // sizes, and the managed server's process tree. LogBytes and Fsyncs are WiredTiger's log bytes
@@ -94,6 +100,10 @@ func (e *eng) ServerSample(ctx context.Context, pss bool) (table.ServerSample, e
 	for _, c := range statusCounters {
 		if v, ok := lookupInt(raw, c.path); ok {
 			s.Counters[c.name] = v
+		} else if _, err := raw.LookupErr(c.path[:len(c.path)-1]...); err == nil || (c.path[1] == "commands" && hasDoc(raw, "metrics", "commands")) {
+			// The server keeps this group (FerretDB lists a command once it has run): the
+			// counter is 0 so far, not "not reported".
+			s.Counters[c.name] = 0
 		}
 	}
 	if v, ok := s.Counters["wt.log_bytes_written"]; ok {
