@@ -8,7 +8,7 @@
 // Usage:
 //
 //	rumbench-ferretdb -listen 127.0.0.1:PORT -dir DATADIR -ready FILE [-handler sqlite|postgresql]
-//	                  [-postgresql-url URL] [-log-level warn]
+//	                  [-sqlite-params QUERY] [-postgresql-url URL] [-log-level warn]
 //
 // Once it accepts connections it writes FILE (atomically: a temporary file renamed) with three
 // lines: its process id, the address it listens on and the FerretDB version. It runs until
@@ -45,6 +45,7 @@ func run() error {
 	pgURL := flag.String("postgresql-url", "", "PostgreSQL URL of the postgresql backend")
 	ready := flag.String("ready", "", "file written once the server accepts connections")
 	level := flag.String("log-level", "warn", "log level: debug, info, warn or error")
+	sqliteParams := flag.String("sqlite-params", "", "query parameters added to the SQLite URL, e.g. _txlock=immediate&_pragma=synchronous(normal)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", flag.Args())
@@ -71,6 +72,9 @@ func run() error {
 			return err
 		}
 		cfg.SQLiteURL = "file:" + abs + "/"
+		if *sqliteParams != "" {
+			cfg.SQLiteURL += "?" + *sqliteParams
+		}
 	case "postgresql":
 		if *pgURL == "" {
 			return errors.New("-postgresql-url is required with -handler postgresql")

@@ -218,6 +218,19 @@ func (c *config) readConcernOf() *readconcern.ReadConcern {
 	return &readconcern.ReadConcern{Level: c.readConcern}
 }
 
+// sqliteParams are the managed FerretDB's SQLite settings. FerretDB ignores the write concern;
+// rumbench maps j onto SQLite's own durability: synchronous FULL (a WAL sync per commit) for
+// j=true, NORMAL (syncs at checkpoints only) for j=false. Write transactions take SQLite's
+// write lock when they begin (_txlock=immediate), so concurrent writers wait for each other
+// (busy timeout 10 s) instead of failing with SQLITE_BUSY when a read lock cannot be upgraded.
+func sqliteParams(j bool) string {
+	sync := "normal"
+	if j {
+		sync = "full"
+	}
+	return "_txlock=immediate&_pragma=synchronous(" + sync + ")"
+}
+
 // eng is an open mongo engine.
 type eng struct {
 	cfg    config
@@ -243,7 +256,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	e := &eng{cfg: cfg, tables: map[string]*tstate{}}
 	dsn := cfg.dsn
 	if dsn == "" {
-		e.srv, err = server.Start(ctx, server.Config{Kind: server.FerretDB, BinDir: cfg.serverBin, Dir: o.Dir, Cgroup: o.Cgroup})
+		e.srv, err = server.Start(ctx, server.Config{Kind: server.FerretDB, BinDir: cfg.serverBin, Dir: o.Dir, Cgroup: o.Cgroup,
+			Settings: []server.Setting{{Name: "sqlite-params", Value: sqliteParams(cfg.j)}}})
 		if err != nil {
 			return nil, err
 		}
@@ -340,6 +354,7 @@ func (e *eng) describe(ctx context.Context) error {
 	}}
 	if e.srv != nil {
 		e.info.Options["server"] = "managed FerretDB (SQLite backend)"
+		e.info.Options["server.sqlite"] = sqliteParams(e.cfg.j)
 	}
 	if build.FerretDBVersion != "" {
 		// FerretDB accepts the write concern and read concern and ignores them.
