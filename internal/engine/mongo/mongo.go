@@ -222,13 +222,14 @@ func (c *config) readConcernOf() *readconcern.ReadConcern {
 // rumbench maps j onto SQLite's own durability: synchronous FULL (a WAL sync per commit) for
 // j=true, NORMAL (syncs at checkpoints only) for j=false. Write transactions take SQLite's
 // write lock when they begin (_txlock=immediate), so concurrent writers wait for each other
-// (busy timeout 10 s) instead of failing with SQLITE_BUSY when a read lock cannot be upgraded.
+// instead of failing with SQLITE_BUSY when a read lock cannot be upgraded, for up to a minute
+// (busy_timeout; FerretDB's default of 10 s was exceeded by two LinkBench loaders here).
 func sqliteParams(j bool) string {
 	sync := "normal"
 	if j {
 		sync = "full"
 	}
-	return "_txlock=immediate&_pragma=synchronous(" + sync + ")"
+	return "_txlock=immediate&_pragma=busy_timeout(60000)&_pragma=synchronous(" + sync + ")"
 }
 
 // eng is an open mongo engine.
