@@ -250,7 +250,7 @@ func TestCrossCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	after, err := e.ServerSample(ctx, false)
+	after, err := e.ServerSample(ctx, true)
 	if err != nil {
 		t.Fatal(err)
 	}
