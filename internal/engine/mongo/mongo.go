@@ -244,6 +244,9 @@ type eng struct {
 	idString bool
 	// topology is standalone, replicaset or sharded (from hello).
 	topology string
+	// last is the last serverStatus reading (ServerSample is called by one goroutine, the
+	// runner's sampler).
+	last table.ServerSample
 
 	mu     sync.Mutex
 	tables map[string]*tstate

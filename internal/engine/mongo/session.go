@@ -415,9 +415,11 @@ func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, 
 	return n, s.fail(ctx, err)
 }
 
-// DeleteOldest implements table.Session: the n-th _id from fromPK (a find sorted by _id with
-// skip), then one deleteMany of the _id range up to it, in one transaction when transactions
-// are used.
+// DeleteOldest implements table.Session, in one transaction when transactions are used. Keys
+// are usually dense (the insert benchmark's), so it first deletes the key range [fromPK,
+// fromPK+n-1] with one deleteMany: when that removed n rows they were the first n. Otherwise
+// it finds the key of the row that is the (n-deleted)-th after the range (a find sorted by _id
+// with skip) and deletes the range up to it.
 func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64, n int) (int, error) {
 	ts, err := s.e.state(t)
 	if err != nil {
@@ -429,15 +431,29 @@ func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64
 	if n <= 0 {
 		return 0, nil
 	}
-	from := []table.Value{{I: fromPK}}
 	var deleted int64
 	err = s.own(ctx, func(ctx context.Context) error {
+		lo, hi := table.Value{I: fromPK}, table.Value{I: fromPK + int64(n) - 1}
+		if hi.I >= lo.I {
+			d, err := s.deleteRange(ctx, ts, lo, &hi, bsoncore.Value{})
+			if err != nil {
+				return err
+			}
+			deleted = d
+			if d == int64(n) {
+				return nil
+			}
+			lo = table.Value{I: hi.I + 1}
+			if lo.I < hi.I {
+				return nil // the key space ends
+			}
+		}
 		i, f := docStart(s.fbuf[:0])
 		var r int32
 		r, f = subStart(f, "_id", false)
-		f = s.appendID(f, "$gte", ts, from, "")
+		f = s.appendID(f, "$gte", ts, []table.Value{lo}, "")
 		s.fbuf = docEnd(docEnd(f, r), i)
-		opts := options.FindOne().SetSort(ts.idAsc).SetSkip(int64(n - 1)).SetProjection(sortDoc("_id", 1))
+		opts := options.FindOne().SetSort(ts.idAsc).SetSkip(int64(n) - deleted - 1).SetProjection(sortDoc("_id", 1))
 		raw, err := ts.coll.FindOne(s.octx(ctx), bson.Raw(s.fbuf), opts).Raw()
 		var last bsoncore.Value
 		switch {
@@ -451,21 +467,32 @@ func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64
 			}
 			last = rawValue(v)
 		}
-		i, f = docStart(s.fbuf[:0])
-		r, f = subStart(f, "_id", false)
-		f = s.appendID(f, "$gte", ts, from, "")
-		if last.Data != nil {
-			f = bsoncore.AppendValueElement(f, "$lte", last)
-		}
-		s.fbuf = docEnd(docEnd(f, r), i)
-		res, err := ts.coll.DeleteMany(s.octx(ctx), bson.Raw(s.fbuf))
-		if err != nil {
-			return s.fail(ctx, err)
-		}
-		deleted = res.DeletedCount
-		return nil
+		d, err := s.deleteRange(ctx, ts, lo, nil, last)
+		deleted += d
+		return err
 	})
 	return int(deleted), err
+}
+
+// deleteRange deletes the rows whose key is >= lo and <= hi (a key) or <= last (an _id value);
+// with neither, every row from lo on.
+func (s *session) deleteRange(ctx context.Context, ts *tstate, lo table.Value, hi *table.Value, last bsoncore.Value) (int64, error) {
+	i, f := docStart(s.fbuf[:0])
+	var r int32
+	r, f = subStart(f, "_id", false)
+	f = s.appendID(f, "$gte", ts, []table.Value{lo}, "")
+	switch {
+	case hi != nil:
+		f = s.appendID(f, "$lte", ts, []table.Value{*hi}, "")
+	case last.Data != nil:
+		f = bsoncore.AppendValueElement(f, "$lte", last)
+	}
+	s.fbuf = docEnd(docEnd(f, r), i)
+	res, err := ts.coll.DeleteMany(s.octx(ctx), bson.Raw(s.fbuf))
+	if err != nil {
+		return 0, s.fail(ctx, err)
+	}
+	return res.DeletedCount, nil
 }
 
 // observe records an explicit key of an auto-increment table, so generated keys stay above it.

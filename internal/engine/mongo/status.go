@@ -3,6 +3,8 @@ package mongo
 import (
 	"context"
 	"fmt"
+	"maps"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -94,8 +96,23 @@ func hasDoc(doc bson.Raw, path ...string) bool {
 // written and log sync operations, -1 when the server does not report them.
 func (e *eng) ServerSample(ctx context.Context, pss bool) (table.ServerSample, error) {
 	s := table.ServerSample{LogBytes: -1, Fsyncs: -1, Counters: map[string]int64{}}
+	if !pss {
+		// A tick must not wait on a busy server (FerretDB answers serverStatus after the
+		// query it is scanning for): past tickBudget the tick keeps the last reading, and the
+		// next one catches up (the counters are cumulative).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, tickBudget)
+		defer cancel()
+	}
 	raw, err := e.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
-	if err != nil {
+	switch {
+	case err != nil && !pss && e.last.Counters != nil:
+		s.LogBytes, s.Fsyncs = e.last.LogBytes, e.last.Fsyncs
+		for k, v := range e.last.Counters {
+			s.Counters[k] = v
+		}
+		return e.withTree(s, pss)
+	case err != nil:
 		return s, fmt.Errorf("mongo: serverStatus: %w", err)
 	}
 	for _, c := range statusCounters {
@@ -122,6 +139,15 @@ func (e *eng) ServerSample(ctx context.Context, pss bool) (table.ServerSample, e
 			s.Counters["dbstats.index_bytes"] = st.index
 		}
 	}
+	e.last = table.ServerSample{LogBytes: s.LogBytes, Fsyncs: s.Fsyncs, Counters: maps.Clone(s.Counters)}
+	return e.withTree(s, pss)
+}
+
+// tickBudget bounds a tick's serverStatus.
+const tickBudget = 200 * time.Millisecond
+
+// withTree adds the managed server's process figures to s.
+func (e *eng) withTree(s table.ServerSample, pss bool) (table.ServerSample, error) {
 	if e.srv != nil {
 		st, err := e.srv.Stats(pss)
 		if err != nil {
