@@ -36,8 +36,8 @@ func findFerretDB(binDir string, r searchRoots) (binaries, error) {
 		if p := lookIn([]string{abs}, FerretDBHelper); p != "" {
 			return found(p)
 		}
-		return binaries{}, &notFoundError{fmt.Sprintf("ferretdb helper %s not found in %s: build it with `make build` (bin/%s) or pass the directory that holds it with --server-bin",
-			FerretDBHelper, abs, FerretDBHelper)}
+		return binaries{}, &notFoundError{fmt.Sprintf("ferretdb server binaries not found in %s (missing %s): install %s or pass the directory that holds %s with --server-bin",
+			abs, FerretDBHelper, packageName(FerretDB), FerretDBHelper)}
 	}
 	if p := os.Getenv(FerretDBEnv); p != "" {
 		if isExecutable(p) {

@@ -178,8 +178,8 @@ func (s *session) appendFilter(dst []byte, st *table.Stmt, p *plan, prefix, matc
 			}
 			dst = docEnd(docEnd(dst, a), r)
 		case table.Between:
-			lo := append([]table.Value(nil), s.keyWith(prefix, match[0])...)
-			dst = s.appendIDRange(dst, ts, lo, s.keyWith(prefix, match[1]))
+			s.lo = append(append(s.lo[:0], prefix...), match[0])
+			dst = s.appendIDRange(dst, ts, s.lo, s.keyWith(prefix, match[1]))
 		case table.All:
 			if len(prefix) > 0 {
 				dst = s.appendIDRange(dst, ts, prefix, nil)

@@ -59,7 +59,7 @@ var clientKeys = map[string]string{
 	"id_format":    "_id of a single integer key: native (the integer), string (hex of the order-preserving encoding: FerretDB indexes only string _id lookups), auto (string on the managed FerretDB, native with dsn; default)",
 }
 
-var options_ = func() map[string]string {
+var engineOptions = func() map[string]string {
 	m := map[string]string{
 		"dsn":           "MongoDB URI of a running server (external mode), e.g. mongodb://user:pw@host:27017/?replicaSet=rs0",
 		"server_config": "file of key=value lines setting the client options below (w, j, wtimeout_ms, read_concern, txn, id_format, database) for one target; they win over --engine-opt",
@@ -75,7 +75,7 @@ func init() {
 	engine.Register(engine.Spec{
 		Name:         Name,
 		Description:  "MongoDB through the official Go driver: --dsn mongodb://... or a private managed FerretDB v1 over SQLite (a MongoDB-compatible server: its figures are FerretDB's, not MongoDB's)",
-		Options:      options_,
+		Options:      engineOptions,
 		Open:         open,
 		Server:       true,
 		ClientConfig: true,
@@ -99,7 +99,7 @@ type config struct {
 // parseConfig reads the options: --engine-opt values, then the server_config file's lines over
 // them. sync is --sync, the default of j.
 func parseConfig(extra map[string]string, sync bool) (config, error) {
-	if err := engine.CheckExtra(Name, extra, options_); err != nil {
+	if err := engine.CheckExtra(Name, extra, engineOptions); err != nil {
 		return config{}, err
 	}
 	vals := map[string]string{}

@@ -27,9 +27,10 @@ type session struct {
 	docs                        []bson.Raw
 	// pos[c] is column c's position in the row being read, -1 when not read.
 	pos []int
-	// keyVals are a statement's key values in key order; vals its assigned values.
-	keyVals, row []table.Value
-	plans        map[*table.Stmt]*plan
+	// keyVals are a statement's key values in key order; row a key or row being built; lo a
+	// range's low key.
+	keyVals, row, lo []table.Value
+	plans            map[*table.Stmt]*plan
 }
 
 // octx returns the context of a command: bound to the server transaction when one runs.

@@ -38,14 +38,13 @@ func queryKind(step string) string {
 func runAllSteps(t *testing.T, name string, deletes bool) {
 	ctx := context.Background()
 	eng, dir := worktest.Engine(t, name, true, nil)
-	const clients = 2
-	rows, writes, querySecs := int64(2000), int64(1000), 0.3
+	clients, rows, writes, querySecs := int64(2), int64(2000), int64(1000), 0.3
 	if name == "mongo" {
 		// The managed FerretDB scans the collection for every query (and sorts it for a range
-		// query): a smaller table, and query steps long enough for queries to finish.
-		rows, writes, querySecs = 400, 200, 1
+		// query): one client, a smaller table, and query steps long enough for queries to finish.
+		clients, rows, writes, querySecs = 1, 400, 200, 1
 	}
-	w, err := New(Config{Clients: clients, Rows: rows, Writes: writes, QuerySecs: querySecs, DeletePerInsert: deletes, Seed: 7})
+	w, err := New(Config{Clients: int(clients), Rows: rows, Writes: writes, QuerySecs: querySecs, DeletePerInsert: deletes, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
