@@ -75,7 +75,7 @@ func Steps(t testing.TB, eng table.Engine, dir string, w workload.Workload, chec
 			t.Fatalf("%s: %v", step, err)
 		}
 		if res.Status != results.StatusOK {
-			t.Fatalf("%s: status %s %s %v", step, res.Status, res.Error, res.Degraded)
+			t.Fatalf("%s: status %s %s", step, res.Status, res.Error)
 		}
 		if check != nil {
 			check(run, step, res)
