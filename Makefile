@@ -12,10 +12,17 @@ APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 ## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
 TAGS    ?= rocksdb wiredtiger
 
-.PHONY: build run test bench deps server-deps browser-deps clean syncshim
+.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb
 
-build: deps syncshim
+build: deps syncshim ferretdb
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
+
+## ferretdb: the mongo engine's managed server (FerretDB v1 embedded), beside the binary; it is
+## a Go module of its own (tools/ferretdb), so FerretDB's dependencies stay out of rumbench's
+FERRETDB := bin/rumbench-ferretdb
+ferretdb:
+	@mkdir -p bin
+	cd tools/ferretdb && GOWORK=off $(GO) build -o ../../$(FERRETDB) .
 
 ## syncshim: the sync accounting library (--syscalls) that managed servers load with
 ## LD_PRELOAD, beside the binary; rumbench compiles its embedded copy with gcc when it is missing
@@ -31,13 +38,13 @@ run: build
 	./bin/rumbench run $(ARGS)
 
 ## test: vet and every test (real engines and private servers, no mocks)
-test: deps server-deps browser-deps syncshim
+test: deps server-deps browser-deps syncshim ferretdb
 	$(GO) vet -tags "$(TAGS)" ./...
-	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -count=1 -timeout 30m ./...
+	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) RUMBENCH_FERRETDB=$(CURDIR)/$(FERRETDB) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -count=1 -timeout 30m ./...
 
 ## bench: the client-cost benchmarks (go test -bench)
-bench: deps syncshim
-	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -run '^$$' -bench . -benchmem ./...
+bench: deps syncshim ferretdb
+	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) RUMBENCH_FERRETDB=$(CURDIR)/$(FERRETDB) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -run '^$$' -bench . -benchmem ./...
 
 ## deps: a C compiler for the cgo SQLite driver and the libraries of the cgo engines (RocksDB,
 ## WiredTiger); installed with apt-get when missing (retried once)

@@ -65,7 +65,7 @@ func TestUsageErrors(t *testing.T) {
 		want string // the whole stderr
 	}{
 		{"unknown engine", []string{"run", "--engine", "pebble,nosuch"},
-			`rumbench: unknown engine "nosuch" (valid: bbolt, lmdb, myrocks, mysql, null, pebble, postgres, rocksdb, sqlite, wiredtiger)`},
+			`rumbench: unknown engine "nosuch" (valid: bbolt, lmdb, mongo, myrocks, mysql, null, pebble, postgres, rocksdb, sqlite, wiredtiger)`},
 		{"unknown workload", []string{"run", "--workload", "tpcc"},
 			`rumbench: unknown workload "tpcc" (valid: insert, linkbench, sysbench, toy, ycsb)`},
 		{"sysbench unknown test", []string{"run", "--workload", "sysbench", "--tests", "point-query,range-scan"},

@@ -104,7 +104,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the measured steps, -1 for the workload's reference formula (default from --profile)")
 	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each measured step excluded from its figures (default from --profile)")
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
-	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "server config file (postgresql.conf or my.cnf fragment) or a directory of them; repeat for a configuration matrix: each server engine runs once per file")
+	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "server config file (postgresql.conf or my.cnf fragment; for mongo, key=value client settings such as j=false) or a directory of them; repeat for a configuration matrix: each server engine runs once per file")
 	fl.StringVar(&f.dsn, "dsn", "", "use the running server at this URL/DSN instead of a private instance (one server engine only)")
 	fl.StringVar(&f.serverBin, "server-bin", "", "directory of the server binaries (default: discovered)")
 	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB, the same for every engine")
@@ -348,9 +348,14 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 		}
 	}
 	if (f.dsn != "" || f.serverBin != "" || len(configs) > 0) && len(servers) == 0 {
-		return nil, usagef("--dsn, --server-config and --server-bin need a server engine in --engine (postgres, mysql, myrocks)")
+		return nil, usagef("--dsn, --server-config and --server-bin need a server engine in --engine (postgres, mysql, myrocks, mongo)")
 	}
-	if f.dsn != "" && (len(servers) != 1 || len(configs) > 0) {
+	clientConfig := false
+	if len(servers) == 1 {
+		s, _ := engine.Lookup(servers[0])
+		clientConfig = s.ClientConfig
+	}
+	if f.dsn != "" && (len(servers) != 1 || (len(configs) > 0 && !clientConfig)) {
 		return nil, usagef("--dsn takes exactly one server engine in --engine and no --server-config (got %s)", strings.Join(servers, ","))
 	}
 	var targets []results.Target

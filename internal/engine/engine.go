@@ -54,6 +54,10 @@ type Spec struct {
 	// Server is true for engines on a database server: they take the options dsn, server_config
 	// and server_bin, set from --dsn, --server-config and --server-bin.
 	Server bool
+	// ClientConfig is true for a server engine whose server_config file holds the client's
+	// settings (the mongo engine's write and read concern), not the server's: --server-config
+	// then goes with --dsn too, one target per file against the same server.
+	ClientConfig bool
 	// Check validates engine-specific options without opening anything (nil: only the keys of
 	// Options are checked).
 	Check func(extra map[string]string) error

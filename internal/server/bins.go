@@ -51,6 +51,9 @@ func findBinaries(kind Kind, binDir string) (binaries, error) {
 }
 
 func findBinariesIn(kind Kind, binDir string, r searchRoots) (binaries, error) {
+	if kind == FerretDB {
+		return findFerretDB(binDir, r)
+	}
 	names := [3]string{"postgres", "initdb", "psql"}
 	if kind == MariaDB {
 		names = [3]string{"mariadbd", "mariadb-install-db", "mariadb"}
@@ -100,8 +103,11 @@ func (b *binaries) slot(i int) *string {
 }
 
 func packageName(kind Kind) string {
-	if kind == Postgres {
+	switch kind {
+	case Postgres:
 		return "postgresql"
+	case FerretDB:
+		return "the rumbench-ferretdb helper (make build)"
 	}
 	return "mariadb-server"
 }

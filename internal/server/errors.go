@@ -67,6 +67,9 @@ func (s *Server) startError(step, problem, hint string, off int64, err error) *S
 
 // configHint tells the user where the settings a server rejected come from.
 func (s *Server) configHint() string {
+	if s.kind == FerretDB {
+		return "see the server log; the helper's settings are on its command line there"
+	}
 	if s.cfg.ConfigFile == "" {
 		return "fix rumbench's settings (written to " + s.configPath() + ")"
 	}

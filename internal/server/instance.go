@@ -33,9 +33,9 @@ type account struct {
 const maxSocketPath = 107
 
 // serviceAccount returns the service user for kind when the current process is root (the
-// servers refuse to run as root), nil otherwise.
+// servers refuse to run as root), nil otherwise. FerretDB's helper runs as the current user.
 func serviceAccount(kind Kind) (*account, error) {
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 || kind == FerretDB {
 		return nil, nil
 	}
 	name := "postgres"

@@ -40,10 +40,13 @@ const (
 	Postgres Kind = "postgres"
 	// MariaDB is MariaDB (mariadbd, mariadb-install-db and mariadb are needed).
 	MariaDB Kind = "mariadb"
+	// FerretDB is FerretDB v1 over SQLite, a MongoDB wire-protocol server, run by the
+	// rumbench-ferretdb helper program (see ferretdb.go).
+	FerretDB Kind = "ferretdb"
 )
 
 // Kinds lists the kinds Start accepts, in a stable order.
-func Kinds() []Kind { return []Kind{Postgres, MariaDB} }
+func Kinds() []Kind { return []Kind{Postgres, MariaDB, FerretDB} }
 
 // DefaultStartTimeout bounds Start (data directory creation, server start and setup) when
 // Config.StartTimeout is zero.
@@ -132,11 +135,14 @@ var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 func (c *Config) validate() error {
 	switch c.Kind {
-	case Postgres, MariaDB:
+	case Postgres, MariaDB, FerretDB:
 	case "":
-		return errors.New("server: no server kind given (valid: postgres, mariadb)")
+		return errors.New("server: no server kind given (valid: postgres, mariadb, ferretdb)")
 	default:
-		return fmt.Errorf("server: unknown server kind %q (valid: postgres, mariadb)", c.Kind)
+		return fmt.Errorf("server: unknown server kind %q (valid: postgres, mariadb, ferretdb)", c.Kind)
+	}
+	if c.Kind == FerretDB && (c.ConfigFile != "" || len(c.Plugins) > 0) {
+		return errors.New("server: ferretdb takes no configuration file and no plugins")
 	}
 	if c.Dir == "" {
 		return errors.New("server: no instance directory given")
@@ -263,10 +269,16 @@ func (s *Server) start(ctx context.Context) error {
 // DSN returns the connection string for the database "rumbench" over TCP on 127.0.0.1, with
 // the instance's random password: a pgx URL ("postgres://postgres:PW@127.0.0.1:PORT/rumbench?
 // sslmode=disable", scram-sha-256) or a go-sql-driver/mysql DSN
-// ("rumbench:PW@tcp(127.0.0.1:PORT)/rumbench"). It holds a secret: never record it.
+// ("rumbench:PW@tcp(127.0.0.1:PORT)/rumbench"). It holds a secret: never record it. For
+// FerretDB it is a MongoDB URI without credentials ("mongodb://127.0.0.1:PORT/?
+// directConnection=true": FerretDB v1 over SQLite does not authenticate; it listens on the
+// loopback address only).
 func (s *Server) DSN() string {
-	if s.kind == Postgres {
+	switch s.kind {
+	case Postgres:
 		return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/rumbench?sslmode=disable", s.password, s.port)
+	case FerretDB:
+		return fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", s.port)
 	}
 	return fmt.Sprintf("rumbench:%s@tcp(127.0.0.1:%d)/rumbench", s.password, s.port)
 }
@@ -323,6 +335,9 @@ func (s *Server) writeFile(path string, data []byte) error {
 // Per-kind steps; see postgres.go and mariadb.go.
 
 func (s *Server) initialize(ctx context.Context) error {
+	if s.kind == FerretDB {
+		return s.ferretInit()
+	}
 	if s.kind == Postgres {
 		return s.pgInit(ctx)
 	}
@@ -330,6 +345,9 @@ func (s *Server) initialize(ctx context.Context) error {
 }
 
 func (s *Server) serverArgs() ([]string, error) {
+	if s.kind == FerretDB {
+		return s.ferretArgs(), nil
+	}
 	if s.kind == Postgres {
 		return s.pgArgs(), nil
 	}
@@ -337,6 +355,9 @@ func (s *Server) serverArgs() ([]string, error) {
 }
 
 func (s *Server) ready() bool {
+	if s.kind == FerretDB {
+		return s.ferretReady()
+	}
 	if s.kind == Postgres {
 		return s.pgReady()
 	}
@@ -344,6 +365,9 @@ func (s *Server) ready() bool {
 }
 
 func (s *Server) setup(ctx context.Context) error {
+	if s.kind == FerretDB {
+		return nil // the helper reported its version in its ready file
+	}
 	if s.kind == Postgres {
 		return s.pgSetup(ctx)
 	}
@@ -352,6 +376,9 @@ func (s *Server) setup(ctx context.Context) error {
 
 // configPath is the generated configuration file: data/postgresql.conf or Dir/my.cnf.
 func (s *Server) configPath() string {
+	if s.kind == FerretDB {
+		return filepath.Join(s.dir, "ready")
+	}
 	if s.kind == Postgres {
 		return filepath.Join(s.dataDir, "postgresql.conf")
 	}
@@ -360,6 +387,9 @@ func (s *Server) configPath() string {
 
 // userConfigPath is where the user's configuration file is copied.
 func (s *Server) userConfigPath() string {
+	if s.kind == FerretDB {
+		return ""
+	}
 	if s.kind == Postgres {
 		return filepath.Join(s.dir, "user.conf")
 	}
@@ -368,6 +398,9 @@ func (s *Server) userConfigPath() string {
 
 // initStep names the program that creates the data directory.
 func (s *Server) initStep() string {
+	if s.kind == FerretDB {
+		return "mkdir"
+	}
 	if s.kind == Postgres {
 		return "initdb"
 	}

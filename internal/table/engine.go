@@ -34,7 +34,7 @@ type Engine interface {
 type Info struct {
 	// Name is the registered engine name.
 	Name string `json:"name"`
-	// Family is "kv", "sql" or "none".
+	// Family is "kv", "sql", "document" (the mongo engine) or "none".
 	Family string `json:"family"`
 	// Version is the engine's library or server version.
 	Version string `json:"version"`

@@ -326,3 +326,9 @@ var ErrDuplicate = errors.New("duplicate primary key")
 // transaction and could not wait for it without risking a deadlock. The transaction is rolled
 // back; the caller may retry it (as sysbench retries a deadlocked transaction).
 var ErrConflict = errors.New("write conflict: transaction rolled back")
+
+// ErrUnsupported is returned (wrapped: test with errors.Is) by an engine that has no form of a
+// statement (the document engine has none of a full scan filtered by a column's byte length).
+// It is returned the first time the statement runs, before anything is done; the message
+// names the statement and why.
+var ErrUnsupported = errors.New("statement not supported by this engine")

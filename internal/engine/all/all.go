@@ -4,6 +4,7 @@ package all
 import (
 	_ "github.com/rumbench/rumbench/internal/engine/bbolt"      // bbolt
 	_ "github.com/rumbench/rumbench/internal/engine/lmdb"       // lmdb
+	_ "github.com/rumbench/rumbench/internal/engine/mongo"      // mongo
 	_ "github.com/rumbench/rumbench/internal/engine/mysql"      // mysql, myrocks
 	_ "github.com/rumbench/rumbench/internal/engine/null"       // null
 	_ "github.com/rumbench/rumbench/internal/engine/pebble"     // pebble

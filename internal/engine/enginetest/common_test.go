@@ -19,7 +19,7 @@ func testInfo(t *testing.T, h *harness) {
 		t.Errorf("Info().Name = %q, want the registered name %q", info.Name, h.name)
 	}
 	switch info.Family {
-	case "kv", "sql":
+	case "kv", "sql", "document":
 		if !info.Stores {
 			t.Errorf("Info() of a %s engine has Stores false", info.Family)
 		}
@@ -28,7 +28,7 @@ func testInfo(t *testing.T, h *harness) {
 			t.Errorf("Info() of family none has Stores true")
 		}
 	default:
-		t.Errorf("Info().Family = %q, want kv, sql or none", info.Family)
+		t.Errorf("Info().Family = %q, want kv, sql, document or none", info.Family)
 	}
 	if info.Version == "" {
 		t.Errorf("Info().Version is empty")

@@ -48,6 +48,11 @@ func bv(s string) table.Value { return table.Value{B: []byte(s)} }
 
 // exec runs st and returns the result rows formatted "v1,v2" (sorted when sorted is true) and
 // the count Exec returned.
+// perStatement reports whether the engine runs without multi-document transactions: every
+// statement commits itself, and Rollback drops nothing (the document engine on a server
+// without transactions, as its Info says).
+func perStatement(h *harness) bool { return h.e.Info().Options["txn"] == "per-statement" }
+
 func exec(h *harness, s table.Session, st *table.Stmt, sorted bool, args ...table.Value) ([]string, int64) {
 	h.t.Helper()
 	cols := max(len(st.Cols), 1)
@@ -175,7 +180,12 @@ func testStatements(t *testing.T, h *harness) {
 		t.Fatal(err)
 	}
 	got, _ = exec(h, s, inPK, true, iv(2, 6, 7, 7)...)
-	wantRows(t, "after rollback", got, "2,c02", "6,c06", "7,c07")
+	if perStatement(h) {
+		// Each statement committed itself: the rollback had nothing to drop.
+		wantRows(t, "after rollback in the per-statement mode", got, "6,gone", "7,gone")
+	} else {
+		wantRows(t, "after rollback", got, "2,c02", "6,c06", "7,c07")
+	}
 	if err := s.Begin(h.ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +201,10 @@ func testStatements(t *testing.T, h *harness) {
 	wantRows(t, "index after the transaction", got, "5")
 
 	scan := sel("SELECT * FROM {T} WHERE LENGTH(c) < 0", table.Stmt{Index: -1, Match: table.All, Cols: []int{0, 1, 2}, Filter: true, FilterCol: 2})
-	if got, _ = exec(h, s, scan, false); len(got) != 0 {
-		t.Errorf("LENGTH(c) < 0 returned %v", got)
+	if n, err := s.Exec(h.ctx, scan, nil, table.NewRows(3, 1)); errors.Is(err, table.ErrUnsupported) {
+		t.Logf("%s: refused: %v", scan.SQL, err)
+	} else if err != nil || n != 0 {
+		t.Errorf("LENGTH(c) < 0 returned %d rows, %v", n, err)
 	}
 	if rows, entries := h.count(s, tb, -1), h.count(s, tb, 0); rows != 20 || entries != 20 {
 		t.Errorf("%d rows, %d index entries, want 20 and 20", rows, entries)

@@ -4,6 +4,7 @@ package worktest
 
 import (
 	"context"
+	"github.com/rumbench/rumbench/internal/server/ferrettest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,6 +31,9 @@ func Engine(t testing.TB, name string, sync bool, extra map[string]string) (tabl
 	}
 	if spec.Unavailable != "" {
 		t.Skipf("engine %s: %s", name, spec.Unavailable)
+	}
+	if name == "mongo" {
+		ferrettest.Helper(t) // its managed server, built when `make test` did not
 	}
 	dir := t.TempDir()
 	os.Chmod(filepath.Dir(dir), 0o755)

@@ -1,0 +1,381 @@
+package mongo
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/mattn/go-sqlite3"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/server/ferrettest"
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+func TestMain(m *testing.M) {
+	if _, err := ferrettest.Ensure(); err != nil {
+		fmt.Fprintln(os.Stderr, "mongo:", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// openManaged opens the engine on a private FerretDB in a fresh directory.
+func openManaged(tb testing.TB, extra map[string]string) *eng {
+	tb.Helper()
+	e, err := open(context.Background(), engine.Options{Dir: tb.TempDir(), CacheBytes: 8 << 20, Sync: true, Extra: extra})
+	if err != nil {
+		tb.Fatalf("open: %v", err)
+	}
+	tb.Cleanup(func() { e.Close() })
+	return e.(*eng)
+}
+
+var (
+	items = &table.Table{Name: "items", Columns: []table.Column{
+		{Name: "id", Type: table.Int64, NotNull: true},
+		{Name: "k", Type: table.Int32, NotNull: true},
+		{Name: "c", Type: table.Bytes, MaxLen: 20, Text: true},
+		{Name: "pad", Type: table.Bytes},
+	}, Indexes: []table.Index{{Name: "k_c", Columns: []int{1, 2}}}}
+	links = &table.Table{Name: "links", KeyLen: 3, Columns: []table.Column{
+		{Name: "link_type", Type: table.Int64, NotNull: true},
+		{Name: "id1", Type: table.Int64, NotNull: true},
+		{Name: "id2", Type: table.Int64, NotNull: true},
+		{Name: "data", Type: table.Bytes},
+	}}
+)
+
+func itemRows(from, n int) *table.Rows {
+	rows := table.NewRows(4, n)
+	for i := from; i < from+n; i++ {
+		r := rows.Append()
+		r[0], r[1], r[2], r[3] = table.Value{I: int64(i)}, table.Value{I: int64(i % 7)}, table.Value{B: fmt.Appendf(nil, "c%04d", i)}, table.Value{B: []byte{0, 1, byte(i)}}
+	}
+	return rows
+}
+
+// ext is doc in canonical extended JSON (every BSON type shown), without spaces after colons.
+func ext(doc bson.Raw) string { return strings.ReplaceAll(doc.String(), `": `, `":`) }
+
+// TestDocumentMapping checks the exact documents and indexes the engine writes: _id, field
+// names and BSON types, the index key patterns, and the encoded _id of a composite key.
+func TestDocumentMapping(t *testing.T) {
+	ctx := context.Background()
+	for _, idf := range []string{"native", "string"} {
+		t.Run(idf, func(t *testing.T) {
+			e := openManaged(t, map[string]string{"id_format": idf})
+			if err := e.CreateTable(ctx, items, true); err != nil {
+				t.Fatal(err)
+			}
+			s, _ := e.NewSession(ctx)
+			defer s.Close()
+			if err := s.Insert(ctx, items, itemRows(-2, 5)); err != nil {
+				t.Fatal(err)
+			}
+			// Canonical extended JSON shows every BSON type.
+			doc, err := e.db.Collection("items").FindOne(ctx, bson.D{{Key: "c", Value: "c-002"}}).Raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"_id":{"$numberLong":"-2"},"k":{"$numberInt":"-2"},"c":"c-002","pad":{"$binary":{"base64":"AAH+","subType":"00"}}}`
+			if idf == "string" {
+				want = fmt.Sprintf(`{"_id":"%s","id":{"$numberLong":"-2"},"k":{"$numberInt":"-2"},"c":"c-002","pad":{"$binary":{"base64":"AAH+","subType":"00"}}}`,
+					hex.EncodeToString(table.AppendValue(nil, table.Int64, table.Value{I: -2})))
+			}
+			if ext(doc) != want {
+				t.Errorf("document = %s\nwant       %s", doc, want)
+			}
+			cur, err := e.db.Collection("items").Indexes().List(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ixs []struct {
+				Name string   `bson:"name"`
+				Key  bson.Raw `bson:"key"`
+			}
+			if err := cur.All(ctx, &ixs); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, ix := range ixs {
+				got = append(got, ix.Name+" "+ext(ix.Key))
+			}
+			if want := `_id_ {"_id":{"$numberInt":"1"}}; k_c {"k":{"$numberInt":"1"},"c":{"$numberInt":"1"},"_id":{"$numberInt":"1"}}`; strings.Join(got, "; ") != want {
+				t.Errorf("indexes = %s\nwant      %s", strings.Join(got, "; "), want)
+			}
+			// The table model reads back what it wrote, in key order through the _id range.
+			n, err := s.DeleteOldest(ctx, items, -2, 2)
+			if err != nil || n != 2 {
+				t.Fatalf("DeleteOldest(-2, 2) = %d, %v", n, err)
+			}
+			out := table.NewRows(4, 4)
+			if err := s.Get(ctx, items, []int64{-2, -1, 0, 2}, []int{0, 2, 1, 3}, out); err != nil {
+				t.Fatal(err)
+			}
+			if out.N != 2 || out.Row(0)[0].I+out.Row(1)[0].I != 2 || string(out.Row(1)[3].B) != "\x00\x01\x02" && string(out.Row(0)[3].B) != "\x00\x01\x02" {
+				t.Errorf("Get after DeleteOldest: %d rows %v", out.N, out.Vals)
+			}
+		})
+	}
+
+	e := openManaged(t, nil)
+	if err := e.CreateTable(ctx, links, false); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.NewSession(ctx)
+	defer s.Close()
+	rows := table.NewRows(4, 1)
+	copy(rows.Append(), []table.Value{{I: 1}, {I: 42}, {I: -7}, {B: []byte("x")}})
+	if err := s.Insert(ctx, links, rows); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := e.db.Collection("links").FindOne(ctx, bson.D{}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var key []byte
+	for _, v := range []int64{1, 42, -7} {
+		key = table.AppendValue(key, table.Int64, table.Value{I: v})
+	}
+	if want := fmt.Sprintf(`{"_id":"%x","link_type":{"$numberLong":"1"},"id1":{"$numberLong":"42"},"id2":{"$numberLong":"-7"},"data":{"$binary":{"base64":"eA==","subType":"00"}}}`, key); ext(doc) != want {
+		t.Errorf("composite-key document = %v\nwant                     %s", doc, want)
+	}
+	// A statement on the key's prefix finds it through the _id range.
+	st := &table.Stmt{Table: links, Kind: table.Select, Index: -1, Prefix: 2, Match: table.All, Cols: []int{2, 3},
+		SQL: "SELECT id2, data FROM links WHERE link_type = ? AND id1 = ?"}
+	out := table.NewRows(2, 1)
+	if n, err := s.Exec(ctx, st, []table.Value{{I: 1}, {I: 42}}, out); err != nil || n != 1 || out.Row(0)[0].I != -7 {
+		t.Errorf("prefix select: %d rows, %v, %v", n, err, out.Vals)
+	}
+	if info := e.Info(); info.Family != "document" || info.Options["txn"] != "per-statement" || info.Options["id_format"] != "string" ||
+		!strings.HasPrefix(info.Version, "FerretDB v1.24.2 (SQLite backend), MongoDB-compatible ") {
+		t.Errorf("Info = %+v", info)
+	}
+}
+
+// TestOptions checks the option parsing: defaults, a --server-config file of client settings
+// winning over --engine-opt, and one clear line for each bad value.
+func TestOptions(t *testing.T) {
+	dir := t.TempDir()
+	jfalse := filepath.Join(dir, "j-false.conf")
+	os.WriteFile(jfalse, []byte("# durability\nj = false\nw=majority\nwtimeout_ms=250\nread_concern=majority\n"), 0o600)
+	c, err := parseConfig(map[string]string{"server_config": jfalse, "j": "true", "txn": "off"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.j || c.w != "majority" || c.wtimeout.Milliseconds() != 250 || c.readConcern != "majority" || c.txn != "off" || c.database != "rumbench" {
+		t.Errorf("config = %+v", c)
+	}
+	wc := c.writeConcern()
+	if wc.W != "majority" || wc.Journal == nil || *wc.Journal {
+		t.Errorf("write concern = %+v", wc)
+	}
+	if c, _ := parseConfig(nil, true); !c.j || c.w != "1" || c.readConcernOf() != nil {
+		t.Errorf("defaults with --sync = %+v", c)
+	}
+	bad := filepath.Join(dir, "bad.conf")
+	os.WriteFile(bad, []byte("shared_buffers = 1GB\n"), 0o600)
+	for _, tc := range []struct {
+		extra map[string]string
+		want  string
+	}{
+		{map[string]string{"j": "maybe"}, `j="maybe": want true or false`},
+		{map[string]string{"w": "-1"}, "must be >= 0"},
+		{map[string]string{"read_concern": "strong"}, "valid: default, local"},
+		{map[string]string{"txn": "yes"}, "valid: auto, on, off"},
+		{map[string]string{"w": "0", "j": "true"}, "w=0 (unacknowledged) cannot wait"},
+		{map[string]string{"wtimeout_ms": "1s"}, "whole number of milliseconds"},
+		{map[string]string{"database": "a.b"}, "database name"},
+		{map[string]string{"server_config": bad}, `line 1: "shared_buffers = 1GB" is not key=value with a key among`},
+		{map[string]string{"server_config": filepath.Join(dir, "none")}, "no such file"},
+		{map[string]string{"journal": "true"}, `has no option "journal"`},
+	} {
+		_, err := parseConfig(tc.extra, false)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: error %v, want one line containing %q", tc.extra, err, tc.want)
+		}
+	}
+	if c, err := parseConfig(map[string]string{"w": "0"}, true); err != nil || c.j || c.writeConcern().Journal != nil {
+		t.Errorf("w=0 with --sync: %+v, %v (j must not be sent)", c, err)
+	}
+}
+
+// TestTxnOnStandalone checks that txn=on is refused on a server without transactions.
+func TestTxnOnStandalone(t *testing.T) {
+	_, err := open(context.Background(), engine.Options{Dir: t.TempDir(), Extra: map[string]string{"txn": "on"}})
+	if err == nil || !strings.Contains(err.Error(), "txn=on, but the server is a standalone FerretDB") {
+		t.Errorf("open with txn=on: %v", err)
+	}
+}
+
+// TestCrossCheck counts the rows the engine inserted three ways: the engine's Count, the
+// server's own insert command counter (one InsertMany of at most 100,000 documents is one
+// insert command), and, after the server stopped, the rows of the collection's table in
+// FerretDB's SQLite file. It also checks the step counters a managed server reports, and the
+// external mode (--dsn) on the same server.
+func TestCrossCheck(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e0, err := open(ctx, engine.Options{Dir: dir, Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := e0.(*eng)
+	defer e.Close()
+	if err := e.CreateTable(ctx, items, true); err != nil {
+		t.Fatal(err)
+	}
+	before, err := e.ServerSample(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !before.Managed || before.RSSBytes <= 0 || before.LogBytes != -1 || before.Fsyncs != -1 {
+		t.Errorf("managed FerretDB sample = %+v: want process figures, and log bytes and syncs not reported (-1)", before)
+	}
+	if _, ok := before.Counters["opcounters.insert"]; ok {
+		t.Errorf("FerretDB reported opcounters.insert, which it does not have")
+	}
+	s, _ := e.NewSession(ctx)
+	const batches, per = 7, 300
+	for b := 0; b < batches; b++ {
+		if err := s.Insert(ctx, items, itemRows(1+b*per, per)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := e.ServerSample(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after.Counters["commands.insert"] - before.Counters["commands.insert"]; d != batches {
+		t.Errorf("server insert commands: %d, want %d (one per batch)", d, batches)
+	}
+	if d := after.Counters["dbstats.objects"] - before.Counters["dbstats.objects"]; d != batches*per {
+		t.Errorf("dbStats objects grew by %d, want %d", d, batches*per)
+	}
+	n, err := s.Count(ctx, items, -1)
+	if err != nil || n != batches*per {
+		t.Errorf("Count = %d, %v; want %d", n, err, batches*per)
+	}
+
+	// The same server through --dsn: no process figures, the same rows.
+	x0, err := open(ctx, engine.Options{Dir: t.TempDir(), Extra: map[string]string{"dsn": e.srv.DSN()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := x0.(*eng)
+	xs, _ := x.NewSession(ctx)
+	if n, err := xs.Count(ctx, items, 0); err != nil || n != batches*per {
+		t.Errorf("external mode: Count = %d, %v", n, err)
+	}
+	if err := x.CreateTable(ctx, items, false); err == nil || !strings.Contains(err.Error(), "already exists in database rumbench") {
+		t.Errorf("CreateTable of an existing collection: %v", err)
+	}
+	if smp, err := x.ServerSample(ctx, false); err != nil || smp.Managed || smp.RSSBytes != 0 {
+		t.Errorf("external mode sample: %+v, %v", smp, err)
+	}
+	if _, ok := x.Info().Options["server"]; ok || x.Info().Options["id_format"] != "native" {
+		t.Errorf("external mode Info options: %v", x.Info().Options)
+	}
+	xs.Close()
+	x.Close()
+	s.Close()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The SQLite file FerretDB wrote: one table per collection, one row per document.
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "data", "rumbench.sqlite")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var tbl string
+	if err := db.QueryRow(`SELECT table_name FROM _ferretdb_collections WHERE name = 'items'`).Scan(&tbl); err != nil {
+		t.Fatalf("FerretDB's collection catalog: %v", err)
+	}
+	var rows int64
+	if err := db.QueryRow(fmt.Sprintf("SELECT count(*) FROM %q", tbl)).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != batches*per {
+		t.Errorf("SQLite table %s holds %d rows, want %d", tbl, rows, batches*per)
+	}
+	t.Logf("inserted %d rows in %d batches: Count %d, server insert commands %d, SQLite rows %d",
+		batches*per, batches, n, after.Counters["commands.insert"]-before.Counters["commands.insert"], rows)
+}
+
+// TestRefused checks the one-line refusal of a statement without a MongoDB form.
+func TestRefused(t *testing.T) {
+	ctx := context.Background()
+	e := openManaged(t, nil)
+	if err := e.CreateTable(ctx, items, false); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.NewSession(ctx)
+	defer s.Close()
+	st := &table.Stmt{Table: items, Kind: table.Select, Index: -1, Match: table.All, Cols: []int{0}, Filter: true, FilterCol: 2,
+		SQL: "SELECT id FROM items WHERE LENGTH(c) < 0"}
+	_, err := s.Exec(ctx, st, nil, table.NewRows(1, 1))
+	if !errors.Is(err, table.ErrUnsupported) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Exec of a LENGTH filter: %v, want one line wrapping ErrUnsupported", err)
+	}
+}
+
+// The client's cost per operation (the server is another process: allocations are the
+// driver's and the engine's). FerretDB over SQLite scans the collection for each read, so the
+// table is kept small.
+
+func BenchmarkPointRead(b *testing.B) {
+	ctx := context.Background()
+	e := openManaged(b, nil)
+	if err := e.CreateTable(ctx, items, true); err != nil {
+		b.Fatal(err)
+	}
+	s, _ := e.NewSession(ctx)
+	defer s.Close()
+	if err := s.Insert(ctx, items, itemRows(1, 1000)); err != nil {
+		b.Fatal(err)
+	}
+	out := table.NewRows(4, 1)
+	cols := []int{0, 1, 2, 3}
+	pk := []int64{0}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		out.Reset(4)
+		pk[0] = int64(1 + i%1000)
+		if err := s.Get(ctx, items, pk, cols, out); err != nil || out.N != 1 {
+			b.Fatalf("Get: %d rows, %v", out.N, err)
+		}
+	}
+}
+
+func BenchmarkInsertBatch100(b *testing.B) {
+	ctx := context.Background()
+	e := openManaged(b, nil)
+	if err := e.CreateTable(ctx, items, true); err != nil {
+		b.Fatal(err)
+	}
+	s, _ := e.NewSession(ctx)
+	defer s.Close()
+	next := 1
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		rows := itemRows(next, 100)
+		next += 100
+		b.StartTimer()
+		if err := s.Insert(ctx, items, rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
