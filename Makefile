@@ -14,11 +14,13 @@ TAGS    ?= rocksdb wiredtiger
 
 .PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb
 
-build: deps syncshim ferretdb
+build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
 
 ## ferretdb: the mongo engine's managed server (FerretDB v1 embedded), beside the binary; it is
-## a Go module of its own (tools/ferretdb), so FerretDB's dependencies stay out of rumbench's
+## a Go module of its own (tools/ferretdb), so FerretDB's dependencies stay out of rumbench's.
+## Built for the tests; `make ferretdb` for --engine mongo without a mongod (make run does not
+## need it: its engines are embedded)
 FERRETDB := bin/rumbench-ferretdb
 ferretdb:
 	@mkdir -p bin

@@ -60,7 +60,7 @@ func findFerretDB(binDir string, r searchRoots) (binaries, error) {
 		return found(p)
 	}
 	tried = append(tried, r.describe)
-	return binaries{}, &notFoundError{fmt.Sprintf("ferretdb helper %s not found (looked beside rumbench in %s and in PATH): build it with `make build` (bin/%s), set %s to its path or pass its directory with --server-bin; or give --dsn mongodb://... for a server you run",
+	return binaries{}, &notFoundError{fmt.Sprintf("ferretdb helper %s not found (looked beside rumbench in %s and in PATH): build it with `make ferretdb` (bin/%s), set %s to its path or pass its directory with --server-bin; or give --dsn mongodb://... for a server you run",
 		FerretDBHelper, strings.Join(tried[:len(tried)-1], ", "), FerretDBHelper, FerretDBEnv)}
 }
 
