@@ -314,3 +314,115 @@ func shardOps(runs []*results.Run, step string) []int64 {
 	}
 	return out
 }
+
+// findRunDir waits up to a minute for the run directory of shard i of group in out whose
+// steps.json records step, and returns it.
+func findRunDir(t *testing.T, out, group string, i int, step string) string {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		dirs, _ := filepath.Glob(filepath.Join(out, fmt.Sprintf("*-%s-s%d", group, i)))
+		for _, d := range dirs {
+			if steps, err := results.ReadSteps(d); err == nil && slices.ContainsFunc(steps, func(s results.Step) bool { return s.Step == step }) {
+				return d
+			}
+		}
+	}
+	t.Errorf("shard %d of %s never recorded step %s", i, group, step)
+	return ""
+}
+
+// TestShardFailureStopsGroup: a shard that fails marks its group failed in the store and the
+// others stop, cleanly and keeping what they measured: at a barrier (a shard that cannot open
+// the server) and in the middle of a step (a shard whose table is dropped under it).
+func TestShardFailureStopsGroup(t *testing.T) {
+	out, data, _ := dirs(t)
+	dsn, storeURL := shardServer(t, data)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	args := func(group, shard, dsn string, querySecs int) []string {
+		return []string{"run", "--workload", "insert", "--engine", "postgres", "--dsn", dsn, "--clients", "1", "--rows", "2000",
+			"--steps", "l.i0,qr100", "--query-secs", fmt.Sprint(querySecs), "--warmup-secs", "0", "--store", storeURL, "--out", out,
+			"--quiet", "--group", group, "--shard", shard, "--data-dir", filepath.Join(data, group+shard[:1])}
+	}
+	// At a barrier: shards 0 and 1 wait for shard 2, which cannot reach its database.
+	bad := strings.Replace(dsn, "/rumbench?", "/nosuchdb?", 1)
+	p0 := startRumbench(t, ctx, args("e2e-fail", "0/3", dsn, 1)...)
+	p1 := startRumbench(t, ctx, args("e2e-fail", "1/3", dsn, 1)...)
+	time.Sleep(500 * time.Millisecond)
+	p2 := startRumbench(t, ctx, args("e2e-fail", "2/3", bad, 1)...)
+	waitAll(p0, p1, p2)
+	if p2.code != ExitFailure || !strings.Contains(p2.stderr.String(), "nosuchdb") {
+		t.Errorf("shard 2: exit %d %s", p2.code, p2.stderr.String())
+	}
+	for i, p := range []*proc{p0, p1} {
+		if p.code != ExitFailure || !strings.Contains(p.stderr.String(), "group e2e-fail failed: shard 2: ") {
+			t.Errorf("shard %d: exit %d %s", i, p.code, p.stderr.String())
+		}
+	}
+	// In a step: shard 1's table is dropped while both run qr100; shard 1 fails, shard 0 stops
+	// within seconds instead of running its 60 s, keeping its load step.
+	start := time.Now()
+	// (--fresh: each shard drops its own tables, those the first group left.)
+	q0 := startRumbench(t, ctx, append(args("e2e-stop", "0/2", dsn, 60), "--fresh")...)
+	q1 := startRumbench(t, ctx, append(args("e2e-stop", "1/2", dsn, 60), "--fresh")...)
+	if findRunDir(t, out, "e2e-stop", 1, "l.i0") == "" {
+		cancel()
+		waitAll(q0, q1)
+		t.Fatalf("shard 0: %s\nshard 1: %s", q0.stderr.String(), q1.stderr.String())
+	}
+	time.Sleep(2 * time.Second)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "DROP TABLE pi2"); err != nil {
+		t.Fatal(err)
+	}
+	waitAll(q0, q1)
+	if q1.code != ExitFailure || !strings.Contains(q1.stderr.String(), "pi2") {
+		t.Errorf("shard 1: exit %d %s", q1.code, q1.stderr.String())
+	}
+	if q0.code != ExitFailure || !strings.Contains(q0.stderr.String(), "group e2e-stop failed: shard 1: ") || !strings.Contains(q0.stderr.String(), "stopping this shard") {
+		t.Errorf("shard 0: exit %d %s", q0.code, q0.stderr.String())
+	}
+	if d := time.Since(start); d > 45*time.Second {
+		t.Errorf("shard 0 ran %v: it did not stop when shard 1 failed", d)
+	}
+	r0, err := results.Load(findRunDir(t, out, "e2e-stop", 0, "l.i0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r0.Manifest.Status != results.StatusInterrupted || !strings.Contains(r0.Manifest.Error, "group e2e-stop failed: shard 1: ") {
+		t.Errorf("shard 0's manifest: status %s, error %q", r0.Manifest.Status, r0.Manifest.Error)
+	}
+	if len(r0.Steps) != 2 || r0.Steps[0].Status != results.StatusOK || r0.Steps[0].Ops != 2000 || r0.Steps[1].Status != results.StatusInterrupted || r0.Steps[1].Ops == 0 {
+		t.Errorf("shard 0 kept: %+v", r0.Steps)
+	}
+}
+
+// TestShardUsage: bad --shard input gets one line and exit 2, before anything runs.
+func TestShardUsage(t *testing.T) {
+	_, _, d := dirs(t)
+	dsn := "postgres://u@127.0.0.1:1/db"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "3/2", "--engine", "postgres", "--dsn", dsn}, `--shard "3/2": want I/N with 0 <= I < N`},
+		{[]string{"--shard", "0/2", "--engine", "pebble"}, "--shard needs a server every shard shares, given with --dsn: pebble is not one (an embedded engine keeps its data in this process's data directory)"},
+		{[]string{"--shard", "0/2", "--engine", "postgres"}, "postgres is not one (a server rumbench starts is private to one process)"},
+		{[]string{"--group", "g1", "--engine", "pebble"}, "--group g1 goes with --shard I/N"},
+		{[]string{"--shard", "0/2", "--group", "Bad_Group", "--engine", "postgres", "--dsn", dsn}, `--group "Bad_Group": want 1 to 48 lower-case letters`},
+		{[]string{"--shard", "0/2", "--workload", "sysbench", "--engine", "postgres", "--dsn", dsn}, "--shard: workload sysbench does not split its work among shards"},
+		{[]string{"--shard", "0/2", "--repeat", "2", "--engine", "postgres", "--dsn", dsn}, "--shard does not go with prepare, --reuse or --repeat"},
+	} {
+		tr := run(t, nil, append(append([]string{"run"}, c.args...), d...)...)
+		if tr.code != ExitUsage || !strings.Contains(tr.stderr, c.want) || strings.Count(strings.TrimSpace(tr.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", c.args, tr.code, tr.stderr)
+		}
+	}
+	if a, b := defaultGroup([]string{"run", "--shard", "0/3", "-f", "x"}), defaultGroup([]string{"run", "--shard=2/3", "-f", "x"}); a != b || !groupPattern.MatchString(a) {
+		t.Errorf("default groups of two shards: %s, %s", a, b)
+	}
+}
