@@ -414,7 +414,8 @@ func TestShardUsage(t *testing.T) {
 		{[]string{"--shard", "0/2", "--engine", "postgres"}, "postgres is not one (a server rumbench starts is private to one process)"},
 		{[]string{"--group", "g1", "--engine", "pebble"}, "--group g1 goes with --shard I/N"},
 		{[]string{"--shard", "0/2", "--group", "Bad_Group", "--engine", "postgres", "--dsn", dsn}, `--group "Bad_Group": want 1 to 48 lower-case letters`},
-		{[]string{"--shard", "0/2", "--workload", "sysbench", "--engine", "postgres", "--dsn", dsn}, "--shard: workload sysbench does not split its work among shards"},
+		{[]string{"--shard", "1/3", "--workload", "sysbench", "--tables", "2", "--engine", "postgres", "--dsn", dsn}, "--shard 1/3: sysbench gives each shard its own tables: --tables 2 is fewer than the 3 shards"},
+		{[]string{"--shard", "0/2", "--workload", "ycsb", "--engine", "postgres", "--dsn", dsn}, "--shard: workload ycsb does not split its work among shards"},
 		{[]string{"--shard", "0/2", "--repeat", "2", "--engine", "postgres", "--dsn", dsn}, "--shard does not go with prepare, --reuse or --repeat"},
 	} {
 		tr := run(t, nil, append(append([]string{"run"}, c.args...), d...)...)
@@ -424,5 +425,43 @@ func TestShardUsage(t *testing.T) {
 	}
 	if a, b := defaultGroup([]string{"run", "--shard", "0/3", "-f", "x"}), defaultGroup([]string{"run", "--shard=2/3", "-f", "x"}); a != b || !groupPattern.MatchString(a) {
 		t.Errorf("default groups of two shards: %s, %s", a, b)
+	}
+}
+
+// TestSysbenchShards: two sysbench shards split three tables (sbtest1 to shard 0, sbtest2 and
+// sbtest3 to shard 1) on one server and merge into the events of both.
+func TestSysbenchShards(t *testing.T) {
+	out, data, _ := dirs(t)
+	dsn, storeURL := shardServer(t, data)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var ps []*proc
+	for i := 0; i < 2; i++ {
+		ps = append(ps, startRumbench(t, ctx, "run", "--workload", "sysbench", "--engine", "postgres", "--dsn", dsn, "--tables", "3",
+			"--table-size", "2000", "--tests", "point-query,update-index", "--read-secs", "1", "--write-secs", "1",
+			"--store", storeURL, "--out", out, "--quiet", "--group", "sb", "--shard", fmt.Sprintf("%d/2", i),
+			"--data-dir", filepath.Join(data, fmt.Sprint("sb", i))))
+	}
+	waitAll(ps...)
+	for i, want := range []string{"ok: 2000 rows, 2000 index entries", "ok: 4000 rows, 4000 index entries"} {
+		if ps[i].code != ExitOK || !strings.Contains(ps[i].stdout.String(), want) {
+			t.Fatalf("shard %d: exit %d %s%s", i, ps[i].code, ps[i].stdout.String(), ps[i].stderr.String())
+		}
+	}
+	tr := run(t, nil, "merge", "--group", "sb", "--store", storeURL, "--out", out)
+	if tr.code != ExitOK {
+		t.Fatalf("merge: exit %d %s", tr.code, tr.stderr)
+	}
+	merged, err := results.Load(strings.TrimSpace(tr.stdout[strings.LastIndex(tr.stdout, "results: ")+len("results: "):]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range merged.Steps {
+		if len(m.Shards) != 2 || m.Ops != m.Shards[0].Ops+m.Shards[1].Ops || m.Ops == 0 {
+			t.Errorf("%s: merged %d ops from %+v", m.Step, m.Ops, m.Shards)
+		}
+	}
+	if load := merged.Steps[0]; load.Step != "load" || load.Ops != 6000 || load.Rows != 6000 {
+		t.Errorf("merged load: %s %d ops %d rows", load.Step, load.Ops, load.Rows)
 	}
 }
