@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,6 +48,8 @@ func startRumbench(t *testing.T, ctx context.Context, args ...string) *proc {
 	p.cmd.Env = append(os.Environ(), childMain+"=1")
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.cmd.WaitDelay = 5 * time.Second
+	// Killed with the test binary, should it die first: no shard outlives the test.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -203,16 +206,18 @@ func TestShardsMerge(t *testing.T) {
 		if spread > 250*time.Millisecond {
 			t.Errorf("%s: the shards started %v apart (barrier)", m.Step, spread)
 		}
-		t.Logf("%s: the shards started within %v, at %s", m.Step, spread, starts[0].Format("15:04:05.000"))
+		t.Logf("%s: the shards started within %v, at %s; ops %d = sum of the shards' (%d), rows %d", m.Step, spread, starts[0].Format("15:04:05.000"), m.Ops, ops, m.Rows)
 		for _, l := range m.Latency {
 			var all []hist.Bucket
 			var count int64
+			var counts []int64
 			var maxUs float64
 			for _, r := range runs {
 				j := slices.IndexFunc(r.Steps, func(s results.Step) bool { return s.Step == m.Step })
 				for _, sl := range r.Steps[j].Latency {
 					if sl.Kind == l.Kind {
 						all, count, maxUs = append(all, sl.Buckets...), count+sl.Count, max(maxUs, sl.MaxUs)
+						counts = append(counts, sl.Count)
 					}
 				}
 			}
@@ -228,8 +233,8 @@ func TestShardsMerge(t *testing.T) {
 					t.Errorf("%s %s: merged p%g %v µs, the union's %v µs", m.Step, l.Kind, q.q*100, q.got, want)
 				}
 			}
-			t.Logf("%s %s: shards %v ops, merged %d ops; merged p99 %.1f µs = union p99 %.1f µs", m.Step, l.Kind,
-				shardOps(runs, m.Step), m.Ops, l.P99Us, unionQuantile(all, 0.99, maxNs))
+			t.Logf("%s %s: shards %v operations, merged %d; merged p99 %.1f µs, union p99 %.1f µs", m.Step, l.Kind,
+				counts, l.Count, l.P99Us, unionQuantile(all, 0.99, maxNs))
 		}
 	}
 	// The combined data on the server: one table per client of the three shards, holding the
@@ -301,18 +306,6 @@ func TestShardsMerge(t *testing.T) {
 	if tr := run(t, nil, again0...); tr.code != ExitUsage || !strings.Contains(tr.stderr, "shard 0 of group e2e-merge has run already") {
 		t.Errorf("shard 0 again: exit %d %s", tr.code, tr.stderr)
 	}
-}
-
-func shardOps(runs []*results.Run, step string) []int64 {
-	var out []int64
-	for _, r := range runs {
-		for _, s := range r.Steps {
-			if s.Step == step {
-				out = append(out, s.Ops)
-			}
-		}
-	}
-	return out
 }
 
 // findRunDir waits up to a minute for the run directory of shard i of group in out whose

@@ -32,9 +32,14 @@ const (
 	GroupFailed = "failed"
 )
 
-// GroupError is a refusal to join a group (UsageError-like: the user's --group or --shard).
-type GroupError struct{ Msg string }
+// GroupError is a refusal to join a group: the user's --group or --shard does not fit what the
+// store holds (the CLI exits 2 for it).
+type GroupError struct {
+	// Msg is the one-line reason, naming the way out.
+	Msg string
+}
 
+// Error returns Msg.
 func (e *GroupError) Error() string { return e.Msg }
 
 // FailedError says that a group failed: another shard marked it so.
@@ -44,6 +49,7 @@ type FailedError struct {
 	Reason string
 }
 
+// Error says which group failed and why: "group G failed: shard I: ...".
 func (e *FailedError) Error() string {
 	return fmt.Sprintf("group %s failed: %s", e.Group, e.Reason)
 }
