@@ -82,6 +82,9 @@ func applyShard(env *Env, f *runFlags, cfg *bench.Config, storeAt string) error 
 		return usagef("--group %q: want 1 to 48 lower-case letters, digits and '-', starting and ending with a letter or digit", group)
 	}
 	cfg.Shard = &results.ShardInfo{Group: group, Index: sh.Index, Count: sh.Count, Part: sharder.ShardPart(), Barriers: store.IsPostgres(storeAt)}
+	if _, shared := cfg.Workload.(workload.SharedTables); shared && sh.Count > 1 && !cfg.Shard.Barriers {
+		return usagef("--shard: workload %s shares its tables among the shards: they must meet at barriers in a PostgreSQL --store (postgres://...)", cfg.Workload.Name())
+	}
 	cfg.Settings["shard"], cfg.Settings["group"] = sh.String(), group
 	cfg.RunID += fmt.Sprintf("-%s-s%d", group, sh.Index)
 	return nil

@@ -408,7 +408,8 @@ func TestShardUsage(t *testing.T) {
 		{[]string{"--group", "g1", "--engine", "pebble"}, "--group g1 goes with --shard I/N"},
 		{[]string{"--shard", "0/2", "--group", "Bad_Group", "--engine", "postgres", "--dsn", dsn}, `--group "Bad_Group": want 1 to 48 lower-case letters`},
 		{[]string{"--shard", "1/3", "--workload", "sysbench", "--tables", "2", "--engine", "postgres", "--dsn", dsn}, "--shard 1/3: sysbench gives each shard its own tables: --tables 2 is fewer than the 3 shards"},
-		{[]string{"--shard", "0/2", "--workload", "ycsb", "--engine", "postgres", "--dsn", dsn}, "--shard: workload ycsb does not split its work among shards"},
+		{[]string{"--shard", "0/2", "--workload", "ycsb", "--store", "none", "--engine", "postgres", "--dsn", dsn}, "--shard: workload ycsb shares its tables among the shards: they must meet at barriers in a PostgreSQL --store"},
+		{[]string{"--shard", "0/2", "--workload", "linkbench", "--engine", "postgres", "--dsn", dsn}, "--shard: workload linkbench does not split its work among shards"},
 		{[]string{"--shard", "0/2", "--repeat", "2", "--engine", "postgres", "--dsn", dsn}, "--shard does not go with prepare, --reuse or --repeat"},
 	} {
 		tr := run(t, nil, append(append([]string{"run"}, c.args...), d...)...)
@@ -457,4 +458,64 @@ func TestSysbenchShards(t *testing.T) {
 	if load := merged.Steps[0]; load.Step != "load" || load.Ops != 6000 || load.Rows != 6000 {
 		t.Errorf("merged load: %s %d ops %d rows", load.Step, load.Ops, load.Rows)
 	}
+}
+
+// TestYCSBShards: three YCSB shards (workload D: reads of the latest records and inserts)
+// share one usertable that shard 0 creates: each loads a third of the records, the run's
+// operationcount is split among all six threads, the inserts of the shards interleave without
+// colliding, each shard finds all its records, and the table holds the load plus every insert.
+func TestYCSBShards(t *testing.T) {
+	out, data, _ := dirs(t)
+	dsn, storeURL := shardServer(t, data)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var ps []*proc
+	for i := 0; i < 3; i++ {
+		ps = append(ps, startRumbench(t, ctx, "run", "--workload", "ycsb", "-P", "workloadd", "-p", "recordcount=3000",
+			"-p", "operationcount=3000", "--run-secs", "60", "--threads", "2", "--engine", "postgres", "--dsn", dsn,
+			"--store", storeURL, "--out", out, "--quiet", "--group", "yc", "--shard", fmt.Sprintf("%d/3", i),
+			"--data-dir", filepath.Join(data, fmt.Sprint("yc", i))))
+	}
+	waitAll(ps...)
+	for i, p := range ps {
+		if p.code != ExitOK || !strings.Contains(p.stdout.String(), "invariants postgres: ok: this shard's") {
+			t.Fatalf("shard %d: exit %d %s%s", i, p.code, p.stdout.String(), p.stderr.String())
+		}
+	}
+	tr := run(t, nil, "merge", "--group", "yc", "--store", storeURL, "--out", out, "--quiet")
+	if tr.code != ExitOK {
+		t.Fatalf("merge: exit %d %s", tr.code, tr.stderr)
+	}
+	merged, err := results.Load(strings.TrimSpace(tr.stdout[strings.LastIndex(tr.stdout, "results: ")+len("results: "):]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	load, runStep := merged.Steps[0], merged.Steps[1]
+	if load.Ops != 3000 || runStep.Ops != 3000 {
+		t.Errorf("merged load %d records, run %d operations; want 3000 and 3000", load.Ops, runStep.Ops)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow("SELECT count(*) FROM usertable").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	inserts := runStep.KindOps("insert")
+	if inserts == 0 || n != 3000+inserts {
+		t.Errorf("usertable holds %d records; want 3000 loaded + %d inserted", n, inserts)
+	}
+	t.Logf("usertable: %d records = 3000 loaded + %d inserted by the shards %v", n, inserts, []int64{
+		runsKind(t, ps[0]), runsKind(t, ps[1]), runsKind(t, ps[2])})
+}
+
+// runsKind is the number of records a YCSB shard says it inserted (its invariant line).
+func runsKind(t *testing.T, p *proc) int64 {
+	var loaded, inserted, all int64
+	s := p.stdout.String()
+	i := strings.Index(s, "ok: this shard's ")
+	fmt.Sscanf(s[i:], "ok: this shard's %d records (%d loaded + %d inserted)", &all, &loaded, &inserted)
+	return inserted
 }

@@ -261,3 +261,14 @@ type Sharder interface {
 	// tables pi4..pi6"), for the run's banner and manifest.
 	ShardPart() string
 }
+
+// SharedTables is a Sharder whose shards share their tables (YCSB's usertable) rather than each
+// owning some: shard 0 creates them with Open; every other shard waits until it has, then
+// attaches to them with Attach. The orchestration orders the two with a barrier, so a workload
+// that implements SharedTables can be split only where the shards meet at barriers. Tables
+// (workload.Reuser) then lists the shared tables for shard 0 only: the others never drop them.
+type SharedTables interface {
+	// Attach opens this shard's run on the tables shard 0 created (missing ones are an error),
+	// in place of Open.
+	Attach(ctx context.Context, eng table.Engine, k table.Keeper) (Run, error)
+}
