@@ -12,7 +12,7 @@ APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 ## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
 TAGS    ?= rocksdb wiredtiger
 
-.PHONY: build static run test bench deps server-deps browser-deps clean syncshim
+.PHONY: build run test bench deps server-deps browser-deps clean syncshim
 
 build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
@@ -20,6 +20,7 @@ build: deps syncshim
 ## static: the binary of the container image (Containerfile): statically linked, SQLite by cgo,
 ## without the RocksDB and WiredTiger engines (sharded runs drive a shared server, see docs/distributed.md)
 STATIC_TAGS := netgo osusergo sqlite_omit_load_extension
+.PHONY: static
 static: deps
 	CGO_ENABLED=1 $(GO) build -trimpath -tags "$(STATIC_TAGS)" -ldflags "-s -w -linkmode external -extldflags -static $(LDFLAGS)" -o bin/rumbench-static ./cmd/rumbench
 
