@@ -17,13 +17,6 @@ TAGS    ?= rocksdb wiredtiger
 build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
 
-## static: the binary of the container image (Containerfile): statically linked, SQLite by cgo,
-## without the RocksDB and WiredTiger engines (sharded runs drive a shared server, see docs/distributed.md)
-STATIC_TAGS := netgo osusergo sqlite_omit_load_extension
-.PHONY: static
-static: deps
-	CGO_ENABLED=1 $(GO) build -trimpath -tags "$(STATIC_TAGS)" -ldflags "-s -w -linkmode external -extldflags -static $(LDFLAGS)" -o bin/rumbench-static ./cmd/rumbench
-
 ## syncshim: the sync accounting library (--syscalls) that managed servers load with
 ## LD_PRELOAD, beside the binary; rumbench compiles its embedded copy with gcc when it is missing
 CC      ?= gcc
@@ -45,6 +38,13 @@ test: deps server-deps browser-deps syncshim
 ## bench: the client-cost benchmarks (go test -bench)
 bench: deps syncshim
 	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -run '^$$' -bench . -benchmem ./...
+
+## static: the binary of the container image (Containerfile): statically linked, SQLite by cgo,
+## without the RocksDB and WiredTiger engines (sharded runs drive a shared server, see docs/distributed.md)
+STATIC_TAGS := netgo osusergo sqlite_omit_load_extension
+.PHONY: static
+static: deps
+	CGO_ENABLED=1 $(GO) build -trimpath -tags "$(STATIC_TAGS)" -ldflags "-s -w -linkmode external -extldflags -static $(LDFLAGS)" -o bin/rumbench-static ./cmd/rumbench
 
 ## deps: a C compiler for the cgo SQLite driver and the libraries of the cgo engines (RocksDB,
 ## WiredTiger); installed with apt-get when missing (retried once)
