@@ -48,6 +48,13 @@ test: deps server-deps browser-deps syncshim ferretdb
 bench: deps syncshim ferretdb
 	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) RUMBENCH_FERRETDB=$(CURDIR)/$(FERRETDB) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -run '^$$' -bench . -benchmem ./...
 
+## static: the binary of the container image (Containerfile): statically linked, SQLite by cgo,
+## without the RocksDB and WiredTiger engines (sharded runs drive a shared server, see docs/distributed.md)
+STATIC_TAGS := netgo osusergo sqlite_omit_load_extension
+.PHONY: static
+static: deps
+	CGO_ENABLED=1 $(GO) build -trimpath -tags "$(STATIC_TAGS)" -ldflags "-s -w -linkmode external -extldflags -static $(LDFLAGS)" -o bin/rumbench-static ./cmd/rumbench
+
 ## deps: a C compiler for the cgo SQLite driver and the libraries of the cgo engines (RocksDB,
 ## WiredTiger); installed with apt-get when missing (retried once)
 ENGINE_PKGS := librocksdb-dev libwiredtiger-dev

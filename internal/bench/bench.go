@@ -88,6 +88,13 @@ type Config struct {
 	// this same configuration from; never recorded (they may hold a password).
 	Args []string
 
+	// Shard, when not nil, is recorded in the manifest: this run is one shard of a split run.
+	Shard *results.ShardInfo
+	// Barrier, when not nil, is called before each measured step, once its sessions are open,
+	// with a name that is the same in every shard for the same step (target, step and how
+	// often the pair ran before); the step starts when it returns. An error fails the run.
+	Barrier func(ctx context.Context, name string) error
+
 	// OnStart receives the run directory once its run.json is written (status running): the
 	// CLI records the run in the store then, so a killed run is found there. OnTick receives
 	// each interval record, OnStep each step result, OnEvent a line about what the run is
@@ -159,6 +166,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		Notes: []string{"storage and host CPU counters are system-wide: other activity on the device or host is counted too"},
 	}
 	m.PID, m.Hostname = os.Getpid(), hostname()
+	m.Shard = cfg.Shard
 	if lock.Stale != "" {
 		m.Notes = append(m.Notes, "the data directory's lock was taken over from a run that is gone ("+lock.Stale+")")
 	}
@@ -220,6 +228,9 @@ reps:
 		// Interrupted in any phase (a server's start, a step, the invariant check): what
 		// failed then failed because of the interrupt.
 		m.Status, out.Interrupted, runErr = results.StatusInterrupted, true, nil
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			m.Error = cause.Error() // why the run was stopped (another shard's failure)
+		}
 	case runErr != nil:
 		if noSpace(runErr) && !errors.As(runErr, new(WriteError)) { // the data disk, not --out
 			runErr = fmt.Errorf("%w (data dir %s: %s)", runErr, cfg.DataDir, SpaceLeft(cfg.DataDir))
@@ -422,6 +433,14 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 	st, err := run.Step(ctx, name)
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", eng, name, err)
+	}
+	if cfg.Barrier != nil {
+		if err := cfg.Barrier(ctx, eng+"/"+name); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("%s: %s: %w", eng, name, err)
+		}
 	}
 	out.begin(name)
 	res, runErr := runner.Run(ctx, setup, st)

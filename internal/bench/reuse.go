@@ -98,8 +98,38 @@ func openRun(ctx context.Context, cfg Config, t results.Target, eng table.Engine
 			}
 		}
 	}
+	if st, ok := cfg.Workload.(workload.SharedTables); ok && cfg.Shard != nil && cfg.Shard.Count > 1 {
+		run, err := openShared(ctx, cfg, t, eng, keeper, st)
+		return run, skip, err
+	}
 	run, err := cfg.Workload.Open(ctx, eng)
 	return run, skip, err
+}
+
+// openShared opens a shard's run on tables all shards share: shard 0 creates them, then meets
+// the others at the target's "open" barrier; the others meet it first, then attach.
+func openShared(ctx context.Context, cfg Config, t results.Target, eng table.Engine, keeper table.Keeper, st workload.SharedTables) (workload.Run, error) {
+	if cfg.Barrier == nil {
+		return nil, UsageError{fmt.Errorf("--shard: workload %s shares its tables among the shards: they must meet at barriers in a PostgreSQL --store", cfg.Workload.Name())}
+	}
+	if keeper == nil {
+		return nil, UsageError{fmt.Errorf("--shard: engine %s cannot attach to tables another shard created", t.Engine.Name)}
+	}
+	if cfg.Shard.Index == 0 {
+		run, err := cfg.Workload.Open(ctx, eng)
+		if err != nil {
+			return nil, err
+		}
+		if err := cfg.Barrier(ctx, t.Label+"/open"); err != nil {
+			run.Close()
+			return nil, err
+		}
+		return run, nil
+	}
+	if err := cfg.Barrier(ctx, t.Label+"/open"); err != nil {
+		return nil, err
+	}
+	return st.Attach(ctx, eng, keeper)
 }
 
 // canKeep refuses prepare and --reuse where the data cannot be kept or found again.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -22,6 +23,7 @@ import (
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/store"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -50,6 +52,7 @@ type runFlags struct {
 	checks                          checkFlags
 	checkExprs                      []check.Expr
 	file, replay                    string
+	shardFlags                      shardFlags
 	cmdFlags                        *pflag.FlagSet      // the command's flags, the workload's included
 	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
 }
@@ -128,6 +131,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	f.checks.add(fl)
 	fl.StringVarP(&f.file, "file", "f", "", "run file: a YAML mapping of these flags' long names to values (README: Using rumbench in CI); the command line's flags override it")
 	fl.StringVar(&f.replay, "replay", "", "run again the run in this directory, from the run file it holds ("+RunFileName+")")
+	f.shardFlags.add(fl)
 	fl.IntVar(&f.readaheadKB, "readahead-kb", 0, "set the data device's readahead to this many KiB for the run, restored after (root; 0: leave it)")
 	// The chosen workload's own flags: the workload is named on the command line, so it is
 	// known before the arguments are parsed.
@@ -518,6 +522,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := applyShard(env, f, &cfg, storeAt); err != nil {
+		return err
+	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
@@ -542,17 +549,43 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	if !f.quiet {
 		fmt.Fprintf(env.Stderr, "rumbench: %s on %s, profile %s: %s\n", cfg.Workload.Name(), targetLabels(cfg.Targets),
 			f.profile, cfg.Workload.Summary())
+		if cfg.Shard != nil {
+			fmt.Fprintf(env.Stderr, "rumbench: shard %d/%d of group %s: %s\n", cfg.Shard.Index, cfg.Shard.Count, cfg.Shard.Group, cfg.Shard.Part)
+		}
 	}
-	ctx, cancel := env.Context()
+	envCtx, cancel := env.Context()
 	defer cancel()
+	ctx, cancelCause := context.WithCancelCause(envCtx)
+	defer cancelCause(nil)
 	probeStore(ctx, env, storeAt)
+	shard, err := joinGroup(ctx, env, &cfg, storeAt, time.Duration(f.shardFlags.barrierTimeout*float64(time.Second)))
+	if err != nil {
+		return err
+	}
+	if shard != nil {
+		shard.watch(ctx, cancelCause)
+	}
 	// Recorded as running at its start, so a run whose process is killed is found in the
 	// store (and marked abandoned there); recorded again, whole, at its end.
 	cfg.OnStart = func(dir string) {
 		writeRunFile(env, cmd.Flags(), dir, filepath.Base(dir), cfg.Private)
 		recordStarted(ctx, storeAt, dir)
+		if shard != nil {
+			shard.started(ctx, dir)
+		}
 	}
 	out, runErr := bench.Run(ctx, cfg)
+	var failed *store.FailedError
+	if errors.As(context.Cause(ctx), &failed) && runErr == nil {
+		runErr = failed // another shard failed: this one stopped, keeping what it measured
+	}
+	if shard != nil {
+		why := runErr
+		if why == nil && out != nil && out.Interrupted {
+			why = errInterrupted
+		}
+		shard.finish(ctx, why)
+	}
 	if out == nil {
 		return runErr
 	}

@@ -190,3 +190,15 @@ func (s *Snapshot) Buckets(dst []Bucket) []Bucket {
 	}
 	return dst
 }
+
+// AddBuckets adds the buckets b (as Buckets returns them) into s: the exact merge of the counts
+// of the histograms they came from. Total grows by their counts; Sum and Max are left to the
+// caller, which knows them (a mean and a maximum recorded beside the buckets). An upper bound
+// that is not a bucket's is counted in the bucket that holds it.
+func (s *Snapshot) AddBuckets(b []Bucket) {
+	for _, x := range b {
+		v := min(max(x.UpperNs, 0), MaxValue)
+		s.Counts[bucketOf(v)] += x.Count
+		s.Total += x.Count
+	}
+}

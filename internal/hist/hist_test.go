@@ -98,3 +98,40 @@ func TestClamp(t *testing.T) {
 		t.Errorf("clamp: total %d max %d min %d", s.Total, s.Max, s.Quantile(0))
 	}
 }
+
+// TestAddBuckets: histograms rebuilt from their buckets and added equal the histogram of the
+// union of their values, bucket by bucket, and give the same quantiles.
+func TestAddBuckets(t *testing.T) {
+	a, b, all := New(), New(), New()
+	for i := int64(1); i <= 5000; i++ {
+		v := i * i % 7919 * 1000
+		if i%3 == 0 {
+			a.Record(v)
+		} else {
+			b.Record(v * 3)
+		}
+	}
+	var sa, sb, su Snapshot
+	a.Snapshot(&sa)
+	b.Snapshot(&sb)
+	for i := int64(1); i <= 5000; i++ {
+		v := i * i % 7919 * 1000
+		if i%3 != 0 {
+			v *= 3
+		}
+		all.Record(v)
+	}
+	all.Snapshot(&su)
+	var m Snapshot
+	m.AddBuckets(sa.Buckets(nil))
+	m.AddBuckets(sb.Buckets(nil))
+	m.Max = max(sa.Max, sb.Max)
+	if m.Counts != su.Counts || m.Total != su.Total {
+		t.Fatalf("merged buckets differ from the union's")
+	}
+	for _, q := range []float64{0.5, 0.9, 0.99, 0.999} {
+		if m.Quantile(q) != su.Quantile(q) {
+			t.Errorf("q%g: merged %d, union %d", q, m.Quantile(q), su.Quantile(q))
+		}
+	}
+}

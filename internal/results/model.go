@@ -219,6 +219,32 @@ type Step struct {
 	Cleanup     string    `json:"cleanup,omitempty"`
 	CleanupSecs float64   `json:"cleanup_secs,omitempty"`
 	Latency     []Latency `json:"latency"`
+	// Shards are each shard's own figures in a merged run (rumbench merge), in shard order;
+	// absent otherwise.
+	Shards []ShardStep `json:"shards,omitempty"`
+}
+
+// ShardStep is one shard's figures of a merged step: its share of the operations and the
+// figures of its client host and process, which a merged step sums (process figures) or counts
+// once per host (host-wide figures).
+type ShardStep struct {
+	Shard    int     `json:"shard"`
+	RunID    string  `json:"run_id"`
+	Hostname string  `json:"hostname"`
+	Status   string  `json:"status"`
+	Ops      int64   `json:"ops"`
+	Secs     float64 `json:"secs"`
+	Rate     float64 `json:"rate_per_sec"`
+	// Host and process figures as the shard recorded them (see Step).
+	HostCPUPct       float64 `json:"host_cpu_pct"`
+	HostCPUUsPerOp   float64 `json:"host_cpu_us_per_op"`
+	ClientCPUUsPerOp float64 `json:"client_cpu_us_per_op"`
+	ClientRSSMB      float64 `json:"client_rss_mb"`
+	ClientMaxRSSMB   float64 `json:"client_max_rss_mb"`
+	GBRead           float64 `json:"gb_read"`
+	GBWritten        float64 `json:"gb_written"`
+	WriteKBPerOp     float64 `json:"write_kb_per_op"`
+	P99Us            float64 `json:"p99_us"`
 }
 
 // Interval is one line of intervals.jsonl: one target × step × tick.

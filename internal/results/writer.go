@@ -48,8 +48,41 @@ type Manifest struct {
 	// Memory is the run's memory cap (--memory-limit, --cold, --readahead-kb); nil when none of
 	// them was asked for.
 	Memory *MemoryConfig `json:"memory,omitempty"`
+	// Shard says which part of a split run this run is (rumbench run --shard), nil for a run
+	// that is not split.
+	Shard *ShardInfo `json:"shard,omitempty"`
+	// Merged lists the shard runs this run was merged from (rumbench merge), nil otherwise.
+	Merged *MergeInfo `json:"merged,omitempty"`
 	// Notes are caveats a reader of the results needs (system-wide counters, absent devices).
 	Notes []string `json:"notes"`
+}
+
+// ShardInfo is a run's place in a split run: shard Index (0-based) of Count, all of them
+// recording the same Group id.
+type ShardInfo struct {
+	Group string `json:"group"`
+	Index int    `json:"index"`
+	Count int    `json:"count"`
+	// Part says which part of the work this shard did, as the workload describes it.
+	Part string `json:"part,omitempty"`
+	// Barriers says whether the shards met at barriers in a shared store before each step
+	// (their steps and intervals then start at the same wall-clock second).
+	Barriers bool `json:"barriers"`
+}
+
+// MergeInfo is what a merged run was made from.
+type MergeInfo struct {
+	Group string `json:"group"`
+	// Runs are the shard runs, in shard order, with the host each ran on.
+	Runs []MergedRun `json:"runs"`
+}
+
+// MergedRun is one shard run of a merged run.
+type MergedRun struct {
+	RunID    string `json:"run_id"`
+	Shard    int    `json:"shard"`
+	Hostname string `json:"hostname"`
+	Status   string `json:"status"`
 }
 
 // MemoryConfig is how a run treated memory: the cap every engine ran under, the cgroup that

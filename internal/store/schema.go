@@ -198,6 +198,9 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 		}
 	}
+	if err := s.createShardTables(ctx, tx); err != nil {
+		return err
+	}
 	for _, ix := range []string{
 		"CREATE INDEX IF NOT EXISTS runs_start ON runs (start_time)",
 		"CREATE INDEX IF NOT EXISTS targets_engine ON targets (engine)",

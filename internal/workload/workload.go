@@ -213,3 +213,62 @@ func SplitList(flag, v string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Shard is one part of a run split among Count processes: this process is shard Index
+// (0-based, 0 <= Index < Count). The zero value (Count 0) is no split.
+type Shard struct {
+	Index, Count int
+}
+
+// String renders the shard as on the command line ("1/3").
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// Range returns this shard's part [lo, hi) of the n items [0, n): contiguous parts, in shard
+// order, whose sizes differ by at most one, so the parts of shards 0..Count-1 cover [0, n) with no
+// overlap and no gap. An unsplit Shard (Count 0) has all of [0, n).
+func (s Shard) Range(n int64) (lo, hi int64) {
+	if s.Count <= 1 {
+		return 0, n
+	}
+	return n * int64(s.Index) / int64(s.Count), n * int64(s.Index+1) / int64(s.Count)
+}
+
+// ParseShard parses --shard "I/N" (0 <= I < N, N <= 10000); the error names the flag and says
+// what is valid.
+func ParseShard(v string) (Shard, error) {
+	is, ns, ok := strings.Cut(v, "/")
+	i, ierr := strconv.Atoi(is)
+	n, nerr := strconv.Atoi(ns)
+	if !ok || ierr != nil || nerr != nil || n < 1 || n > 10000 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N <= 10000 (shard I of N, counted from 0, e.g. 0/3)", v)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// Sharder is a workload whose work splits among processes: each process runs the same
+// configuration with its own Shard, and the shards together do the work of one process with
+// Count times the clients (threads) of one, on one shared database. The parts are deterministic
+// (a pure function of the configuration and the shard) with no overlap and no gap: shards never
+// write the same row, and every row one process would write is written by exactly one shard.
+// The workload's own generated data, keys and query choices are those of the unsplit run with
+// Count times the clients, client by client.
+type Sharder interface {
+	// SetShard restricts the workload to shard s before Open or Reopen; Steps, Config,
+	// Summary, Tables and Check then describe and verify this shard's part only. An error is
+	// the user's (a configuration that cannot be split that many ways) and says why.
+	SetShard(s Shard) error
+	// ShardPart says in one line which part of the work this shard does ("clients 3..5 of 9:
+	// tables pi4..pi6"), for the run's banner and manifest.
+	ShardPart() string
+}
+
+// SharedTables is a Sharder whose shards share their tables (YCSB's usertable) rather than each
+// owning some: shard 0 creates them with Open; every other shard waits until it has, then
+// attaches to them with Attach. The orchestration orders the two with a barrier, so a workload
+// that implements SharedTables can be split only where the shards meet at barriers. Tables
+// (workload.Reuser) then lists the shared tables for shard 0 only: the others never drop them.
+type SharedTables interface {
+	// Attach opens this shard's run on the tables shard 0 created (missing ones are an error),
+	// in place of Open.
+	Attach(ctx context.Context, eng table.Engine, k table.Keeper) (Run, error)
+}

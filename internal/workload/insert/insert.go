@@ -103,6 +103,10 @@ func stepIndex(name string) int {
 type Workload struct {
 	cfg   Config
 	steps []string
+	// shard is the part of a split run this process does (workload.Sharder): with Count
+	// shards the run has Count × Clients clients and this one runs clients
+	// Index×Clients .. (Index+1)×Clients−1.
+	shard workload.Shard
 }
 
 var _ workload.Workload = (*Workload)(nil)
@@ -133,7 +137,7 @@ func (w *Workload) Steps() []string { return w.steps }
 
 // Config implements workload.Workload.
 func (w *Workload) Config() map[string]any {
-	return map[string]any{
+	m := map[string]any{
 		"clients":           w.cfg.Clients,
 		"rows":              w.cfg.Rows,
 		"writes":            w.cfg.Writes,
@@ -149,6 +153,44 @@ func (w *Workload) Config() map[string]any {
 		"data_length":       fmt.Sprintf("%d..%d", dataMinLen, dataMaxLen),
 		"data_random_pct":   dataRandomPct,
 	}
+	if part := w.ShardPart(); part != "" {
+		m["shard"] = part
+	}
+	return m
+}
+
+var _ workload.Sharder = (*Workload)(nil)
+
+// SetShard implements workload.Sharder: the run has Count × Clients clients, each with its own
+// table, and shard Index runs the Clients of them numbered from Index × Clients. The rows,
+// keys and query choices of a client depend on its number only, so the shards together do what
+// one process with Count × Clients clients does.
+func (w *Workload) SetShard(s workload.Shard) error {
+	if s.Count > 1 && w.cfg.Clients*s.Count > 1<<20 {
+		return fmt.Errorf("--shard %s: %d clients in all is too many (at most %d)", s, w.cfg.Clients*s.Count, 1<<20)
+	}
+	w.shard = s
+	return nil
+}
+
+// ShardPart implements workload.Sharder ("" in an unsplit run).
+func (w *Workload) ShardPart() string {
+	if w.shard.Count <= 1 {
+		return ""
+	}
+	nos := w.clientNos()
+	return fmt.Sprintf("clients %d..%d of %d: tables pi%d..pi%d", nos[0]+1, nos[len(nos)-1]+1, w.cfg.Clients*w.shard.Count, nos[0]+1, nos[len(nos)-1]+1)
+}
+
+// clientNos are the numbers (0-based; client i has table pi<i+1>) of the clients this process
+// runs.
+func (w *Workload) clientNos() []int {
+	first := w.shard.Index * w.cfg.Clients
+	out := make([]int, w.cfg.Clients)
+	for i := range out {
+		out[i] = first + i
+	}
+	return out
 }
 
 // Summary implements workload.Workload.
@@ -162,7 +204,7 @@ func (w *Workload) cleanupWait() time.Duration {
 	if w.cfg.CleanupWaitSecs >= 0 {
 		return time.Duration(w.cfg.CleanupWaitSecs * float64(time.Second))
 	}
-	secs := 60 + float64(w.cfg.Rows*int64(w.cfg.Clients))/1e6
+	secs := 60 + float64(w.cfg.Rows*int64(w.cfg.Clients*max(w.shard.Count, 1)))/1e6
 	return time.Duration(min(secs, 1200) * float64(time.Second))
 }
 

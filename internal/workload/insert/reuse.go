@@ -15,9 +15,9 @@ func (w *Workload) LoadSteps() []string { return []string{"l.i0", "l.x"} }
 
 // Tables implements workload.Reuser: one table per client.
 func (w *Workload) Tables() []*table.Table {
-	out := make([]*table.Table, w.cfg.Clients)
-	for i := range out {
-		out[i] = newTable(i)
+	var out []*table.Table
+	for _, i := range w.clientNos() {
+		out = append(out, newTable(i))
 	}
 	return out
 }
@@ -42,7 +42,8 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 	}
 	defer sess.Close()
 	r := &Run{w: w, eng: eng}
-	for i, t := range tables {
+	for j, t := range tables {
+		i := w.clientNos()[j]
 		lo, n, err := liveRange(ctx, sess, t)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Name, err)

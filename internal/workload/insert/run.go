@@ -89,7 +89,7 @@ var _ workload.Run = (*Run)(nil)
 func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
 	r := &Run{w: w, eng: eng}
 	withIndexes := !slices.Contains(w.steps, "l.x")
-	for i := 0; i < w.cfg.Clients; i++ {
+	for _, i := range w.clientNos() {
 		c := &client{no: i, t: newTable(i), gen: NewGenerator(w.cfg.Seed, i), indexed: withIndexes}
 		c.nextID.Store(1)
 		c.minID.Store(1)

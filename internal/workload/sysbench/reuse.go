@@ -14,9 +14,9 @@ func (w *Workload) LoadSteps() []string { return []string{StepLoad, StepIndex} }
 
 // Tables implements workload.Reuser: sbtest1..sbtestN.
 func (w *Workload) Tables() []*table.Table {
-	out := make([]*table.Table, w.cfg.Tables)
-	for i := range out {
-		out[i] = newTable(i + 1)
+	var out []*table.Table
+	for _, n := range w.tableNos() {
+		out = append(out, newTable(n))
 	}
 	return out
 }

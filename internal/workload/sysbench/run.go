@@ -43,7 +43,7 @@ var _ workload.Run = (*Run)(nil)
 // the load).
 func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
 	r := w.newRun(eng)
-	for i := 1; i <= w.cfg.Tables; i++ {
+	for _, i := range w.tableNos() {
 		t := newTable(i)
 		if err := eng.CreateTable(ctx, t, false); err != nil {
 			return nil, err
@@ -55,7 +55,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 
 // newRun returns a run on eng with no tables yet.
 func (w *Workload) newRun(eng table.Engine) *Run {
-	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, rows: make([]atomic.Int64, w.cfg.Tables), returned: map[string]int64{}}
+	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, rows: make([]atomic.Int64, len(w.tableNos())), returned: map[string]int64{}}
 	// The zipfian generator's setup is O(table size): build it once, when a test needs it.
 	for _, t := range w.tests {
 		if t.event == evUpdateZipf || w.cfg.RandType == "zipfian" {
@@ -147,7 +147,9 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	st := runner.Step{Name: StepLoad, Presentation: workload.LoadPresentation}
 	kInsert := st.Kinds.Add(workload.KindInsert)
 	st.RateKinds = []runner.KindID{kInsert}
-	workers := min(cfg.Threads, cfg.Tables)
+	tables := len(r.tables)
+	first, _ := r.w.shard.Range(int64(cfg.Tables)) // the global index of r.tables[0]
+	workers := min(cfg.Threads, tables)
 	for wn := 0; wn < workers; wn++ {
 		sess, err := r.session(ctx)
 		if err != nil {
@@ -158,11 +160,11 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 		var text []byte
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("loader %d", wn+1), Role: runner.Driver,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
-				if ti >= cfg.Tables {
+				if ti >= tables {
 					return true, nil
 				}
 				n := min(int64(loadBatch), cfg.TableSize-next+1)
-				rng := gen.NewRand(gen.Mix(cfg.Seed ^ uint64(ti)<<40 ^ uint64(next)))
+				rng := gen.NewRand(gen.Mix(cfg.Seed ^ uint64(first+int64(ti))<<40 ^ uint64(next)))
 				rows.Reset(4)
 				text = text[:0]
 				for i := int64(0); i < n; i++ {
@@ -186,7 +188,7 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 				if next > cfg.TableSize {
 					ti, next = ti+workers, 1
 				}
-				return ti >= cfg.Tables, nil
+				return ti >= tables, nil
 			}})
 	}
 	return st, nil
@@ -258,7 +260,9 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 	}
 	var once sync.Once
 	var deadline time.Time
-	for i := 0; i < cfg.Threads; i++ {
+	all := int64(r.w.allThreads())
+	for local := 0; local < cfg.Threads; local++ {
+		i := r.w.firstThread() + local // the thread's number among all shards' threads
 		sess, err := r.session(ctx)
 		if err != nil {
 			return st, err
@@ -267,8 +271,8 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 			rng: gen.NewRand(gen.Mix(cfg.Seed ^ uint64(i+1)<<32 ^ hashName(t.Name)))}
 		left := int64(-1)
 		if cfg.Events > 0 {
-			left = cfg.Events / int64(cfg.Threads)
-			if int64(i) < cfg.Events%int64(cfg.Threads) {
+			left = cfg.Events / all
+			if int64(i) < cfg.Events%all {
 				left++
 			}
 		}

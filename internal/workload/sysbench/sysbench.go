@@ -216,6 +216,8 @@ type Workload struct {
 	cfg   Config
 	tests []Test
 	steps []string
+	// shard is the part of a split run this process does (workload.Sharder).
+	shard workload.Shard
 }
 
 var _ workload.Workload = (*Workload)(nil)
@@ -244,7 +246,7 @@ func (w *Workload) Steps() []string { return w.steps }
 
 // Config implements workload.Workload.
 func (w *Workload) Config() map[string]any {
-	return map[string]any{
+	m := map[string]any{
 		"tables": w.cfg.Tables, "table_size": w.cfg.TableSize, "threads": w.cfg.Threads,
 		"read_secs": w.cfg.ReadSecs, "write_secs": w.cfg.WriteSecs, "warmup_secs": w.cfg.WarmupSecs,
 		"events": w.cfg.Events, "tests": names(w.tests), "pre": w.cfg.Pre, "rand_type": w.cfg.RandType,
@@ -252,6 +254,10 @@ func (w *Workload) Config() map[string]any {
 		"cleanup_wait_secs": w.cleanupWait().Seconds(), "seed": w.cfg.Seed,
 		"secondary_index": "k", "c_length": cLen, "pad_length": padLen,
 	}
+	if part := w.ShardPart(); part != "" {
+		m["shard"] = part
+	}
+	return m
 }
 
 // Summary implements workload.Workload.

@@ -104,8 +104,9 @@ func (c *client) nextKeynum() int64 {
 	}
 }
 
-// setKey makes c.key the name of key number keynum.
+// setKey makes c.key the name of key number keynum (of this shard's sequence: see globalKey).
 func (c *client) setKey(keynum int64) {
+	keynum = c.r.w.globalKey(keynum) // a shard's inserts interleave with the others'
 	c.key = ycsbgen.BuildKeyName(c.key[:0], keynum, c.ordered, c.r.w.cfg.Core.ZeroPadding)
 }
 

@@ -14,8 +14,14 @@ var _ workload.Reuser = (*Workload)(nil)
 // LoadSteps implements workload.Reuser: YCSB's load phase.
 func (w *Workload) LoadSteps() []string { return []string{StepLoad} }
 
-// Tables implements workload.Reuser: the usertable (or the table property's name).
-func (w *Workload) Tables() []*table.Table { return []*table.Table{w.stmts.t} }
+// Tables implements workload.Reuser: the usertable (or the table property's name); none for a
+// shard other than 0, which uses the table shard 0 creates (workload.SharedTables).
+func (w *Workload) Tables() []*table.Table {
+	if w.shard.Count > 1 && w.shard.Index > 0 {
+		return nil
+	}
+	return []*table.Table{w.stmts.t}
+}
 
 // DataConfig implements workload.Reuser: what decides the loaded keys and values.
 func (w *Workload) DataConfig() map[string]any {

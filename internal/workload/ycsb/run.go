@@ -73,15 +73,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 	if err := eng.CreateTable(ctx, w.stmts.t, true); err != nil {
 		return nil, err
 	}
-	c := &w.cfg.Core
-	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, ack: ycsbgen.NewAckCounter(c.RecordCount)}
-	if c.RequestDistribution == "sequential" {
-		var err error
-		if r.seq, err = ycsbgen.NewSequential(c.InsertStart, c.InsertStart+c.InsertCount-1); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
+	return w.newRun(eng)
 }
 
 // Rows implements workload.Run: the records loaded and inserted.
@@ -107,10 +99,10 @@ func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	core := &r.w.cfg.Core
-	n := min(int64(verifySample), core.InsertCount)
+	lo, hi := r.w.loadRange() // this shard's records: the others' may still be loading
+	n := min(int64(verifySample), hi-lo)
 	for i := int64(0); i < n; i++ {
-		keynum := core.InsertStart + c.rng.Intn(core.InsertCount)
+		keynum := lo + c.rng.Intn(hi-lo)
 		rows, err := c.readRecord(ctx, keynum, true, true)
 		if err != nil {
 			return "", err
@@ -139,15 +131,17 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	return runner.Step{}, fmt.Errorf("ycsb: unknown step %q (valid: load, run)", name)
 }
 
-// loadStep inserts records insertstart .. insertstart+insertcount-1, LoadBatch per transaction,
-// by Loaders clients that take the next record numbers from one counter (YCSB's load).
+// loadStep inserts records insertstart .. insertstart+insertcount-1 (a shard: its part of them),
+// LoadBatch per transaction, by Loaders clients that take the next record numbers from one
+// counter (YCSB's load).
 func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	cfg := &r.w.cfg
-	core := &cfg.Core
 	st := runner.Step{Name: StepLoad, Presentation: workload.LoadPresentation, Percentiles: percentiles}
 	kInsert := st.Kinds.Add(workload.KindInsert)
 	st.RateKinds = []runner.KindID{kInsert}
 	batch := int64(cfg.LoadBatch)
+	start, end := r.w.loadRange()
+	count := end - start
 	for i := 0; i < cfg.Loaders; i++ {
 		c, err := r.stepClient(ctx, i, 0x10ad)
 		if err != nil {
@@ -157,11 +151,11 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("loader %d", i+1), Role: runner.Driver,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 				first := r.loadNext.Add(batch) - batch
-				if first >= core.InsertCount {
+				if first >= count {
 					return true, nil
 				}
-				n := min(batch, core.InsertCount-first)
-				c.buildRecords(rows, core.InsertStart+first, n)
+				n := min(batch, count-first)
+				c.buildRecords(rows, start+first, n)
 				t0 := time.Now()
 				if err := c.sess.Insert(ctx, r.w.stmts.t, rows); err != nil {
 					return false, err
@@ -169,7 +163,7 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 				m.Done(kInsert, t0, int(n))
 				m.Commit(1)
 				r.loaded.Add(n)
-				return first+n >= core.InsertCount, nil
+				return first+n >= count, nil
 			}})
 	}
 	return st, nil
@@ -198,7 +192,9 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 	}
 	var once sync.Once
 	var deadline time.Time
-	for i := 0; i < cfg.Threads; i++ {
+	all := int64(r.w.allThreads())
+	for local := 0; local < cfg.Threads; local++ {
+		i := r.w.firstThread() + local // the thread's number among all shards' threads
 		c, err := r.stepClient(ctx, i, 0x0b5)
 		if err != nil {
 			return st, err
@@ -208,13 +204,13 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 		}
 		left := int64(-1)
 		if core.OperationCount > 0 {
-			left = core.OperationCount / int64(cfg.Threads)
-			if int64(i) < core.OperationCount%int64(cfg.Threads) {
+			left = core.OperationCount / all
+			if int64(i) < core.OperationCount%all {
 				left++
 			}
 		}
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("client %d", i+1), Role: runner.Driver,
-			Rate: cfg.Target / float64(cfg.Threads),
+			Rate: cfg.Target / float64(all),
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 				once.Do(func() { deadline = time.Now().Add(total) })
 				t0 := time.Now()
@@ -277,6 +273,9 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	c, err := r.newClient(sess, 0, 0xc4ec)
 	if err != nil {
 		return "", err
+	}
+	if r.w.shard.Count > 1 {
+		return r.checkOwn(ctx, c)
 	}
 	core := &r.w.cfg.Core
 	// The expected keys: the loaded ones, then those the run inserted and acknowledged.

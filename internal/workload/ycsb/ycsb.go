@@ -258,6 +258,8 @@ type Workload struct {
 	stmts *stmts
 	// allFields are the field numbers 0..fieldcount-1.
 	allFields []int
+	// shard is the part of a split run this process does (workload.Sharder).
+	shard workload.Shard
 }
 
 var _ workload.Workload = (*Workload)(nil)
@@ -291,7 +293,7 @@ func (w *Workload) Warnings() []string {
 // Config implements workload.Workload.
 func (w *Workload) Config() map[string]any {
 	c := &w.cfg.Core
-	return map[string]any{
+	m := map[string]any{
 		"sources": w.cfg.Sources, "overrides": w.cfg.Overrides, "unknown_properties": w.cfg.Unknown,
 		"ignored_properties": c.Ignored,
 		"table":              c.Table, "recordcount": c.RecordCount, "operationcount": c.OperationCount,
@@ -309,6 +311,10 @@ func (w *Workload) Config() map[string]any {
 		"insertstart": c.InsertStart, "insertcount": c.InsertCount, "minscanlength": c.MinScanLength,
 		"maxscanlength": c.MaxScanLength, "scanlengthdistribution": c.ScanLengthDistribution,
 	}
+	if part := w.ShardPart(); part != "" {
+		m["shard"] = part
+	}
+	return m
 }
 
 // Summary implements workload.Workload.

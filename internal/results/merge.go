@@ -1,0 +1,516 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rumbench/rumbench/internal/hist"
+)
+
+// Merge combines the runs of the shards of one split run (rumbench run --shard) into one run,
+// as if one client had run all the shards' clients:
+//
+//   - operation counts, units and retries are summed; a step's measured time is the longest of
+//     the shards' (they start together), its rate is the summed operations over that time;
+//   - response times: each kind's histogram buckets are added exactly and the percentiles are
+//     read from the merged histogram (never averaged); the mean is weighted by counts, the
+//     maximum is the largest;
+//   - intervals are aligned by their tick (shards that met at barriers start each step at the
+//     same wall-clock second) and their rates summed;
+//   - process figures (client CPU per op, client RSS) are summed over shards; host-wide
+//     figures (host CPU, storage I/O, data directory size) are counted once per host (the
+//     largest of the shards that ran on it) and summed over hosts; figures of the shared server
+//     (its counters, log bytes and fsyncs, its database size) are the largest shard's view of
+//     them, divided by the summed operations;
+//   - each step keeps every shard's own figures in Shards.
+//
+// runs must be the shards of one group, in any order, each shard once; the manifest returned is
+// the first shard's with the merge recorded (Merged) and its run id set to runID. It returns
+// an error naming what does not fit (a run that is not a shard, two groups, a shard missing or
+// repeated, different workloads).
+func Merge(runs []*Run, runID string) (*Manifest, []Step, []Interval, error) {
+	if len(runs) == 0 {
+		return nil, nil, nil, errors.New("no runs to merge")
+	}
+	runs = slices.Clone(runs)
+	for _, r := range runs {
+		if r.Manifest.Shard == nil {
+			return nil, nil, nil, fmt.Errorf("run %s is not a shard of a split run (it was not run with --shard)", r.Manifest.RunID)
+		}
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Manifest.Shard.Index < runs[j].Manifest.Shard.Index })
+	first := runs[0].Manifest
+	seen := map[int]string{}
+	for _, r := range runs {
+		m := r.Manifest
+		switch {
+		case m.Shard.Group != first.Shard.Group:
+			return nil, nil, nil, fmt.Errorf("runs %s and %s belong to different groups (%s, %s)", first.RunID, m.RunID, first.Shard.Group, m.Shard.Group)
+		case m.Shard.Count != first.Shard.Count:
+			return nil, nil, nil, fmt.Errorf("runs %s and %s disagree on the number of shards (%d, %d)", first.RunID, m.RunID, first.Shard.Count, m.Shard.Count)
+		case m.Workload != first.Workload:
+			return nil, nil, nil, fmt.Errorf("runs %s and %s ran different workloads (%s, %s)", first.RunID, m.RunID, first.Workload, m.Workload)
+		case seen[m.Shard.Index] != "":
+			return nil, nil, nil, fmt.Errorf("runs %s and %s are both shard %d of group %s", seen[m.Shard.Index], m.RunID, m.Shard.Index, m.Shard.Group)
+		}
+		seen[m.Shard.Index] = m.RunID
+	}
+	var missing []string
+	for i := 0; i < first.Shard.Count; i++ {
+		if seen[i] == "" {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, nil, nil, fmt.Errorf("group %s has %d shards: shard %s missing", first.Shard.Group, first.Shard.Count, strings.Join(missing, ", "))
+	}
+	m := mergeManifest(runs, runID)
+	steps, ivs := mergeSteps(runs), mergeIntervals(runs)
+	rateTail(steps, ivs)
+	return m, steps, ivs, nil
+}
+
+// rateTail sets each merged step's per-second rate percentiles from the merged intervals after
+// its warm-up that are at least half a tick long (as the runner does for one run).
+func rateTail(steps []Step, ivs []Interval) {
+	for i := range steps {
+		s := &steps[i]
+		var rates []float64
+		for _, iv := range ivs {
+			if iv.Target == s.Target && iv.Rep == s.Rep && iv.Step == s.Step && iv.T > s.WarmupSec+1e-9 && iv.Secs >= 0.5 {
+				rates = append(rates, iv.Rate)
+			}
+		}
+		s.RateIntervals = len(rates)
+		s.RateP50, s.RateP99 = ratePercentile(rates, 0.50), ratePercentile(rates, 0.99)
+	}
+}
+
+// ratePercentile returns the per-interval rate that a fraction p of the intervals met or
+// exceeded (the runner's rule: rates sorted in descending order, the value at rank round(p·n)).
+func ratePercentile(rates []float64, p float64) float64 {
+	if len(rates) == 0 {
+		return 0
+	}
+	s := slices.Clone(rates)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	i := min(max(int(p*float64(len(s))+0.5), 1), len(s))
+	return s[i-1]
+}
+
+// mergeManifest is the merged run's manifest: the first shard's, with the group's start, end,
+// status, checks and notes.
+func mergeManifest(runs []*Run, runID string) *Manifest {
+	m := *runs[0].Manifest
+	m.RunID, m.Shard, m.PID = runID, nil, 0
+	m.Config = maps.Clone(m.Config)
+	if m.Config == nil {
+		m.Config = map[string]any{}
+	}
+	m.Config["shards"] = len(runs)
+	m.WorkloadConfig = maps.Clone(m.WorkloadConfig)
+	if m.WorkloadConfig != nil {
+		delete(m.WorkloadConfig, "shard")
+	}
+	m.Targets = slices.Clone(m.Targets)
+	m.Merged = &MergeInfo{Group: runs[0].Manifest.Shard.Group}
+	m.Status, m.Error = StatusOK, ""
+	var notes []string
+	for _, r := range runs {
+		s := r.Manifest
+		m.Merged.Runs = append(m.Merged.Runs, MergedRun{RunID: s.RunID, Shard: s.Shard.Index, Hostname: s.Hostname, Status: s.Status})
+		if s.Start.Before(m.Start) {
+			m.Start = s.Start
+		}
+		if s.End.After(m.End) {
+			m.End = s.End
+		}
+		if s.Status != StatusOK && m.Status == StatusOK {
+			m.Status = s.Status
+		}
+		if s.Error != "" {
+			m.Error = joinText(m.Error, fmt.Sprintf("shard %d: %s", s.Shard.Index, s.Error))
+		}
+		for _, n := range s.Notes {
+			if !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
+		}
+		m.Private = m.Private || s.Private
+	}
+	for i := range m.Targets {
+		var checks []string
+		for _, r := range runs {
+			if i < len(r.Manifest.Targets) && r.Manifest.Targets[i].Check != "" {
+				checks = append(checks, fmt.Sprintf("shard %d: %s", r.Manifest.Shard.Index, r.Manifest.Targets[i].Check))
+			}
+		}
+		m.Targets[i].Check = strings.Join(checks, "; ")
+	}
+	m.Notes = append(notes, fmt.Sprintf("merged from the %d shards of group %s: operations summed, response-time histograms merged bucket by bucket, client process figures summed, host-wide figures counted once per host, the shared server's figures from the shard that saw most of them", len(runs), m.Merged.Group))
+	return &m
+}
+
+func joinText(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// stepKey identifies a step record within a run.
+type stepKey struct {
+	target string
+	rep    int
+	step   string
+}
+
+// mergeSteps merges the step records of the shards, in the first order they appear.
+func mergeSteps(runs []*Run) []Step {
+	var keys []stepKey
+	parts := map[stepKey][]shardOf[Step]{}
+	for _, r := range runs {
+		for _, s := range r.Steps {
+			k := stepKey{s.Target, s.Rep, s.Step}
+			if _, ok := parts[k]; !ok {
+				keys = append(keys, k)
+			}
+			parts[k] = append(parts[k], shardOf[Step]{r.Manifest, s})
+		}
+	}
+	out := make([]Step, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, mergeStep(parts[k], len(runs)))
+	}
+	return out
+}
+
+// shardOf is a record v of the shard whose manifest is m.
+type shardOf[T any] struct {
+	m *Manifest
+	v T
+}
+
+// perHost returns, for each host, the index in ps of the shard that did the most operations on it
+// (host-wide counters are system-wide: the shards of one host all saw the same ones).
+func perHost[T any](ps []shardOf[T], ops func(T) float64) []int {
+	best := map[string]int{}
+	var order []string
+	for i, p := range ps {
+		h := p.m.Hostname
+		j, ok := best[h]
+		if !ok {
+			order = append(order, h)
+			best[h] = i
+			continue
+		}
+		if ops(p.v) > ops(ps[j].v) {
+			best[h] = i
+		}
+	}
+	out := make([]int, len(order))
+	for i, h := range order {
+		out[i] = best[h]
+	}
+	return out
+}
+
+func mergeStep(ps []shardOf[Step], shards int) Step {
+	m := ps[0].v
+	m.Kinds = slices.Clone(m.Kinds)
+	m.Degraded, m.Error, m.Syscalls, m.Memory = nil, "", nil, nil
+	var ops, writeUnits, calls, ips, dps, qps, retries, rows float64
+	var custom, rate float64
+	for i, p := range ps {
+		s := p.v
+		if i > 0 {
+			for j := range m.Kinds {
+				if k := s.Kind(m.Kinds[j].Name); k != nil {
+					m.Kinds[j].Ops += k.Ops
+					m.Kinds[j].Units += k.Units
+					m.Kinds[j].MaxUs = max(m.Kinds[j].MaxUs, k.MaxUs)
+				}
+			}
+			if s.Start.Before(m.Start) {
+				m.Start = s.Start
+			}
+			if s.End.After(m.End) {
+				m.End = s.End
+			}
+			m.Secs = max(m.Secs, s.Secs)
+			m.TargetIPS += s.TargetIPS
+		}
+		ops += float64(s.Ops)
+		writeUnits += s.IPS * s.Secs
+		calls += s.CallsPerSec * s.Secs
+		ips, dps, qps = ips+s.IPS*s.Secs, dps+s.DPS*s.Secs, qps+s.QPS*s.Secs
+		retries += float64(s.Retries)
+		rows += float64(s.Rows)
+		rate += s.Rate
+		if s.Secs > 0 && math.Abs(s.Rate-float64(s.Ops)/s.Secs) > 1e-6*max(s.Rate, 1) {
+			custom++
+		}
+		if s.Status != StatusOK && (m.Status == StatusOK || i == 0) {
+			m.Status = s.Status
+		}
+		idx := p.m.Shard.Index
+		if s.Error != "" {
+			m.Error = joinText(m.Error, fmt.Sprintf("shard %d: %s", idx, s.Error))
+		}
+		for _, d := range s.Degraded {
+			m.Degraded = append(m.Degraded, fmt.Sprintf("shard %d: %s", idx, d))
+		}
+		m.Shards = append(m.Shards, ShardStep{Shard: idx, RunID: p.m.RunID, Hostname: p.m.Hostname, Status: s.Status,
+			Ops: s.Ops, Secs: s.Secs, Rate: s.Rate, HostCPUPct: s.HostCPUPct, HostCPUUsPerOp: s.HostCPUUsPerOp,
+			ClientCPUUsPerOp: s.ClientCPUUsPerOp, ClientRSSMB: s.ClientRSSMB, ClientMaxRSSMB: s.ClientMaxRSSMB,
+			GBRead: s.GBRead, GBWritten: s.GBWritten, WriteKBPerOp: s.WriteKBPerOp, P99Us: p99(s)})
+	}
+	if len(ps) < shards {
+		m.Degraded = append(m.Degraded, fmt.Sprintf("%d of %d shards have no record of this step", shards-len(ps), shards))
+		if m.Status == StatusOK {
+			m.Status = StatusDegraded
+		}
+	}
+	m.Ops, m.Retries, m.Rows = int64(ops), int64(retries), int64(rows)
+	per := func(total float64) float64 {
+		if ops == 0 {
+			return 0
+		}
+		return total / ops
+	}
+	if m.Secs > 0 {
+		m.Rate, m.CallsPerSec = ops/m.Secs, calls/m.Secs
+		m.IPS, m.DPS, m.QPS = ips/m.Secs, dps/m.Secs, qps/m.Secs
+	}
+	if custom > 0 {
+		m.Rate = rate // a rate the workload defines otherwise: the shards' rates add up
+	}
+	if m.TargetIPS > 0 {
+		met := m.IPS >= 0.95*m.TargetIPS
+		m.TargetMet = &met
+	}
+	// Client process figures: summed over the shards.
+	var clientCPU, processCPU, rss, maxRSS, obsPct, obsTick float64
+	for _, p := range ps {
+		s, n := p.v, float64(p.v.Ops)
+		clientCPU += s.ClientCPUUsPerOp * n
+		processCPU += s.ProcessCPUUsPerOp * n
+		rss += s.ClientRSSMB
+		maxRSS += s.ClientMaxRSSMB
+		obsPct += s.ObserverCPUPct
+		obsTick += s.ObserverUsPerTick / float64(len(ps))
+	}
+	m.ClientCPUUsPerOp, m.ProcessCPUUsPerOp = per(clientCPU), per(processCPU)
+	m.ClientRSSMB, m.ClientMaxRSSMB, m.ObserverCPUPct, m.ObserverUsPerTick = rss, maxRSS, obsPct, obsTick
+	// Host-wide figures: once per host, summed over hosts.
+	hosts := perHost(ps, func(s Step) float64 { return float64(s.Ops) })
+	var hostCPUPct, hostCPU, reads, readKB, writes, writeKB, discardKB, flushes, cs float64
+	var readMB, writeMB, discardMB, gbRead, gbWritten float64
+	var dbBytes, dbApparent int64
+	m.Device = ""
+	for _, i := range hosts {
+		s, n := ps[i].v, float64(ps[i].v.Ops)
+		hostCPUPct += s.HostCPUPct
+		hostCPU += s.HostCPUUsPerOp * n
+		reads += s.ReadsPerOp * n
+		readKB += s.ReadKBPerOp * n
+		writes += s.WritesPerInsert * s.IPS * s.Secs
+		writeKB += s.WriteKBPerOp * n
+		discardKB += s.DiscardKBPerOp * n
+		flushes += s.FlushesPerOp * n
+		cs += s.CSPerOp * n
+		readMB, writeMB, discardMB = readMB+s.ReadMBPerSec, writeMB+s.WriteMBPerSec, discardMB+s.DiscardMBPerSec
+		gbRead, gbWritten = gbRead+s.GBRead, gbWritten+s.GBWritten
+		dbBytes, dbApparent = dbBytes+s.DBBytes, dbApparent+s.DBApparentBytes
+		if s.Device != "" && !strings.Contains(m.Device, s.Device) {
+			m.Device = strings.TrimPrefix(m.Device+","+s.Device, ",")
+		}
+	}
+	m.HostCPUPct, m.HostCPUUsPerOp = hostCPUPct, per(hostCPU)
+	m.ReadsPerOp, m.ReadKBPerOp, m.WriteKBPerOp, m.DiscardKBPerOp, m.FlushesPerOp, m.CSPerOp = per(reads), per(readKB), per(writeKB), per(discardKB), per(flushes), per(cs)
+	m.WritesPerInsert, m.WriteKBPerInsert = 0, 0
+	if writeUnits > 0 {
+		m.WritesPerInsert, m.WriteKBPerInsert = writes/writeUnits, writeKB/writeUnits
+	}
+	m.ReadMBPerSec, m.WriteMBPerSec, m.DiscardMBPerSec, m.GBRead, m.GBWritten = readMB, writeMB, discardMB, gbRead, gbWritten
+	m.DBBytes, m.DBApparentBytes = dbBytes, dbApparent
+	m.BytesPerRow = 0
+	if m.Rows > 0 {
+		m.BytesPerRow = float64(m.DBBytes) / float64(m.Rows)
+	}
+	// The shared server: the largest view any shard had of it.
+	var serverCPU, logBytes, fsyncs float64
+	for i, p := range ps {
+		s, n := p.v, float64(p.v.Ops)
+		serverCPU = max(serverCPU, s.ServerCPUUsPerOp*n)
+		logBytes = max(logBytes, s.LogBytesPerOp*n)
+		fsyncs = max(fsyncs, s.ServerFsyncsPerOp*n)
+		m.ServerRSSMB, m.ServerPSSMB = max(m.ServerRSSMB, s.ServerRSSMB), max(m.ServerPSSMB, s.ServerPSSMB)
+		m.EngineDBBytes = max(m.EngineDBBytes, s.EngineDBBytes)
+		m.ServerCounters = maxCounters(m.ServerCounters, s.ServerCounters, i == 0)
+		m.EngineCounters = maxCounters(m.EngineCounters, s.EngineCounters, i == 0)
+	}
+	m.ServerCPUUsPerOp = per(serverCPU)
+	if m.LogBytesPerOp >= 0 {
+		m.LogBytesPerOp = per(logBytes)
+	}
+	if m.ServerFsyncsPerOp >= 0 {
+		m.ServerFsyncsPerOp = per(fsyncs)
+	}
+	m.Latency = mergeLatency(ps)
+	return m
+}
+
+// maxCounters returns the largest value of each counter of acc and c (acc is copied first when
+// fresh).
+func maxCounters(acc, c map[string]int64, fresh bool) map[string]int64 {
+	if fresh {
+		acc = maps.Clone(acc)
+	}
+	for k, v := range c {
+		if acc == nil {
+			acc = map[string]int64{}
+		}
+		acc[k] = max(acc[k], v)
+	}
+	return acc
+}
+
+// p99 is a step's p99 over the kinds its rate counts (the first such kind with a histogram).
+func p99(s Step) float64 {
+	for _, l := range s.Latency {
+		if slices.Contains(s.RateKinds, l.Kind) {
+			return l.P99Us
+		}
+	}
+	return 0
+}
+
+// mergeLatency merges each kind's histogram over the shards, in the order the kinds first
+// appear.
+func mergeLatency(ps []shardOf[Step]) []Latency {
+	var kinds []string
+	for _, p := range ps {
+		for _, l := range p.v.Latency {
+			if !slices.Contains(kinds, l.Kind) {
+				kinds = append(kinds, l.Kind)
+			}
+		}
+	}
+	out := make([]Latency, 0, len(kinds))
+	for _, k := range kinds {
+		var ls []Latency
+		for _, p := range ps {
+			for _, l := range p.v.Latency {
+				if l.Kind == k {
+					ls = append(ls, l)
+				}
+			}
+		}
+		out = append(out, MergeLatency(ls))
+	}
+	return out
+}
+
+// MergeLatency merges latency records of one kind: their buckets added exactly, the percentiles
+// read from the merged histogram, the mean weighted by counts, the largest maximum. A record
+// without buckets (a run recorded before buckets were kept) contributes its count and maximum
+// only; its percentiles cannot be merged and the merged ones then cover the others.
+func MergeLatency(ls []Latency) Latency {
+	var s hist.Snapshot
+	out := Latency{Kind: ls[0].Kind}
+	var sum float64
+	var extra []string
+	for _, l := range ls {
+		s.AddBuckets(l.Buckets)
+		out.Count += l.Count
+		sum += l.MeanUs * float64(l.Count)
+		out.MaxUs = max(out.MaxUs, l.MaxUs)
+		for name := range l.Percentiles {
+			if !slices.Contains(extra, name) {
+				extra = append(extra, name)
+			}
+		}
+	}
+	s.Max = int64(math.Round(out.MaxUs * 1e3))
+	if out.Count > 0 {
+		out.MeanUs = sum / float64(out.Count)
+	}
+	us := func(q float64) float64 { return float64(s.Quantile(q)) / 1e3 }
+	out.P50Us, out.P90Us, out.P95Us, out.P99Us, out.P999Us = us(0.50), us(0.90), us(0.95), us(0.99), us(0.999)
+	sort.Strings(extra)
+	for _, name := range extra {
+		p, err := strconv.ParseFloat(strings.TrimPrefix(name, "p"), 64)
+		if err != nil {
+			continue
+		}
+		if out.Percentiles == nil {
+			out.Percentiles = map[string]float64{}
+		}
+		out.Percentiles[name] = us(p / 100)
+	}
+	out.Buckets = s.Buckets(nil)
+	return out
+}
+
+// ivKey identifies an interval: its step record and its tick (the whole second since the step
+// start at which it ended).
+type ivKey struct {
+	stepKey
+	tick int64
+}
+
+// mergeIntervals sums the shards' intervals tick by tick.
+func mergeIntervals(runs []*Run) []Interval {
+	var keys []ivKey
+	parts := map[ivKey][]shardOf[Interval]{}
+	for _, r := range runs {
+		for _, iv := range r.Intervals {
+			k := ivKey{stepKey{iv.Target, iv.Rep, iv.Step}, int64(math.Round(iv.T))}
+			if _, ok := parts[k]; !ok {
+				keys = append(keys, k)
+			}
+			parts[k] = append(parts[k], shardOf[Interval]{r.Manifest, iv})
+		}
+	}
+	out := make([]Interval, 0, len(keys))
+	for _, k := range keys {
+		ps := parts[k]
+		m := ps[0].v
+		m.Kinds = slices.Clone(m.Kinds)
+		m.ClientCPUPct, m.ObserverCPUPct, m.ClientRSSMB = 0, 0, 0
+		m.Rate, m.IPS, m.DPS, m.QPS = 0, 0, 0, 0
+		for i, p := range ps {
+			iv := p.v
+			m.Secs = max(m.Secs, iv.Secs)
+			m.Rate, m.IPS, m.DPS, m.QPS = m.Rate+iv.Rate, m.IPS+iv.IPS, m.DPS+iv.DPS, m.QPS+iv.QPS
+			m.ClientCPUPct, m.ObserverCPUPct, m.ClientRSSMB = m.ClientCPUPct+iv.ClientCPUPct, m.ObserverCPUPct+iv.ObserverCPUPct, m.ClientRSSMB+iv.ClientRSSMB
+			m.ServerCPUPct, m.ServerRSSMB, m.ServerPSSMB = max(m.ServerCPUPct, iv.ServerCPUPct), max(m.ServerRSSMB, iv.ServerRSSMB), max(m.ServerPSSMB, iv.ServerPSSMB)
+			if i == 0 {
+				continue
+			}
+			for j := range m.Kinds {
+				if kd := iv.Kind(m.Kinds[j].Name); kd != nil {
+					m.Kinds[j].Ops += kd.Ops
+					m.Kinds[j].Units += kd.Units
+					m.Kinds[j].MaxUs = max(m.Kinds[j].MaxUs, kd.MaxUs)
+				}
+			}
+		}
+		m.HostCPUPct, m.ReadMBPerSec, m.WriteMBPerSec, m.DiscardMBPerSec, m.DBBytes = 0, 0, 0, 0, 0
+		for _, i := range perHost(ps, func(iv Interval) float64 { return iv.Rate }) {
+			iv := ps[i].v
+			m.HostCPUPct += iv.HostCPUPct
+			m.ReadMBPerSec, m.WriteMBPerSec, m.DiscardMBPerSec = m.ReadMBPerSec+iv.ReadMBPerSec, m.WriteMBPerSec+iv.WriteMBPerSec, m.DiscardMBPerSec+iv.DiscardMBPerSec
+			m.DBBytes += iv.DBBytes
+		}
+		out = append(out, m)
+	}
+	return out
+}
