@@ -98,7 +98,7 @@ func openRun(ctx context.Context, cfg Config, t results.Target, eng table.Engine
 			}
 		}
 	}
-	if st, ok := cfg.Workload.(workload.SharedTables); ok && cfg.Shard != nil && cfg.Shard.Count > 1 {
+	if st, ok := cfg.Workload.(workload.SharedTables); ok && cfg.Shard != nil && cfg.Shard.Count > 1 && st.SharesTables() {
 		run, err := openShared(ctx, cfg, t, eng, keeper, st)
 		return run, skip, err
 	}

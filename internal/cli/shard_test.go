@@ -407,7 +407,7 @@ func TestShardUsage(t *testing.T) {
 		{[]string{"--shard", "0/2", "--engine", "postgres"}, "postgres is not one (a server rumbench starts is private to one process)"},
 		{[]string{"--group", "g1", "--engine", "pebble"}, "--group g1 goes with --shard I/N"},
 		{[]string{"--shard", "0/2", "--group", "Bad_Group", "--engine", "postgres", "--dsn", dsn}, `--group "Bad_Group": want 1 to 48 lower-case letters`},
-		{[]string{"--shard", "1/3", "--workload", "sysbench", "--tables", "2", "--engine", "postgres", "--dsn", dsn}, "--shard 1/3: sysbench gives each shard its own tables: --tables 2 is fewer than the 3 shards"},
+		{[]string{"--shard", "1/3", "--workload", "sysbench", "--tables", "2", "--table-size", "1500", "--engine", "postgres", "--dsn", dsn}, "--shard 1/3: the shards share the 2 tables and each loads whole batches of 1000 rows of each: --table-size 1500 has only 2"},
 		{[]string{"--shard", "0/2", "--workload", "ycsb", "--store", "none", "--engine", "postgres", "--dsn", dsn}, "--shard: workload ycsb shares its tables among the shards: they must meet at barriers in a PostgreSQL --store"},
 		{[]string{"--shard", "0/2", "--workload", "linkbench", "--engine", "postgres", "--dsn", dsn}, "--shard: workload linkbench does not split its work among shards"},
 		{[]string{"--shard", "0/2", "--repeat", "2", "--engine", "postgres", "--dsn", dsn}, "--shard does not go with prepare, --reuse or --repeat"},
@@ -457,6 +457,32 @@ func TestSysbenchShards(t *testing.T) {
 	}
 	if load := merged.Steps[0]; load.Step != "load" || load.Ops != 6000 || load.Rows != 6000 {
 		t.Errorf("merged load: %s %d ops %d rows", load.Step, load.Ops, load.Rows)
+	}
+
+	// One table for two shards: they share it, each loading half of its ids.
+	ps = nil
+	for i := 0; i < 2; i++ {
+		ps = append(ps, startRumbench(t, ctx, "run", "--workload", "sysbench", "--engine", "postgres", "--dsn", dsn, "--tables", "1",
+			"--table-size", "4000", "--tests", "point-query,update-index", "--read-secs", "1", "--write-secs", "1",
+			"--store", storeURL, "--out", out, "--quiet", "--group", "sbshared", "--shard", fmt.Sprintf("%d/2", i), "--fresh",
+			"--data-dir", filepath.Join(data, fmt.Sprint("sbs", i))))
+	}
+	waitAll(ps...)
+	for i := range ps {
+		if ps[i].code != ExitOK || !strings.Contains(ps[i].stdout.String(), "not compared: 4000 rows, 4000 index entries in the 1 tables the shards share") {
+			t.Fatalf("shared shard %d: exit %d %s%s", i, ps[i].code, ps[i].stdout.String(), ps[i].stderr.String())
+		}
+	}
+	tr = run(t, nil, "merge", "--group", "sbshared", "--store", storeURL, "--out", out)
+	if tr.code != ExitOK {
+		t.Fatalf("merge: exit %d %s", tr.code, tr.stderr)
+	}
+	merged, err = results.Load(strings.TrimSpace(tr.stdout[strings.LastIndex(tr.stdout, "results: ")+len("results: "):]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if load := merged.Steps[0]; load.Step != "load" || load.Ops != 4000 || len(load.Shards) != 2 || load.Shards[0].Ops != 2000 {
+		t.Errorf("merged shared load: %s %d ops from %+v", load.Step, load.Ops, load.Shards)
 	}
 }
 

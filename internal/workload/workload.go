@@ -268,6 +268,9 @@ type Sharder interface {
 // that implements SharedTables can be split only where the shards meet at barriers. Tables
 // (workload.Reuser) then lists the shared tables for shard 0 only: the others never drop them.
 type SharedTables interface {
+	// SharesTables says whether this split run's shards share tables (set by SetShard; false:
+	// each shard owns its own, and Open makes them).
+	SharesTables() bool
 	// Attach opens this shard's run on the tables shard 0 created (missing ones are an error),
 	// in place of Open.
 	Attach(ctx context.Context, eng table.Engine, k table.Keeper) (Run, error)

@@ -14,6 +14,9 @@ func (w *Workload) LoadSteps() []string { return []string{StepLoad, StepIndex} }
 
 // Tables implements workload.Reuser: sbtest1..sbtestN.
 func (w *Workload) Tables() []*table.Table {
+	if w.shareTables && w.shard.Index != 0 {
+		return nil // shard 0's tables: the other shards never drop them
+	}
 	var out []*table.Table
 	for _, n := range w.tableNos() {
 		out = append(out, newTable(n))

@@ -1,23 +1,32 @@
 package sysbench
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
-var _ workload.Sharder = (*Workload)(nil)
+var (
+	_ workload.Sharder      = (*Workload)(nil)
+	_ workload.SharedTables = (*Workload)(nil)
+)
 
 // SetShard implements workload.Sharder. The run has Count × Threads threads on the Tables
-// tables: shard Index owns the contiguous part workload.Shard.Range gives it of the tables
-// (loads them, builds their index, and its threads pick among them only) and runs the threads
-// numbered from Index × Threads, whose keys and share of --events are those of the same threads
-// of one process. A shard needs one table at least: fewer tables than shards are refused.
+// tables, numbered from Index × Threads (their keys and share of --events are those of the same
+// threads of one process). With at least as many tables as shards, shard Index owns the
+// contiguous part workload.Shard.Range gives it of the tables: it creates and loads them,
+// builds their index, and its threads pick among them only. With fewer tables than shards, the
+// shards share every table: shard 0 creates them, each shard loads its contiguous part of each
+// table's ids (whole load batches of 1000 rows, so the rows are those of one process's load),
+// shard 0 builds the indexes, and every thread picks among all tables and ids as the threads of
+// one process do.
 func (w *Workload) SetShard(s workload.Shard) error {
-	if s.Count > w.cfg.Tables {
-		return fmt.Errorf("--shard %s: sysbench gives each shard its own tables: --tables %d is fewer than the %d shards", s, w.cfg.Tables, s.Count)
+	w.shard, w.shareTables = s, s.Count > w.cfg.Tables
+	if batches := (w.cfg.TableSize + loadBatch - 1) / loadBatch; w.shareTables && int64(s.Count) > batches {
+		return fmt.Errorf("--shard %s: the shards share the %d tables and each loads whole batches of %d rows of each: --table-size %d has only %d", s, w.cfg.Tables, loadBatch, w.cfg.TableSize, batches)
 	}
-	w.shard = s
 	return nil
 }
 
@@ -26,14 +35,61 @@ func (w *Workload) ShardPart() string {
 	if w.shard.Count <= 1 {
 		return ""
 	}
+	threads := fmt.Sprintf("threads %d..%d of %d", w.firstThread()+1, w.firstThread()+w.cfg.Threads, w.cfg.Threads*w.shard.Count)
+	if w.shareTables {
+		lo, hi := w.idRange()
+		return fmt.Sprintf("ids %d..%d of each of the %d shared tables, %s", lo, hi, w.cfg.Tables, threads)
+	}
 	lo, hi := w.shard.Range(int64(w.cfg.Tables))
-	return fmt.Sprintf("tables sbtest%d..sbtest%d of %d, threads %d..%d of %d", lo+1, hi, w.cfg.Tables,
-		w.firstThread()+1, w.firstThread()+w.cfg.Threads, w.cfg.Threads*w.shard.Count)
+	return fmt.Sprintf("tables sbtest%d..sbtest%d of %d, %s", lo+1, hi, w.cfg.Tables, threads)
 }
 
-// tableNos are the numbers (1-based: sbtest<n>) of the tables this process owns.
+// idRange is the ids [lo, hi] this process loads into each of its tables: all of them, or with
+// shared tables the shard's part of the load batches.
+func (w *Workload) idRange() (lo, hi int64) {
+	if !w.shareTables {
+		return 1, w.cfg.TableSize
+	}
+	a, b := w.shard.Range((w.cfg.TableSize + loadBatch - 1) / loadBatch)
+	return a*loadBatch + 1, min(b*loadBatch, w.cfg.TableSize)
+}
+
+// firstTable is the global index (0-based) of this process's first table.
+func (w *Workload) firstTable() int64 {
+	if w.shareTables {
+		return 0
+	}
+	lo, _ := w.shard.Range(int64(w.cfg.Tables))
+	return lo
+}
+
+// SharesTables implements workload.SharedTables: with fewer tables than shards.
+func (w *Workload) SharesTables() bool { return w.shareTables }
+
+// Attach implements workload.SharedTables: the tables shard 0 created, without their index yet.
+func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper) (workload.Run, error) {
+	r := w.newRun(eng)
+	for _, n := range w.tableNos() {
+		t := newTable(n)
+		ok, _, err := k.AttachTable(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("table %s is missing: shard 0 did not create it", t.Name)
+		}
+		r.tables = append(r.tables, newStmts(t, w.cfg.Prepared))
+	}
+	return r, nil
+}
+
+// tableNos are the numbers (1-based: sbtest<n>) of the tables this process loads (all of them
+// when the shards share the tables).
 func (w *Workload) tableNos() []int {
 	lo, hi := w.shard.Range(int64(w.cfg.Tables))
+	if w.shareTables {
+		lo, hi = 0, int64(w.cfg.Tables)
+	}
 	var out []int
 	for n := lo + 1; n <= hi; n++ {
 		out = append(out, int(n))

@@ -218,6 +218,8 @@ type Workload struct {
 	steps []string
 	// shard is the part of a split run this process does (workload.Sharder).
 	shard workload.Shard
+	// shareTables: more shards than tables; every shard loads its id range of every table.
+	shareTables bool
 }
 
 var _ workload.Workload = (*Workload)(nil)

@@ -68,6 +68,9 @@ func (w *Workload) firstThread() int { return w.shard.Index * w.cfg.Threads }
 // allThreads is the number of client threads of all shards.
 func (w *Workload) allThreads() int { return w.cfg.Threads * max(w.shard.Count, 1) }
 
+// SharesTables implements workload.SharedTables: the shards share the usertable.
+func (w *Workload) SharesTables() bool { return true }
+
 // Attach implements workload.SharedTables: the usertable shard 0 created, empty of this shard's
 // records.
 func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper) (workload.Run, error) {
