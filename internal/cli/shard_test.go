@@ -409,7 +409,7 @@ func TestShardUsage(t *testing.T) {
 		{[]string{"--shard", "0/2", "--group", "Bad_Group", "--engine", "postgres", "--dsn", dsn}, `--group "Bad_Group": want 1 to 48 lower-case letters`},
 		{[]string{"--shard", "1/3", "--workload", "sysbench", "--tables", "2", "--table-size", "1500", "--engine", "postgres", "--dsn", dsn}, "--shard 1/3: the shards share the 2 tables and each loads whole batches of 1000 rows of each: --table-size 1500 has only 2"},
 		{[]string{"--shard", "0/2", "--workload", "ycsb", "--store", "none", "--engine", "postgres", "--dsn", dsn}, "--shard: workload ycsb shares its tables among the shards: they must meet at barriers in a PostgreSQL --store"},
-		{[]string{"--shard", "0/2", "--workload", "linkbench", "--engine", "postgres", "--dsn", dsn}, "--shard: workload linkbench does not split its work among shards"},
+		{[]string{"--shard", "0/2", "--workload", "linkbench", "--store", "none", "--engine", "postgres", "--dsn", dsn}, "--shard: workload linkbench shares its tables among the shards: they must meet at barriers in a PostgreSQL --store"},
 		{[]string{"--shard", "0/2", "--repeat", "2", "--engine", "postgres", "--dsn", dsn}, "--shard does not go with prepare, --reuse or --repeat"},
 	} {
 		tr := run(t, nil, append(append([]string{"run"}, c.args...), d...)...)
@@ -544,4 +544,55 @@ func runsKind(t *testing.T, p *proc) int64 {
 	i := strings.Index(s, "ok: this shard's ")
 	fmt.Sscanf(s[i:], "ok: this shard's %d records (%d loaded + %d inserted)", &all, &loaded, &inserted)
 	return inserted
+}
+
+// TestLinkBenchShards: two LinkBench shards share the graph's tables: they load the tasks of one
+// process between them (the merged load writes exactly the links and nodes of an unsplit load),
+// and their requesters, numbered among both shards', run the loop on the whole graph.
+func TestLinkBenchShards(t *testing.T) {
+	out, data, _ := dirs(t)
+	graph := []string{"--workload", "linkbench", "--maxid1", "3001", "--loaders", "2", "--requesters", "1", "--loops", "1", "--loop-secs", "1"}
+	// The unsplit load's totals, on the null engine.
+	tr := run(t, nil, append([]string{"run", "--engine", "null", "--quiet", "--out", t.TempDir(), "--data-dir", filepath.Join(data, "null")}, graph...)...)
+	if tr.code != ExitOK {
+		t.Fatalf("unsplit: exit %d %s", tr.code, tr.stderr)
+	}
+	one, err := results.Load(strings.TrimSpace(tr.stdout[strings.LastIndex(tr.stdout, "results: ")+len("results: "):]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn, storeURL := shardServer(t, data)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var ps []*proc
+	for i := 0; i < 2; i++ {
+		ps = append(ps, startRumbench(t, ctx, append([]string{"run", "--engine", "postgres", "--dsn", dsn, "--store", storeURL, "--out", out, "--quiet",
+			"--group", "lb", "--shard", fmt.Sprintf("%d/2", i), "--data-dir", filepath.Join(data, fmt.Sprint("lb", i))}, graph...)...))
+	}
+	waitAll(ps...)
+	for i, p := range ps {
+		if p.code != ExitOK || !strings.Contains(p.stdout.String(), "invariants postgres: not compared: the 2 shards share the graph") {
+			t.Fatalf("shard %d: exit %d %s%s", i, p.code, p.stdout.String(), p.stderr.String())
+		}
+	}
+	tr = run(t, nil, "merge", "--group", "lb", "--store", storeURL, "--out", out, "--quiet")
+	if tr.code != ExitOK {
+		t.Fatalf("merge: exit %d %s", tr.code, tr.stderr)
+	}
+	merged, err := results.Load(strings.TrimSpace(tr.stdout[strings.LastIndex(tr.stdout, "results: ")+len("results: "):]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	load, wantLoad := merged.Steps[0], one.Steps[0]
+	for _, k := range []string{"link", "node", "count"} {
+		if got, want := load.KindUnits(k), wantLoad.KindUnits(k); got != want || want == 0 {
+			t.Errorf("merged load: %d %s rows, the unsplit load %d", got, k, want)
+		}
+	}
+	if len(load.Shards) != 2 || load.Shards[0].Ops == 0 || load.Shards[1].Ops == 0 {
+		t.Errorf("both shards load: %+v", load.Shards)
+	}
+	if loop := merged.Steps[1]; loop.Step != "loop1" || loop.Ops == 0 || len(loop.Shards) != 2 {
+		t.Errorf("merged loop: %s %d requests from %+v", loop.Step, loop.Ops, loop.Shards)
+	}
 }

@@ -224,6 +224,8 @@ type Workload struct {
 	model *lbgen.Model
 	st    *stmts
 	steps []string
+	// shard is the part of a split run this process does (workload.Sharder).
+	shard workload.Shard
 }
 
 var _ workload.Workload = (*Workload)(nil)

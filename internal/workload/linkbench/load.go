@@ -53,6 +53,16 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	for _, t := range r.plan.Tasks {
 		tasks = append(tasks, loadTask{links: t})
 	}
+	if w.split() {
+		// This shard's tasks of the list.
+		own := tasks[:0:0]
+		for i, t := range tasks {
+			if w.ownsTask(i) {
+				own = append(own, t)
+			}
+		}
+		tasks = own
+	}
 	var next atomic.Int64
 	for i := 0; i < w.cfg.Loaders; i++ {
 		sess, err := r.sessions.Open(ctx, r.eng)

@@ -13,7 +13,12 @@ var _ workload.Reuser = (*Workload)(nil)
 func (w *Workload) LoadSteps() []string { return []string{StepLoad} }
 
 // Tables implements workload.Reuser: linktable, counttable and nodetable.
-func (w *Workload) Tables() []*table.Table { return []*table.Table{linkTable, countTable, nodeTable} }
+func (w *Workload) Tables() []*table.Table {
+	if w.split() && w.shard.Index != 0 {
+		return nil // shard 0's tables: the other shards never drop them
+	}
+	return []*table.Table{linkTable, countTable, nodeTable}
+}
 
 // DataConfig implements workload.Reuser: what decides the loaded graph.
 func (w *Workload) DataConfig() map[string]any {

@@ -70,7 +70,7 @@ func (r *Run) Close() error { return r.sessions.Close() }
 
 // Prepare implements workload.Run: before the first loop, the count check of the load.
 func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
-	if name != loopName(1) || !r.stores || r.loaded {
+	if name != loopName(1) || !r.stores || r.loaded || r.w.split() {
 		return "", nil
 	}
 	r.loaded = true
@@ -116,12 +116,13 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 		if err != nil {
 			return st, err
 		}
-		q, err := r.w.model.NewRequester(i, cfg.Requesters)
+		g := r.w.shard.Index*cfg.Requesters + i // the requester's number among all shards'
+		q, err := r.w.model.NewRequester(g, cfg.Requesters*max(r.w.shard.Count, 1))
 		if err != nil {
 			return st, err
 		}
 		c := &requester{r: r, st: r.w.st, sess: sess, q: q, out: table.NewRows(len(linkCols), 64),
-			rng: gen.NewRand(gen.Mix(cfg.Seed ^ uint64(loop)<<40 ^ uint64(i+1)))}
+			rng: gen.NewRand(gen.Mix(cfg.Seed ^ uint64(loop)<<40 ^ uint64(g+1)))}
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("requester %d", i+1), Role: runner.Driver, Rate: cfg.RequestRate,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 				now := time.Now()
