@@ -1,0 +1,144 @@
+// Package netblock provides TCP connections that read and write their socket with blocking
+// system calls instead of Go's network poller.
+//
+// A client that sends a statement and waits for its reply pays, with the poller, a read that
+// fails with EAGAIN, the goroutine's park, an epoll_wait and often a futex wake-up of another
+// thread before the reply is read. On a blocking socket the same round trip is one write and one
+// read system call: the thread sleeps in the kernel until the reply arrives. The calling
+// goroutine occupies its thread for as long (lock it with runtime.LockOSThread to keep it on the
+// same thread between calls).
+//
+// The connections do not support deadlines in the future (they are ignored): a deadline at or
+// before the present interrupts them instead (a shutdown of the socket, which wakes a blocked
+// read or write), which is how database drivers cancel a statement in flight.
+package netblock
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dial connects to addr on network ("tcp", "tcp4", "tcp6"; "unix" too) with a net.Dialer
+// (ctx bounds the connection), then returns the connection over a blocking socket. TCP_NODELAY is
+// set, as Go sets it on its own TCP connections.
+func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	fc, ok := c.(interface{ File() (*os.File, error) })
+	if !ok {
+		return nil, errors.New("netblock: not a socket connection")
+	}
+	f, err := fc.File() // a duplicate of the socket
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
+		return nil, os.NewSyscallError("setnonblock", err)
+	}
+	return &Conn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
+}
+
+// Conn is a connection over a blocking socket. Read and Write block the calling thread; Close
+// and Interrupt may be called from another goroutine.
+type Conn struct {
+	fd            int
+	local, remote net.Addr
+	closed        atomic.Bool
+}
+
+var _ net.Conn = (*Conn)(nil)
+
+// Read reads up to len(p) bytes with one read system call (repeated when a signal interrupts
+// it); it returns io.EOF when the peer has closed the connection.
+func (c *Conn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := unix.Read(c.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, c.opError("read", err)
+		case n == 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Write writes all of p, with as many write system calls as it takes.
+func (c *Conn) Write(p []byte) (int, error) {
+	done := 0
+	for done < len(p) {
+		n, err := unix.Write(c.fd, p[done:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return done, c.opError("write", err)
+		}
+		done += n
+	}
+	return done, nil
+}
+
+func (c *Conn) opError(op string, err error) error {
+	if c.closed.Load() {
+		err = net.ErrClosed
+	}
+	return &net.OpError{Op: op, Net: c.remote.Network(), Source: c.local, Addr: c.remote, Err: err}
+}
+
+// Interrupt makes a read or write in flight, and every later one, fail (a shutdown of both
+// directions). The socket stays open until Close.
+func (c *Conn) Interrupt() { unix.Shutdown(c.fd, unix.SHUT_RDWR) }
+
+// Close interrupts the connection and closes the socket; it is safe to call more than once.
+func (c *Conn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	c.Interrupt()
+	return os.NewSyscallError("close", syscall.Close(c.fd))
+}
+
+// LocalAddr returns the local address.
+func (c *Conn) LocalAddr() net.Addr { return c.local }
+
+// RemoteAddr returns the peer's address.
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+
+// SetDeadline interrupts the connection when t is not zero and not in the future; other
+// deadlines are ignored.
+func (c *Conn) SetDeadline(t time.Time) error {
+	if !t.IsZero() && !t.After(time.Now()) {
+		c.Interrupt()
+	}
+	return nil
+}
+
+// SetReadDeadline is SetDeadline.
+func (c *Conn) SetReadDeadline(t time.Time) error { return c.SetDeadline(t) }
+
+// SetWriteDeadline is SetDeadline.
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
