@@ -255,20 +255,7 @@ func readInt(v []byte, bin bool) (int64, error) {
 		}
 		return 0, fmt.Errorf("a binary integer of %d bytes", len(v))
 	}
-	neg, x, i := false, int64(0), 0
-	if len(v) > 0 && (v[0] == '-' || v[0] == '+') {
-		neg, i = v[0] == '-', 1
-	}
-	for ; i < len(v) && v[i] != '.'; i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return 0, fmt.Errorf("%q is not an integer", v)
-		}
-		x = x*10 + int64(v[i]-'0')
-	}
-	if neg {
-		x = -x
-	}
-	return x, nil
+	return sqlfam.ParseInt(v)
 }
 
 // Query implements sqlfam.Conn: the text with its arguments written in as quoted literals, sent

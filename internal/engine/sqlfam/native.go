@@ -250,3 +250,25 @@ func ParseClientOptions(name string, extra map[string]string, info map[string]st
 	}
 	return ClientChoice{Native: client == "native", Blocking: client == "native" && io == "blocking"}, nil
 }
+
+// ParseInt reads a decimal integer, or the integer part of a decimal number ("12.000": 12), from
+// its text. It does not allocate but for an error.
+func ParseInt(v []byte) (int64, error) {
+	neg, x, i := false, int64(0), 0
+	if len(v) > 0 && (v[0] == '-' || v[0] == '+') {
+		neg, i = v[0] == '-', 1
+	}
+	if i == len(v) {
+		return 0, fmt.Errorf("%q is not an integer", v)
+	}
+	for ; i < len(v) && v[i] != '.'; i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return 0, fmt.Errorf("%q is not an integer", v)
+		}
+		x = x*10 + int64(v[i]-'0')
+	}
+	if neg {
+		x = -x
+	}
+	return x, nil
+}
