@@ -23,11 +23,13 @@ func main() {
 	flag.Int64Var(&cfg.Rows, "rows", 100_000, "rows of the table")
 	flag.Float64Var(&cfg.Secs, "secs", 10, "seconds of each test")
 	flag.IntVar(&cfg.Repeats, "repeats", 3, "repeats of every comparison")
-	flag.StringVar(&cfg.Rumbench, "rumbench", "bin/rumbench", "rumbench executable")
 	flag.StringVar(&cfg.Sysbench, "sysbench", "sysbench", "sysbench executable")
 	flag.StringVar(&cfg.Dir, "dir", "vs-sysbench-data", "working directory (servers, results); removed at the end")
 	flag.Int64Var(&cfg.InsertRows, "insert-rows", 0, "also run the insert benchmark's l.i0 with this many rows (0: no)")
-	rargs := flag.String("rumbench-args", "", "extra flags of every rumbench run, space-separated")
+	keep := flag.Bool("keep", false, "keep the working directory (the clients' outputs, rumbench's results)")
+	var variants []string
+	flag.Func("rumbench", "a rumbench configuration compared with sysbench, NAME=EXECUTABLE[,FLAG...] (repeatable; default rumbench=bin/rumbench)",
+		func(s string) error { variants = append(variants, s); return nil })
 	flag.Parse()
 	cfg.Engines = strings.Split(*engines, ",")
 	for _, t := range strings.Split(*threads, ",") {
@@ -38,11 +40,24 @@ func main() {
 		}
 		cfg.Threads = append(cfg.Threads, n)
 	}
-	cfg.RumbenchArgs = strings.Fields(*rargs)
+	if len(variants) == 0 {
+		variants = []string{"rumbench=bin/rumbench"}
+	}
+	for _, v := range variants {
+		name, rest, ok := strings.Cut(v, "=")
+		parts := strings.Split(rest, ",")
+		if !ok || name == "" || parts[0] == "" {
+			fmt.Fprintf(os.Stderr, "vs-sysbench: --rumbench %q: want NAME=EXECUTABLE[,FLAG...]\n", v)
+			os.Exit(2)
+		}
+		cfg.Variants = append(cfg.Variants, vssysbench.Variant{Name: name, Bin: parts[0], Args: parts[1:]})
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := vssysbench.Run(ctx, cfg, os.Stdout)
 	stop()
-	os.RemoveAll(cfg.Dir)
+	if !*keep {
+		os.RemoveAll(cfg.Dir)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "vs-sysbench:", err)
 		os.Exit(1)

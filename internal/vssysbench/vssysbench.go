@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,15 +60,23 @@ type Config struct {
 	Rows    int64
 	Secs    float64
 	Repeats int
-	// Rumbench and Sysbench are the two clients' executables; RumbenchArgs are extra flags of
-	// every rumbench run (e.g. --engine-opt io=netpoll).
-	Rumbench, Sysbench string
-	RumbenchArgs       []string
+	// Sysbench is sysbench's executable.
+	Sysbench string
+	// Variants are the rumbench configurations compared with sysbench, each run in every repeat.
+	Variants []Variant
 	// Dir holds the servers' instances and rumbench's results; it is removed at the end.
 	Dir string
 	// InsertRows, when above 0, also runs the insert benchmark's l.i0 of that many rows on the
 	// null engine and on each engine's managed server, and reports its client CPU per row.
 	InsertRows int64
+}
+
+// Variant is one rumbench configuration: a name for the tables, its executable and extra flags
+// of every run (e.g. --engine-opt io=netpoll).
+type Variant struct {
+	Name string
+	Bin  string
+	Args []string
 }
 
 // Result is one client's figures for one test run.
@@ -86,8 +95,8 @@ func (r Result) QPS() float64 { return float64(r.Statements) / math.Max(r.Secs, 
 
 // key names one comparison cell.
 type key struct {
-	engine, test string
-	threads      int
+	engine, test, variant string
+	threads               int
 }
 
 // Run runs the comparison and prints its tables to w. Every server it starts is stopped before
@@ -104,8 +113,11 @@ func Run(ctx context.Context, cfg Config, w io.Writer) error {
 		}
 	}
 	printTables(w, cfg, sb, rb)
-	if cfg.InsertRows > 0 {
-		if err := runInsert(ctx, cfg, w); err != nil {
+	for _, v := range cfg.Variants {
+		if cfg.InsertRows == 0 {
+			break
+		}
+		if err := runInsert(ctx, cfg, v, w); err != nil {
 			return err
 		}
 	}
@@ -135,29 +147,56 @@ func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb 
 	}
 	for rep := 1; rep <= cfg.Repeats; rep++ {
 		for _, th := range cfg.Threads {
-			for _, t := range Tests {
-				r, err := runSysbench(ctx, cfg, sbArgs, t, th)
+			// The clients take turns, in an order reversed every other repeat, so that a drift of
+			// the host's load shows in the spread rather than in one client's figures.
+			clients := append([]string{""}, variantNames(cfg)...)
+			if rep%2 == 0 {
+				slices.Reverse(clients)
+			}
+			for _, c := range clients {
+				if c == "" {
+					for _, t := range Tests {
+						r, err := runSysbench(ctx, cfg, sbArgs, t, th)
+						if err != nil {
+							return err
+						}
+						k := key{engine: eng, test: t.Short, threads: th}
+						sb[k] = append(sb[k], r)
+					}
+					continue
+				}
+				v := cfg.Variants[slices.Index(variantNames(cfg), c)]
+				rs, err := runRumbench(ctx, cfg, v, srv, eng, th, rep)
 				if err != nil {
 					return err
 				}
-				k := key{eng, t.Short, th}
-				sb[k] = append(sb[k], r)
-			}
-			rs, err := runRumbench(ctx, cfg, srv, eng, th, rep)
-			if err != nil {
-				return err
+				for _, t := range Tests {
+					k := key{eng, t.Short, v.Name, th}
+					rb[k] = append(rb[k], rs[t.Name])
+				}
 			}
 			for _, t := range Tests {
-				k := key{eng, t.Short, th}
-				rb[k] = append(rb[k], rs[t.Name])
-				s, r := sb[k][len(sb[k])-1], rs[t.Name]
-				fmt.Fprintf(w, "%s %-12s threads %d repeat %d: sysbench %.1f µs/stmt %.0f qps, rumbench %.1f µs/stmt (own %.1f) %.0f qps: cpu ratio %.2f, qps ratio %.2f\n",
-					eng, t.Short, th, rep, s.UsPerStatement(), s.QPS(), r.UsPerStatement(), r.OwnCPUUs, r.QPS(),
-					r.UsPerStatement()/s.UsPerStatement(), r.QPS()/s.QPS())
+				s := sb[key{engine: eng, test: t.Short, threads: th}]
+				last := s[len(s)-1]
+				fmt.Fprintf(w, "%s %-12s threads %d repeat %d: sysbench %.1f µs/stmt %.0f qps", eng, t.Short, th, rep, last.UsPerStatement(), last.QPS())
+				for _, v := range cfg.Variants {
+					rr := rb[key{eng, t.Short, v.Name, th}]
+					r := rr[len(rr)-1]
+					fmt.Fprintf(w, "; %s %.1f µs/stmt (own %.1f) %.0f qps", v.Name, r.UsPerStatement(), r.OwnCPUUs, r.QPS())
+				}
+				fmt.Fprintln(w)
 			}
 		}
 	}
 	return nil
+}
+
+func variantNames(cfg Config) []string {
+	var out []string
+	for _, v := range cfg.Variants {
+		out = append(out, v.Name)
+	}
+	return out
 }
 
 // serverSettings are the settings rumbench's engines give their managed servers (cache 64 MiB,
@@ -219,6 +258,7 @@ func runSysbench(ctx context.Context, cfg Config, conn []string, t Test, threads
 	if m == nil || mt == nil || !ok {
 		return Result{}, fmt.Errorf("sysbench %s: no query count or start line in its output:\n%s", t.Script, tail(out, 30))
 	}
+	os.WriteFile(filepath.Join(cfg.Dir, fmt.Sprintf("sysbench-%s-%d.out", t.Short, threads)), []byte(out), 0o644)
 	n, _ := strconv.ParseInt(m[1], 10, 64)
 	secs, _ := strconv.ParseFloat(mt[1], 64)
 	return Result{Statements: n, Secs: secs, CPUSecs: p.total() - c0}, nil
@@ -226,11 +266,11 @@ func runSysbench(ctx context.Context, cfg Config, conn []string, t Test, threads
 
 // runRumbench runs every test in one rumbench run (one load) against srv, and returns each
 // test's figures: its CPU over the test's measured window.
-func runRumbench(ctx context.Context, cfg Config, srv *server.Server, eng string, threads, rep int) (map[string]Result, error) {
+func runRumbench(ctx context.Context, cfg Config, v Variant, srv *server.Server, eng string, threads, rep int) (map[string]Result, error) {
 	if err := admin(ctx, srv, "DROP TABLE IF EXISTS sbtest1"); err != nil {
 		return nil, err
 	}
-	out := filepath.Join(cfg.Dir, fmt.Sprintf("results-%s-%d-%d", eng, threads, rep))
+	out := filepath.Join(cfg.Dir, fmt.Sprintf("results-%s-%s-%d-%d", v.Name, eng, threads, rep))
 	var names []string
 	for _, t := range Tests {
 		names = append(names, t.Name)
@@ -239,8 +279,8 @@ func runRumbench(ctx context.Context, cfg Config, srv *server.Server, eng string
 	args := append([]string{"run", "--workload", "sysbench", "--engine", eng, "--dsn", srv.DSN(), "--tests", strings.Join(names, ","),
 		"--threads", strconv.Itoa(threads), "--table-size", strconv.FormatInt(cfg.Rows, 10), "--read-secs", secs, "--write-secs", secs,
 		"--warmup-secs", "0", "--cleanup-wait-secs", "0", "--quiet", "--store", "none", "--out", out,
-		"--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--fresh"}, cfg.RumbenchArgs...)
-	p, err := runProcess(ctx, 50*time.Millisecond, nil, cfg.Rumbench, args...)
+		"--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--fresh"}, v.Args...)
+	p, err := runProcess(ctx, 50*time.Millisecond, nil, v.Bin, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -278,28 +318,29 @@ func readSteps(out string) ([]results.Step, error) {
 	return steps, nil
 }
 
-// printTables prints, per engine, test and thread count, both clients' median figures and the
-// ratios rumbench/sysbench of every repeat with their median and range.
+// printTables prints, per engine, test and thread count, sysbench's and each variant's median
+// figures and the ratios variant/sysbench of every repeat with their median and range.
 func printTables(w io.Writer, cfg Config, sb, rb map[key][]Result) {
-	fmt.Fprintf(w, "\nclient CPU µs per statement and QPS, medians of %d repeats; ratios rumbench/sysbench per repeat (median [min-max])\n", cfg.Repeats)
-	fmt.Fprintf(w, "%-9s %-13s %3s %9s %9s %18s %9s %9s %18s\n", "engine", "test", "thr", "sb_us", "rb_us", "cpu_ratio", "sb_qps", "rb_qps", "qps_ratio")
+	fmt.Fprintf(w, "\nclient CPU µs per statement and QPS, medians of %d repeats; ratios rumbench/sysbench within each repeat: median [min-max]\n", cfg.Repeats)
+	fmt.Fprintf(w, "%-9s %-13s %3s %-10s %9s %9s %18s %9s %9s %18s\n", "engine", "test", "thr", "rumbench", "sb_us", "rb_us", "cpu_ratio", "sb_qps", "rb_qps", "qps_ratio")
 	for _, eng := range cfg.Engines {
 		for _, t := range Tests {
 			for _, th := range cfg.Threads {
-				k := key{eng, t.Short, th}
-				s, r := sb[k], rb[k]
-				n := min(len(s), len(r))
-				if n == 0 {
-					continue
+				for _, v := range cfg.Variants {
+					s, r := sb[key{engine: eng, test: t.Short, threads: th}], rb[key{eng, t.Short, v.Name, th}]
+					n := min(len(s), len(r))
+					if n == 0 {
+						continue
+					}
+					var su, ru, sq, rq, cr, qr []float64
+					for i := 0; i < n; i++ {
+						su, ru = append(su, s[i].UsPerStatement()), append(ru, r[i].UsPerStatement())
+						sq, rq = append(sq, s[i].QPS()), append(rq, r[i].QPS())
+						cr, qr = append(cr, ru[i]/su[i]), append(qr, rq[i]/sq[i])
+					}
+					fmt.Fprintf(w, "%-9s %-13s %3d %-10s %9.1f %9.1f %18s %9.0f %9.0f %18s\n", eng, t.Short, th, v.Name, median(su), median(ru),
+						spread(cr), median(sq), median(rq), spread(qr))
 				}
-				var su, ru, sq, rq, cr, qr []float64
-				for i := 0; i < n; i++ {
-					su, ru = append(su, s[i].UsPerStatement()), append(ru, r[i].UsPerStatement())
-					sq, rq = append(sq, s[i].QPS()), append(rq, r[i].QPS())
-					cr, qr = append(cr, ru[i]/su[i]), append(qr, rq[i]/sq[i])
-				}
-				fmt.Fprintf(w, "%-9s %-13s %3d %9.1f %9.1f %18s %9.0f %9.0f %18s\n", eng, t.Short, th, median(su), median(ru),
-					spread(cr), median(sq), median(rq), spread(qr))
 			}
 		}
 	}
@@ -324,12 +365,12 @@ func spread(v []float64) string {
 
 // runInsert runs the insert benchmark's l.i0 on the null engine and each engine's managed server
 // in one rumbench run and prints each target's client CPU per loaded row over the step's window.
-func runInsert(ctx context.Context, cfg Config, w io.Writer) error {
-	out := filepath.Join(cfg.Dir, "results-insert")
+func runInsert(ctx context.Context, cfg Config, v Variant, w io.Writer) error {
+	out := filepath.Join(cfg.Dir, "results-insert-"+v.Name)
 	engines := append([]string{"null"}, cfg.Engines...)
 	args := append([]string{"run", "--engine", strings.Join(engines, ","), "--steps", "l.i0", "--rows", strconv.FormatInt(cfg.InsertRows, 10),
-		"--quiet", "--store", "none", "--out", out, "--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--fresh"}, cfg.RumbenchArgs...)
-	p, err := runProcess(ctx, 50*time.Millisecond, nil, cfg.Rumbench, args...)
+		"--quiet", "--store", "none", "--out", out, "--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--fresh"}, v.Args...)
+	p, err := runProcess(ctx, 50*time.Millisecond, nil, v.Bin, args...)
 	if err != nil {
 		return err
 	}
@@ -337,7 +378,7 @@ func runInsert(ctx context.Context, cfg Config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\ninsert benchmark l.i0, %d rows, 100 rows per commit: client CPU per loaded row\n", cfg.InsertRows)
+	fmt.Fprintf(w, "\ninsert benchmark l.i0 (%s), %d rows, 100 rows per commit: client CPU per loaded row\n", v.Name, cfg.InsertRows)
 	fmt.Fprintf(w, "%-9s %10s %10s %12s\n", "engine", "us/row", "own_us/row", "rows/s")
 	for _, st := range steps {
 		from := st.End.Add(-time.Duration(st.Secs * float64(time.Second)))
