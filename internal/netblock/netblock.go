@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,6 +31,20 @@ import (
 // (ctx bounds the connection), then returns the connection over a blocking socket. TCP_NODELAY is
 // set, as Go sets it on its own TCP connections.
 func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	return dial(ctx, network, addr, false)
+}
+
+// DialRaw is Dial for a connection whose reads and writes are raw system calls: the Go runtime
+// is not told that the thread blocks (no entersyscall and exitsyscall, so no scheduler work
+// around them, and no wake-ups of its monitor thread), and the goroutine keeps its P (the
+// right to run Go code) while it waits: give the process a P per such connection plus its own
+// (GOMAXPROCS), or the goroutines wait for one another. A stop of the world (a GC phase) waits
+// for the reads in flight to return.
+func DialRaw(ctx context.Context, network, addr string) (net.Conn, error) {
+	return dial(ctx, network, addr, true)
+}
+
+func dial(ctx context.Context, network, addr string, raw bool) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
@@ -53,13 +68,14 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("setnonblock", err)
 	}
-	return &Conn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
+	return &Conn{fd: fd, raw: raw, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
 }
 
 // Conn is a connection over a blocking socket. Read and Write block the calling thread; Close
 // and Interrupt may be called from another goroutine.
 type Conn struct {
 	fd            int
+	raw           bool
 	local, remote net.Addr
 	closed        atomic.Bool
 }
@@ -73,9 +89,9 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, err := unix.Read(c.fd, p)
+		n, err := c.read(p)
 		switch {
-		case err == unix.EINTR:
+		case err == syscall.EINTR:
 			continue
 		case err != nil:
 			return 0, c.opError("read", err)
@@ -90,8 +106,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 func (c *Conn) Write(p []byte) (int, error) {
 	done := 0
 	for done < len(p) {
-		n, err := unix.Write(c.fd, p[done:])
-		if err == unix.EINTR {
+		n, err := c.write(p[done:])
+		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
@@ -100,6 +116,28 @@ func (c *Conn) Write(p []byte) (int, error) {
 		done += n
 	}
 	return done, nil
+}
+
+func (c *Conn) read(p []byte) (int, error) {
+	if !c.raw {
+		return unix.Read(c.fd, p)
+	}
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+func (c *Conn) write(p []byte) (int, error) {
+	if !c.raw {
+		return unix.Write(c.fd, p)
+	}
+	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
 }
 
 func (c *Conn) opError(op string, err error) error {

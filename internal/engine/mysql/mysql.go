@@ -142,7 +142,7 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 	}
 	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{te: te}, info), Srv: srv, Acct: acct, AcctCoverage: cov}}
 	if choice.Native {
-		c, err := newConnector(dsn, choice.Blocking)
+		c, err := newConnector(dsn, choice)
 		if err != nil {
 			e.Close()
 			return nil, fmt.Errorf("%s: %w", name, err)

@@ -19,34 +19,30 @@ import (
 // connector opens go-sql-driver/mysql connections directly (without database/sql's pool), over
 // blocking sockets when blocking is set.
 type connector struct {
-	cfg      *gomysql.Config
-	blocking bool
+	cfg    *gomysql.Config
+	choice sqlfam.ClientChoice
 }
 
-func newConnector(dsn string, blocking bool) (*connector, error) {
+func newConnector(dsn string, choice sqlfam.ClientChoice) (*connector, error) {
 	cfg, err := gomysql.ParseDSN(withParams(dsn))
 	if err != nil {
 		return nil, err
 	}
-	return &connector{cfg: cfg, blocking: blocking}, nil
+	return &connector{cfg: cfg, choice: choice}, nil
 }
 
 // LocksThread implements sqlfam.Connector.
-func (c *connector) LocksThread() bool { return c.blocking }
+func (c *connector) LocksThread() bool { return c.choice.IO != "netpoll" }
+
+// HoldsP implements sqlfam.Connector.
+func (c *connector) HoldsP() bool { return c.choice.IO == "raw" }
 
 // Connect implements sqlfam.Connector.
 func (c *connector) Connect(ctx context.Context) (sqlfam.Conn, error) {
 	cfg := c.cfg.Clone()
 	mc := &conn{}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var nc net.Conn
-		var err error
-		if c.blocking {
-			nc, err = netblock.Dial(ctx, network, addr)
-		} else {
-			var d net.Dialer
-			nc, err = d.DialContext(ctx, network, addr)
-		}
+		nc, err := c.choice.Dial()(ctx, network, addr)
 		mc.nc = nc
 		return nc, err
 	}

@@ -34,23 +34,24 @@ const pgEpoch = 946684800
 
 // connector opens pgconn connections, over blocking sockets when blocking is set.
 type connector struct {
-	cfg      *pgconn.Config
-	blocking bool
+	cfg    *pgconn.Config
+	choice sqlfam.ClientChoice
 }
 
-func newConnector(dsn string, blocking bool) (*connector, error) {
+func newConnector(dsn string, choice sqlfam.ClientChoice) (*connector, error) {
 	cfg, err := pgconn.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
-	if blocking {
-		cfg.DialFunc = netblock.Dial
-	}
-	return &connector{cfg: cfg, blocking: blocking}, nil
+	cfg.DialFunc = choice.Dial()
+	return &connector{cfg: cfg, choice: choice}, nil
 }
 
 // LocksThread implements sqlfam.Connector.
-func (c *connector) LocksThread() bool { return c.blocking }
+func (c *connector) LocksThread() bool { return c.choice.IO != "netpoll" }
+
+// HoldsP implements sqlfam.Connector.
+func (c *connector) HoldsP() bool { return c.choice.IO == "raw" }
 
 // Connect implements sqlfam.Connector.
 func (c *connector) Connect(ctx context.Context) (sqlfam.Conn, error) {

@@ -108,7 +108,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	}
 	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{}, info), Srv: srv, Acct: acct, AcctCoverage: cov}}
 	if choice.Native {
-		c, err := newConnector(dsn, choice.Blocking)
+		c, err := newConnector(dsn, choice)
 		if err != nil {
 			e.Close()
 			return nil, fmt.Errorf("postgres: %w", err)

@@ -3,10 +3,13 @@ package sqlfam
 import (
 	"context"
 	"fmt"
+	"net"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/netblock"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -81,6 +84,9 @@ type Connector interface {
 	// LocksThread says whether a session keeps its goroutine on its OS thread while it runs a
 	// statement (the blocking-socket connections: the thread waits in the kernel).
 	LocksThread() bool
+	// HoldsP says whether a session's thread keeps its P while it waits in the kernel (raw
+	// system calls): the engine then raises GOMAXPROCS by one per open session.
+	HoldsP() bool
 }
 
 // SetConnector makes the engine's sessions use c's connections instead of the database/sql
@@ -91,14 +97,15 @@ func (e *Engine) SetConnector(c Connector) { e.native = c }
 // nativeSession is a session over a Conn: every statement is prepared once per session (but the
 // workload's unprepared ones) and run with the session's reused buffers.
 type nativeSession struct {
-	e     *Engine
-	conn  Conn
-	lock  bool
-	stmts map[stmtKey]Stmt
-	execs map[*table.Stmt]*nativeExec
-	args  []Arg
-	cols  []ColKind
-	agg   table.Rows
+	e      *Engine
+	conn   Conn
+	lock   bool
+	holdsP bool
+	stmts  map[stmtKey]Stmt
+	execs  map[*table.Stmt]*nativeExec
+	args   []Arg
+	cols   []ColKind
+	agg    table.Rows
 
 	// Cancellation: watched is the context a stop function is registered on; busy is set while
 	// a statement runs, so that a cancellation interrupts only a statement in flight.
@@ -120,8 +127,32 @@ func (e *Engine) newNativeSession(ctx context.Context) (table.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &nativeSession{e: e, conn: c, lock: e.native.LocksThread(), stmts: map[stmtKey]Stmt{},
-		execs: map[*table.Stmt]*nativeExec{}}, nil
+	s := &nativeSession{e: e, conn: c, lock: e.native.LocksThread(), holdsP: e.native.HoldsP(), stmts: map[stmtKey]Stmt{},
+		execs: map[*table.Stmt]*nativeExec{}}
+	if s.holdsP {
+		heldPs(1)
+	}
+	return s, nil
+}
+
+// held counts the open sessions whose threads keep their P while they wait in the kernel;
+// procsBase is GOMAXPROCS before the first of them opened.
+var (
+	heldMu    sync.Mutex
+	held      int
+	procsBase int
+)
+
+// heldPs adds d to the sessions that hold a P while they wait, and sets GOMAXPROCS to its value
+// before them plus their number, so that the process's other goroutines keep the Ps they had.
+func heldPs(d int) {
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	if held == 0 {
+		procsBase = runtime.GOMAXPROCS(0)
+	}
+	held += d
+	runtime.GOMAXPROCS(procsBase + held)
 }
 
 // enter starts a statement: it watches ctx (registered once per context) and locks the thread
@@ -222,15 +253,27 @@ func (s *nativeSession) prepare(ctx context.Context, q string) (Stmt, error) {
 // meaning, for an engine's option table.
 var ClientOptions = map[string]string{
 	"client": "native (the driver's own connection API, prepared statements with reused buffers; default) or sql (database/sql)",
-	"io":     "blocking (each session reads and writes a blocking socket, its goroutine on its OS thread while a statement runs; default) or netpoll (Go's network poller); native client only",
+	"io":     "raw (each session reads and writes a blocking socket with raw system calls, unseen by the Go scheduler, its goroutine on its OS thread; GOMAXPROCS grows by one per session; default), blocking (the same through the scheduler's system calls) or netpoll (Go's network poller); native client only",
 }
 
 // ClientChoice is the client path an engine's options chose.
 type ClientChoice struct {
 	// Native is true for the driver's own API, false for database/sql.
 	Native bool
-	// Blocking is true for blocking sockets.
-	Blocking bool
+	// IO is "blocking", "raw" or "netpoll" (see ClientOptions).
+	IO string
+}
+
+// Dial returns the dialer of the IO mode.
+func (c ClientChoice) Dial() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	switch c.IO {
+	case "blocking":
+		return netblock.Dial
+	case "raw":
+		return netblock.DialRaw
+	}
+	var d net.Dialer
+	return d.DialContext
 }
 
 // ParseClientOptions reads the options of ClientOptions from extra (name is the engine's name,
@@ -240,7 +283,7 @@ func ParseClientOptions(name string, extra map[string]string, info map[string]st
 	if err != nil {
 		return ClientChoice{}, err
 	}
-	io, err := engine.ChoiceOption(name, extra, "io", "blocking", "blocking", "netpoll")
+	io, err := engine.ChoiceOption(name, extra, "io", "raw", "raw", "blocking", "netpoll")
 	if err != nil {
 		return ClientChoice{}, err
 	}
@@ -248,7 +291,7 @@ func ParseClientOptions(name string, extra map[string]string, info map[string]st
 	if client == "sql" {
 		info["io"] = "netpoll"
 	}
-	return ClientChoice{Native: client == "native", Blocking: client == "native" && io == "blocking"}, nil
+	return ClientChoice{Native: client == "native", IO: info["io"]}, nil
 }
 
 // ParseInt reads a decimal integer, or the integer part of a decimal number ("12.000": 12), from

@@ -285,5 +285,8 @@ func (s *nativeSession) Close() error {
 	if s.stop != nil {
 		s.stop()
 	}
+	if s.holdsP {
+		heldPs(-1)
+	}
 	return s.conn.Close()
 }
