@@ -27,6 +27,7 @@ func main() {
 	flag.StringVar(&cfg.Dir, "dir", "vs-sysbench-data", "working directory (servers, results); removed at the end")
 	flag.Int64Var(&cfg.InsertRows, "insert-rows", 0, "also run the insert benchmark's l.i0 with this many rows (0: no)")
 	keep := flag.Bool("keep", false, "keep the working directory (the clients' outputs, rumbench's results)")
+	serve := flag.String("serve", "", "only start this engine's server, print how to connect sysbench and rumbench to it, and wait for an interrupt")
 	var variants []string
 	flag.Func("rumbench", "a rumbench configuration compared with sysbench, NAME=EXECUTABLE[,FLAG...] (repeatable; default rumbench=bin/rumbench)",
 		func(s string) error { variants = append(variants, s); return nil })
@@ -53,7 +54,12 @@ func main() {
 		cfg.Variants = append(cfg.Variants, vssysbench.Variant{Name: name, Bin: parts[0], Args: parts[1:]})
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := vssysbench.Run(ctx, cfg, os.Stdout)
+	var err error
+	if *serve != "" {
+		err = vssysbench.Serve(ctx, cfg.Dir, *serve, os.Stdout)
+	} else {
+		err = vssysbench.Run(ctx, cfg, os.Stdout)
+	}
 	stop()
 	if !*keep {
 		os.RemoveAll(cfg.Dir)

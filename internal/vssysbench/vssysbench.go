@@ -387,3 +387,28 @@ func runInsert(ctx context.Context, cfg Config, v Variant, w io.Writer) error {
 	}
 	return nil
 }
+
+// Serve starts engine's server as a comparison does, creates the database sbtest, prints
+// sysbench's connection options and rumbench's --dsn to w, and waits for ctx to end; then it
+// stops the server. It is for running either client by hand against the same server.
+func Serve(ctx context.Context, dir, eng string, w io.Writer) (err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	kind, settings, plugins := serverSettings(eng)
+	srv, err := server.Start(ctx, server.Config{Kind: kind, Dir: filepath.Join(dir, eng+"-server"), Settings: settings, Plugins: plugins})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if serr := srv.Stop(context.WithoutCancel(ctx)); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+	if err := admin(ctx, srv, "CREATE DATABASE sbtest"); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: %s\nsysbench %s\nrumbench --engine %s --dsn '%s'\n", eng, srv.Version(), strings.Join(sysbenchConn(srv), " "), eng, srv.DSN())
+	<-ctx.Done()
+	return nil
+}
