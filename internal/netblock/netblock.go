@@ -34,12 +34,13 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	return dial(ctx, network, addr, false)
 }
 
-// DialRaw is Dial for a connection whose reads and writes are raw system calls: the Go runtime
-// is not told that the thread blocks (no entersyscall and exitsyscall, so no scheduler work
-// around them, and no wake-ups of its monitor thread), and the goroutine keeps its P (the
-// right to run Go code) while it waits: give the process a P per such connection plus its own
-// (GOMAXPROCS), or the goroutines wait for one another. A stop of the world (a GC phase) waits
-// for the reads in flight to return.
+// DialRaw is Dial for a connection whose reads and writes are raw system calls for up to RawWait:
+// the Go runtime is not told that the thread blocks (no entersyscall and exitsyscall, so no
+// scheduler work around them, and no wake-ups of its monitor thread), and the goroutine keeps its
+// P (the right to run Go code) while it waits: give the process a P per such connection plus its
+// own (GOMAXPROCS), or the goroutines wait for one another. A read waits in poll(2) and takes the
+// bytes with a read that cannot block; a write is a send that cannot block; after RawWait, or
+// when the socket's buffer is full, they continue with ordinary system calls.
 func DialRaw(ctx context.Context, network, addr string) (net.Conn, error) {
 	return dial(ctx, network, addr, true)
 }
@@ -118,26 +119,45 @@ func (c *Conn) Write(p []byte) (int, error) {
 	return done, nil
 }
 
+// RawWait is how long a raw connection waits for bytes to read, or for room to write, with raw
+// system calls (unseen by the Go scheduler) before it waits with ordinary ones. It bounds how long
+// a stop of the world (a GC phase) waits for a goroutine blocked in a raw call, and so rules out
+// a deadlock where the bytes awaited depend on another goroutine of the process (a lock another
+// session holds, a write in progress): that goroutine is stopped for at most RawWait.
+const RawWait = 5 * time.Millisecond
+
 func (c *Conn) read(p []byte) (int, error) {
-	if !c.raw {
-		return unix.Read(c.fd, p)
+	if c.raw {
+		// Wait for the reply with poll, then take it with a read that cannot block.
+		pfd := unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN}
+		n, _, e := syscall.RawSyscall(syscall.SYS_POLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(RawWait/time.Millisecond))
+		if e == 0 && n == 1 {
+			n, _, e = syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
+				unix.MSG_DONTWAIT, 0, 0)
+			if e == 0 {
+				return int(n), nil
+			}
+			if e != syscall.EAGAIN && e != syscall.EINTR {
+				return 0, e
+			}
+		}
 	}
-	n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(n), nil
+	return unix.Read(c.fd, p)
 }
 
 func (c *Conn) write(p []byte) (int, error) {
-	if !c.raw {
-		return unix.Write(c.fd, p)
+	if c.raw {
+		// A send that cannot block; what does not fit the socket's buffer goes the ordinary way.
+		n, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
+			unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
+		if e == 0 {
+			return int(n), nil
+		}
+		if e != syscall.EAGAIN && e != syscall.EINTR {
+			return 0, e
+		}
 	}
-	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(n), nil
+	return unix.Write(c.fd, p)
 }
 
 func (c *Conn) opError(op string, err error) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -99,5 +100,89 @@ func TestDialRefused(t *testing.T) {
 	if c, err := Dial(context.Background(), "tcp", addr); err == nil {
 		c.Close()
 		t.Fatal("dial of a closed port succeeded")
+	}
+}
+
+// TestRawReadDoesNotHoldTheWorld blocks a raw read on bytes that come only after a garbage
+// collection has finished: the collection's stops of the world must not wait for the read
+// longer than RawWait (a raw read that waited in the kernel unseen would deadlock here).
+func TestRawReadDoesNotHoldTheWorld(t *testing.T) {
+	addr := echo(t)
+	c, err := DialRaw(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	gcDone := make(chan time.Duration, 1)
+	readDone := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		_, err := c.Read(make([]byte, 1))
+		readDone <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the read is waiting
+	go func() {
+		start := time.Now()
+		runtime.GC()
+		gcDone <- time.Since(start)
+	}()
+	select {
+	case d := <-gcDone:
+		if d > time.Second {
+			t.Errorf("GC took %v beside a raw read", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("GC still waiting for the raw read after 10 s")
+	}
+	if _, err := c.Write([]byte("x")); err != nil { // now the read gets its byte
+		t.Fatal(err)
+	}
+	if err := <-readDone; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkRoundTrip is one small write and the read of its echo, per I/O mode: the system calls
+// a client makes per statement.
+func BenchmarkRoundTrip(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	var d net.Dialer
+	for _, m := range []struct {
+		name string
+		dial func(context.Context, string, string) (net.Conn, error)
+	}{{"netpoll", d.DialContext}, {"blocking", Dial}, {"raw", DialRaw}} {
+		b.Run(m.name, func(b *testing.B) {
+			c, err := m.dial(context.Background(), "tcp", ln.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			msg, buf := make([]byte, 64), make([]byte, 64)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Write(msg); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(c, buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
