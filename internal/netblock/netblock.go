@@ -124,7 +124,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 // a stop of the world (a GC phase) waits for a goroutine blocked in a raw call, and so rules out
 // a deadlock where the bytes awaited depend on another goroutine of the process (a lock another
 // session holds, a write in progress): that goroutine is stopped for at most RawWait.
-const RawWait = 5 * time.Millisecond
+const RawWait = 10 * time.Millisecond
 
 func (c *Conn) read(p []byte) (int, error) {
 	if c.raw {
