@@ -28,6 +28,8 @@ func newConnector(dsn string, choice sqlfam.ClientChoice) (*connector, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The driver logs the errors it returns; an interrupted statement's are expected.
+	cfg.Logger = quiet{}
 	return &connector{cfg: cfg, choice: choice}, nil
 }
 
@@ -231,3 +233,8 @@ func (c *conn) Interrupt() {
 
 // Close implements sqlfam.Conn.
 func (c *conn) Close() error { return c.dc.Close() }
+
+// quiet is a driver logger that drops what it is given.
+type quiet struct{}
+
+func (quiet) Print(...any) {}

@@ -108,10 +108,13 @@ type nativeSession struct {
 	agg    table.Rows
 
 	// Cancellation: watched is the context a stop function is registered on; busy is set while
-	// a statement runs, so that a cancellation interrupts only a statement in flight.
-	watched context.Context
-	stop    func() bool
-	busy    atomic.Bool
+	// a statement runs, so that a cancellation interrupts only a statement in flight;
+	// interrupted is set when one was, and the next statement then opens a new connection (a
+	// worker's session outlives the contexts it is used with).
+	watched     context.Context
+	stop        func() bool
+	busy        atomic.Bool
+	interrupted atomic.Bool
 }
 
 // nativeExec is a workload statement as a native session runs it.
@@ -164,6 +167,11 @@ func (s *nativeSession) enter(ctx context.Context) error {
 		}
 		s.watched, s.stop = ctx, context.AfterFunc(ctx, s.cancelled)
 	}
+	if s.interrupted.Load() {
+		if err := s.reconnect(ctx); err != nil {
+			return err
+		}
+	}
 	s.busy.Store(true)
 	if err := ctx.Err(); err != nil {
 		s.busy.Store(false)
@@ -185,8 +193,23 @@ func (s *nativeSession) leave() {
 // cancelled runs when the watched context ends: it interrupts a statement in flight.
 func (s *nativeSession) cancelled() {
 	if s.busy.Load() {
+		s.interrupted.Store(true)
 		s.conn.Interrupt()
 	}
+}
+
+// reconnect replaces an interrupted connection with a new one; statements are prepared anew.
+func (s *nativeSession) reconnect(ctx context.Context) error {
+	s.conn.Close()
+	c, err := s.e.native.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	s.conn = c
+	clear(s.stmts)
+	clear(s.execs)
+	s.interrupted.Store(false)
+	return nil
 }
 
 // wrap returns ctx's error in place of err when ctx ended (the error is then the interruption's).

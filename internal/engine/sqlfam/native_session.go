@@ -288,5 +288,9 @@ func (s *nativeSession) Close() error {
 	if s.holdsP {
 		heldPs(-1)
 	}
-	return s.conn.Close()
+	err := s.conn.Close()
+	if s.interrupted.Load() {
+		return nil // the connection was cut on purpose: its goodbye cannot be sent
+	}
+	return err
 }
