@@ -14,8 +14,10 @@ import (
 // samples, results, progress) is measured on its own thread and left out of ccpu_us/op, so what
 // is left is the client's own work per statement and the cost of waiting for each reply. The
 // comparison is of the increase in µs per statement (a ratio would mostly measure the fast
-// case, 9–20 µs per statement on the lean client): beyond 150 µs is a failure (the observer
-// back in the figure added about 260 µs); beyond 25 µs is an expected failure, reported as a skip
+// case, 9–20 µs per statement on the lean client): beyond 250 µs is a failure (the observer
+// back in the figure added about 260 µs to the wait's own cost, which the other packages'
+// tests running beside this one raise from about 45 to 160 µs); beyond 25 µs is an expected
+// failure, reported as a skip
 // with the figures: the kernel's cost of putting the client's thread to sleep and waking it
 // once per round trip on an otherwise idle VM, 36–50 µs per statement here with raw system
 // calls, the network poller and database/sql alike (see docs/client-cost.md).
@@ -50,7 +52,7 @@ func TestClientCPUIndependentOfServerLatency(t *testing.T) {
 		ccpu[i] = s.ClientCPUUsPerOp
 	}
 	switch d := ccpu[1] - ccpu[0]; {
-	case d > 150:
+	case d > 250:
 		t.Errorf("ccpu_us/op %.1f with 2 ms syncs against %.1f without: +%.1f µs per statement", ccpu[1], ccpu[0], d)
 	case d > 25:
 		t.Skipf("expected failure: ccpu_us/op %.1f with 2 ms syncs against %.1f without (+%.1f µs per statement, the target is within 25 µs): the sleep and wake-up per round trip, see docs/client-cost.md", ccpu[1], ccpu[0], d)
