@@ -12,7 +12,7 @@ APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 ## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
 TAGS    ?= rocksdb wiredtiger
 
-.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb
+.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench sysbench-deps
 
 build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
@@ -55,6 +55,21 @@ STATIC_TAGS := netgo osusergo sqlite_omit_load_extension
 static: deps
 	CGO_ENABLED=1 $(GO) build -trimpath -tags "$(STATIC_TAGS)" -ldflags "-s -w -linkmode external -extldflags -static $(LDFLAGS)" -o bin/rumbench-static ./cmd/rumbench
 
+## vs-sysbench: sysbench and rumbench side by side on one private PostgreSQL and one MariaDB:
+## point-query, read-only and update-index at 1 and 4 threads on 100,000 rows, both clients' CPU
+## per statement measured from /proc/<pid>/stat, and the ratios (docs/client-cost.md); pass
+## options with VSARGS="--secs 20 --repeats 5 --insert-rows 1000000"
+VSARGS  ?=
+vs-sysbench: build server-deps sysbench-deps
+	$(GO) build -o bin/vs-sysbench ./cmd/vs-sysbench
+	./bin/vs-sysbench --rumbench rumbench=bin/rumbench $(VSARGS)
+
+## sysbench-deps: sysbench from Debian (retried once)
+sysbench-deps:
+	@command -v sysbench >/dev/null 2>&1 || { \
+		echo "installing sysbench"; \
+		$(APT) update && { $(APT) install sysbench || $(APT) install sysbench; }; }
+
 ## deps: a C compiler for the cgo SQLite driver and the libraries of the cgo engines (RocksDB,
 ## WiredTiger); installed with apt-get when missing (retried once)
 ENGINE_PKGS := librocksdb-dev libwiredtiger-dev
@@ -83,4 +98,4 @@ browser-deps:
 			$(APT) install --no-install-recommends chromium; }; }
 
 clean:
-	rm -rf bin rumbench-data
+	rm -rf bin rumbench-data vs-sysbench-data

@@ -1,5 +1,6 @@
 // Package mysql registers the "mysql" engine: MariaDB or MySQL through go-sql-driver/mysql
-// (server-side prepared statements) under the SQL family adapter, with the table engine InnoDB
+// (server-side prepared statements; sessions use the driver's connections directly, over blocking
+// sockets by default, see the client and io options) under the SQL family adapter, with the table engine InnoDB
 // (update-in-place B-tree) or RocksDB (MyRocks, an LSM), chosen with the table_engine option.
 //
 // Managed mode (the default): rumbench creates a private MariaDB instance in the engine's data
@@ -33,6 +34,12 @@ var options = map[string]string{
 	"dsn":           "DSN of a running server (external mode), e.g. user:pass@tcp(host:3306)/db",
 	"server_config": "my.cnf fragment applied after rumbench's settings (managed mode)",
 	"server_bin":    "directory of mariadbd and mariadb-install-db (default: discovered)",
+}
+
+func init() {
+	for k, v := range sqlfam.ClientOptions {
+		options[k] = v
+	}
 }
 
 func init() {
@@ -101,6 +108,10 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 	info := table.Info{Name: name, Options: map[string]string{
 		"cache_mb": strconv.FormatInt(o.CacheBytes>>20, 10), "sync": strconv.FormatBool(o.Sync), "table_engine": te,
 	}}
+	choice, err := sqlfam.ParseClientOptions(name, o.Extra, info.Options)
+	if err != nil {
+		return nil, err
+	}
 	dsn := o.Extra["dsn"]
 	complete, note := true, ""
 	if te == "innodb" {
@@ -139,6 +150,14 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 		return nil, fmt.Errorf("mysql: connect: %w", err)
 	}
 	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{te: te}, info), Srv: srv, Acct: acct, AcctCoverage: cov}}
+	if choice.Native {
+		c, err := newConnector(dsn, choice)
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		e.SetConnector(c)
+	}
 	if err := e.describe(ctx); err != nil {
 		e.Close()
 		return nil, err

@@ -1,5 +1,8 @@
-// Package postgres registers the "postgres" engine: PostgreSQL through pgx (database/sql, server-side
-// prepared statements) under the SQL family adapter.
+// Package postgres registers the "postgres" engine: PostgreSQL through pgx under the SQL family
+// adapter. Sessions use pgx's connection API (pgconn: statements prepared once per session, run
+// with binary arguments and results from reused buffers) over blocking sockets by default; the
+// client and io options choose database/sql or Go's network poller instead. The schema, the
+// maintenance and the server's counters go through database/sql.
 //
 // Managed mode (the default): rumbench creates a private instance in the engine's data directory,
 // applies its settings (shared_buffers = --cache-mb, synchronous_commit = --sync) and then the
@@ -34,6 +37,12 @@ var options = map[string]string{
 }
 
 func init() {
+	for k, v := range sqlfam.ClientOptions {
+		options[k] = v
+	}
+}
+
+func init() {
 	engine.Register(engine.Spec{
 		Name:        "postgres",
 		Description: "PostgreSQL (heap + B-tree indexes), private managed instance or --dsn; SQL family via pgx",
@@ -63,6 +72,10 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	info := table.Info{Name: "postgres", Options: map[string]string{
 		"cache_mb": strconv.FormatInt(o.CacheBytes>>20, 10), "sync": strconv.FormatBool(o.Sync),
 	}}
+	choice, err := sqlfam.ParseClientOptions("postgres", o.Extra, info.Options)
+	if err != nil {
+		return nil, err
+	}
 	dsn := o.Extra["dsn"]
 	acct, cov, env, err := sqlfam.StartAcct(o.SyncAcct, dsn != "", filepath.Join(o.Dir, "data"), syncacct.PostgresPatterns, true, "")
 	if err != nil {
@@ -108,6 +121,14 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{}, info), Srv: srv, Acct: acct, AcctCoverage: cov}}
+	if choice.Native {
+		c, err := newConnector(dsn, choice)
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+		e.SetConnector(c)
+	}
 	if err := e.describe(ctx); err != nil {
 		e.Close()
 		return nil, err

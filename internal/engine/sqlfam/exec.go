@@ -37,8 +37,11 @@ func (e engineError) Is(target error) bool { return target == e.model }
 func (e engineError) Unwrap() error        { return e.err }
 
 // classify wraps err as table.ErrDuplicate or table.ErrConflict when the dialect says it is one.
-func (s *session) classify(err error) error {
-	c, ok := s.e.d.(classifier)
+func (s *session) classify(err error) error { return classify(s.e.d, err) }
+
+// classify wraps err as table.ErrDuplicate or table.ErrConflict when d says it is one.
+func classify(d Dialect, err error) error {
+	c, ok := d.(classifier)
 	switch {
 	case err == nil || !ok:
 		return err
@@ -123,23 +126,9 @@ func (s *session) execFor(ctx context.Context, st *table.Stmt) (*execStmt, error
 	if x := s.execs[st]; x != nil {
 		return x, nil
 	}
-	if err := st.Validate(); err != nil {
+	text, err := stmtText(s.e.d, st)
+	if err != nil {
 		return nil, err
-	}
-	text := st.SQL
-	if st.Kind == table.InsertRow && st.AutoID && text == "" {
-		text = s.e.d.AutoIDInsert(st.Table)
-		if _, ok := s.e.d.(returner); ok && st.ReturnID {
-			text += " RETURNING " + st.Table.Columns[0].Name
-		}
-	} else {
-		if own, ok := st.Dialects[s.e.d.Name()]; ok {
-			text = own
-		}
-		if text == "" {
-			return nil, fmt.Errorf("%s: statement on %s has no SQL text", s.e.d.Name(), st.Table.Name)
-		}
-		text = Renumber(s.e.d, text)
 	}
 	x := &execStmt{text: text, cols: argColumns(st)}
 	if !st.Unprepared {
@@ -154,6 +143,29 @@ func (s *session) execFor(ctx context.Context, st *table.Stmt) (*execStmt, error
 	}
 	s.execs[st] = x
 	return x, nil
+}
+
+// stmtText validates st and returns its text in dialect d: its own, or the SQL with d's
+// placeholders, or d's insert with a generated key.
+func stmtText(d Dialect, st *table.Stmt) (string, error) {
+	if err := st.Validate(); err != nil {
+		return "", err
+	}
+	text := st.SQL
+	if st.Kind == table.InsertRow && st.AutoID && text == "" {
+		text = d.AutoIDInsert(st.Table)
+		if _, ok := d.(returner); ok && st.ReturnID {
+			text += " RETURNING " + st.Table.Columns[0].Name
+		}
+		return text, nil
+	}
+	if own, ok := st.Dialects[d.Name()]; ok {
+		text = own
+	}
+	if text == "" {
+		return "", fmt.Errorf("%s: statement on %s has no SQL text", d.Name(), st.Table.Name)
+	}
+	return Renumber(d, text), nil
 }
 
 // Exec implements table.Session: it runs the statement's SQL text with bound arguments.

@@ -18,6 +18,8 @@ type Engine struct {
 
 	mu     sync.Mutex
 	tables []string
+	// native opens the sessions' connections when set (SetConnector); nil: the pool's.
+	native Connector
 }
 
 var _ table.Engine = (*Engine)(nil)
@@ -70,8 +72,12 @@ func (e *Engine) CreateIndexes(ctx context.Context, t *table.Table) error {
 	return nil
 }
 
-// NewSession implements table.Engine: the session holds one connection of the pool.
+// NewSession implements table.Engine: the session holds one connection of the pool, or of the
+// engine's Connector.
 func (e *Engine) NewSession(ctx context.Context) (table.Session, error) {
+	if e.native != nil {
+		return e.newNativeSession(ctx)
+	}
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: connect: %w", e.d.Name(), err)

@@ -1,0 +1,414 @@
+// Package vssysbench runs sysbench and rumbench side by side against one private server per
+// engine and compares what each client costs: CPU per statement, measured from outside the same
+// way for both (utime+stime of the client process from /proc/<pid>/stat, over its measured
+// phase: the load excluded), and QPS.
+//
+// sysbench's tables live in the database sbtest (prepared once per server by `sysbench
+// prepare`, a separate process), rumbench's in the database rumbench (loaded by each rumbench
+// run; its load is outside the measured window). Each repeat runs, for each thread count, the
+// tests with sysbench and then with rumbench, in the same order (update-index, read-only,
+// point-query: rumbench's reference order), so that both clients meet the server in the same
+// state and the same host load; the ratios are taken within a repeat.
+package vssysbench
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql": creating the database sbtest
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/server"
+)
+
+// Test is one test run by both clients: rumbench's test name and sysbench's Lua script and
+// options.
+type Test struct {
+	Name    string   // rumbench's --tests name
+	Script  string   // sysbench's bundled Lua script
+	Options []string // sysbench's options for it
+	Short   string   // the name printed
+}
+
+// Tests are the tests compared: point-query, read-only (range 100) and update-index.
+var Tests = []Test{
+	{Name: "update-index", Script: "oltp_update_index", Short: "update-index"},
+	{Name: "read-only_range=100", Script: "oltp_read_only", Options: []string{"--range-size=100"}, Short: "read-only"},
+	{Name: "point-query", Script: "oltp_point_select", Short: "point-query"},
+}
+
+// Config is a comparison.
+type Config struct {
+	// Engines are rumbench engine names: postgres, mysql.
+	Engines []string
+	// Threads are the client thread counts, each run by both clients.
+	Threads []int
+	// Rows is the table size; Secs the seconds of each test; Repeats the repeats.
+	Rows    int64
+	Secs    float64
+	Repeats int
+	// Sysbench is sysbench's executable.
+	Sysbench string
+	// Variants are the rumbench configurations compared with sysbench, each run in every repeat.
+	Variants []Variant
+	// Dir holds the servers' instances and rumbench's results; it is removed at the end.
+	Dir string
+	// InsertRows, when above 0, also runs the insert benchmark's l.i0 of that many rows on the
+	// null engine and on each engine's managed server, and reports its client CPU per row.
+	InsertRows int64
+}
+
+// Variant is one rumbench configuration: a name for the tables, its executable and extra flags
+// of every run (e.g. --engine-opt io=netpoll).
+type Variant struct {
+	Name string
+	Bin  string
+	Args []string
+}
+
+// Result is one client's figures for one test run.
+type Result struct {
+	Statements int64
+	Secs       float64 // the measured seconds
+	CPUSecs    float64 // the client's CPU over its measured phase
+	OwnCPUUs   float64 // rumbench's own ccpu_us/op (0 for sysbench)
+}
+
+// UsPerStatement is the client CPU per statement, µs.
+func (r Result) UsPerStatement() float64 { return r.CPUSecs * 1e6 / float64(max(r.Statements, 1)) }
+
+// QPS is statements per second.
+func (r Result) QPS() float64 { return float64(r.Statements) / math.Max(r.Secs, 1e-9) }
+
+// key names one comparison cell.
+type key struct {
+	engine, test, variant string
+	threads               int
+}
+
+// Run runs the comparison and prints its tables to w. Every server it starts is stopped before
+// it returns, also on error and cancellation.
+func Run(ctx context.Context, cfg Config, w io.Writer) error {
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return err
+	}
+	sb := map[key][]Result{}
+	rb := map[key][]Result{}
+	for _, eng := range cfg.Engines {
+		if err := runEngine(ctx, cfg, eng, w, sb, rb); err != nil {
+			return err
+		}
+	}
+	printTables(w, cfg, sb, rb)
+	for _, v := range cfg.Variants {
+		if cfg.InsertRows == 0 {
+			break
+		}
+		if err := runInsert(ctx, cfg, v, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runEngine starts the engine's server, prepares sysbench's table and runs every repeat.
+func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb map[key][]Result) (err error) {
+	kind, settings, plugins := serverSettings(eng)
+	srv, err := server.Start(ctx, server.Config{Kind: kind, Dir: filepath.Join(cfg.Dir, eng+"-server"), Settings: settings, Plugins: plugins})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if serr := srv.Stop(context.WithoutCancel(ctx)); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+	fmt.Fprintf(w, "== %s: %s, port %d\n", eng, srv.Version(), srv.Port())
+	if err := admin(ctx, srv, "CREATE DATABASE sbtest"); err != nil {
+		return err
+	}
+	sbArgs := sysbenchConn(srv)
+	prep := append(append([]string{"oltp_common"}, sbArgs...), "--tables=1", "--table-size="+strconv.FormatInt(cfg.Rows, 10), "prepare")
+	if _, err := runProcess(ctx, time.Second, nil, cfg.Sysbench, prep...); err != nil {
+		return fmt.Errorf("sysbench prepare: %w", err)
+	}
+	for rep := 1; rep <= cfg.Repeats; rep++ {
+		for _, th := range cfg.Threads {
+			// The clients take turns, in an order reversed every other repeat, so that a drift of
+			// the host's load shows in the spread rather than in one client's figures.
+			clients := append([]string{""}, variantNames(cfg)...)
+			if rep%2 == 0 {
+				slices.Reverse(clients)
+			}
+			for _, c := range clients {
+				if c == "" {
+					for _, t := range Tests {
+						r, err := runSysbench(ctx, cfg, sbArgs, t, th)
+						if err != nil {
+							return err
+						}
+						k := key{engine: eng, test: t.Short, threads: th}
+						sb[k] = append(sb[k], r)
+					}
+					continue
+				}
+				v := cfg.Variants[slices.Index(variantNames(cfg), c)]
+				rs, err := runRumbench(ctx, cfg, v, srv, eng, th, rep)
+				if err != nil {
+					return err
+				}
+				for _, t := range Tests {
+					k := key{eng, t.Short, v.Name, th}
+					rb[k] = append(rb[k], rs[t.Name])
+				}
+			}
+			for _, t := range Tests {
+				s := sb[key{engine: eng, test: t.Short, threads: th}]
+				last := s[len(s)-1]
+				fmt.Fprintf(w, "%s %-12s threads %d repeat %d: sysbench %.1f µs/stmt %.0f qps", eng, t.Short, th, rep, last.UsPerStatement(), last.QPS())
+				for _, v := range cfg.Variants {
+					rr := rb[key{eng, t.Short, v.Name, th}]
+					r := rr[len(rr)-1]
+					fmt.Fprintf(w, "; %s %.1f µs/stmt (own %.1f) %.0f qps", v.Name, r.UsPerStatement(), r.OwnCPUUs, r.QPS())
+				}
+				fmt.Fprintln(w)
+			}
+		}
+	}
+	return nil
+}
+
+func variantNames(cfg Config) []string {
+	var out []string
+	for _, v := range cfg.Variants {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+// serverSettings are the settings rumbench's engines give their managed servers (cache 64 MiB,
+// sync on commit, binlog off).
+func serverSettings(eng string) (server.Kind, []server.Setting, []string) {
+	if eng == "postgres" {
+		return server.Postgres, []server.Setting{{Name: "shared_buffers", Value: "64MB"}, {Name: "synchronous_commit", Value: "on"},
+			{Name: "max_parallel_maintenance_workers", Value: "0"}}, nil
+	}
+	return server.MariaDB, []server.Setting{{Name: "skip-log-bin"}, {Name: "innodb_flush_log_at_trx_commit", Value: "1"},
+		{Name: "innodb_buffer_pool_size", Value: "67108864"}}, nil
+}
+
+// admin runs q on the server's database rumbench.
+func admin(ctx context.Context, srv *server.Server, q string) error {
+	driver := "pgx"
+	if srv.Kind() == server.MariaDB {
+		driver = "mysql"
+	}
+	db, err := sql.Open(driver, srv.DSN())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("%s: %w", q, err)
+	}
+	return nil
+}
+
+// sysbenchConn returns sysbench's connection options for srv, database sbtest.
+func sysbenchConn(srv *server.Server) []string {
+	port := strconv.Itoa(srv.Port())
+	if srv.Kind() == server.Postgres {
+		return []string{"--db-driver=pgsql", "--pgsql-host=127.0.0.1", "--pgsql-port=" + port, "--pgsql-user=postgres",
+			"--pgsql-password=" + srv.Password(), "--pgsql-db=sbtest"}
+	}
+	return []string{"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=" + port, "--mysql-user=rumbench",
+		"--mysql-password=" + srv.Password(), "--mysql-db=sbtest"}
+}
+
+var sbQueries = regexp.MustCompile(`queries:\s+(\d+)\s+\(([0-9.]+) per sec`)
+var sbTime = regexp.MustCompile(`total time:\s+([0-9.]+)s`)
+
+// runSysbench runs one test; its CPU is counted from the line "Threads started!" (after the
+// connections and the statements' preparation) to its exit.
+func runSysbench(ctx context.Context, cfg Config, conn []string, t Test, threads int) (Result, error) {
+	args := append(append([]string{t.Script}, conn...), t.Options...)
+	args = append(args, "--tables=1", "--table-size="+strconv.FormatInt(cfg.Rows, 10), "--threads="+strconv.Itoa(threads),
+		"--time="+strconv.FormatFloat(cfg.Secs, 'f', -1, 64), "--events=0", "--rand-type=uniform", "run")
+	const started = "Threads started!"
+	p, err := runProcess(ctx, 100*time.Millisecond, []string{started}, cfg.Sysbench, args...)
+	if err != nil {
+		return Result{}, err
+	}
+	out := p.Output()
+	m, mt := sbQueries.FindStringSubmatch(out), sbTime.FindStringSubmatch(out)
+	c0, ok := p.marks[started]
+	if m == nil || mt == nil || !ok {
+		return Result{}, fmt.Errorf("sysbench %s: no query count or start line in its output:\n%s", t.Script, tail(out, 30))
+	}
+	os.WriteFile(filepath.Join(cfg.Dir, fmt.Sprintf("sysbench-%s-%d.out", t.Short, threads)), []byte(out), 0o644)
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	secs, _ := strconv.ParseFloat(mt[1], 64)
+	return Result{Statements: n, Secs: secs, CPUSecs: p.total() - c0}, nil
+}
+
+// runRumbench runs every test in one rumbench run (one load) against srv, and returns each
+// test's figures: its CPU over the test's measured window.
+func runRumbench(ctx context.Context, cfg Config, v Variant, srv *server.Server, eng string, threads, rep int) (map[string]Result, error) {
+	if err := admin(ctx, srv, "DROP TABLE IF EXISTS sbtest1"); err != nil {
+		return nil, err
+	}
+	out := filepath.Join(cfg.Dir, fmt.Sprintf("results-%s-%s-%d-%d", v.Name, eng, threads, rep))
+	var names []string
+	for _, t := range Tests {
+		names = append(names, t.Name)
+	}
+	secs := strconv.FormatFloat(cfg.Secs, 'f', -1, 64)
+	args := append([]string{"run", "--workload", "sysbench", "--engine", eng, "--dsn", srv.DSN(), "--tests", strings.Join(names, ","),
+		"--threads", strconv.Itoa(threads), "--table-size", strconv.FormatInt(cfg.Rows, 10), "--read-secs", secs, "--write-secs", secs,
+		"--warmup-secs", "0", "--cleanup-wait-secs", "0", "--quiet", "--store", "none", "--out", out,
+		"--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--fresh"}, v.Args...)
+	p, err := runProcess(ctx, 50*time.Millisecond, nil, v.Bin, args...)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := readSteps(out)
+	if err != nil {
+		return nil, err
+	}
+	res := map[string]Result{}
+	for _, st := range steps {
+		from := st.End.Add(-time.Duration(st.Secs * float64(time.Second)))
+		res[st.Step] = Result{Statements: st.Ops, Secs: st.Secs, CPUSecs: p.window(from, st.End), OwnCPUUs: st.ClientCPUUsPerOp}
+	}
+	for _, t := range Tests {
+		if _, ok := res[t.Name]; !ok {
+			return nil, fmt.Errorf("rumbench: no result for %s in %s", t.Name, out)
+		}
+	}
+	return res, nil
+}
+
+// readSteps reads the steps.json of the one run directory under out.
+func readSteps(out string) ([]results.Step, error) {
+	files, err := filepath.Glob(filepath.Join(out, "*", "steps.json"))
+	if err != nil || len(files) != 1 {
+		return nil, fmt.Errorf("rumbench: expected one steps.json under %s, found %d (%v)", out, len(files), err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		return nil, err
+	}
+	var steps []results.Step
+	if err := json.Unmarshal(data, &steps); err != nil {
+		return nil, fmt.Errorf("%s: %w", files[0], err)
+	}
+	return steps, nil
+}
+
+// printTables prints, per engine, test and thread count, sysbench's and each variant's median
+// figures and the ratios variant/sysbench of every repeat with their median and range.
+func printTables(w io.Writer, cfg Config, sb, rb map[key][]Result) {
+	fmt.Fprintf(w, "\nclient CPU µs per statement and QPS, medians of %d repeats; ratios rumbench/sysbench within each repeat: median [min-max]\n", cfg.Repeats)
+	fmt.Fprintf(w, "%-9s %-13s %3s %-10s %9s %9s %18s %9s %9s %18s\n", "engine", "test", "thr", "rumbench", "sb_us", "rb_us", "cpu_ratio", "sb_qps", "rb_qps", "qps_ratio")
+	for _, eng := range cfg.Engines {
+		for _, t := range Tests {
+			for _, th := range cfg.Threads {
+				for _, v := range cfg.Variants {
+					s, r := sb[key{engine: eng, test: t.Short, threads: th}], rb[key{eng, t.Short, v.Name, th}]
+					n := min(len(s), len(r))
+					if n == 0 {
+						continue
+					}
+					var su, ru, sq, rq, cr, qr []float64
+					for i := 0; i < n; i++ {
+						su, ru = append(su, s[i].UsPerStatement()), append(ru, r[i].UsPerStatement())
+						sq, rq = append(sq, s[i].QPS()), append(rq, r[i].QPS())
+						cr, qr = append(cr, ru[i]/su[i]), append(qr, rq[i]/sq[i])
+					}
+					fmt.Fprintf(w, "%-9s %-13s %3d %-10s %9.1f %9.1f %18s %9.0f %9.0f %18s\n", eng, t.Short, th, v.Name, median(su), median(ru),
+						spread(cr), median(sq), median(rq), spread(qr))
+				}
+			}
+		}
+	}
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func spread(v []float64) string {
+	lo, hi := v[0], v[0]
+	for _, x := range v {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return fmt.Sprintf("%.2f [%.2f-%.2f]", median(v), lo, hi)
+}
+
+// runInsert runs the insert benchmark's l.i0 on the null engine and each engine's managed server
+// in one rumbench run and prints each target's client CPU per loaded row over the step's window.
+func runInsert(ctx context.Context, cfg Config, v Variant, w io.Writer) error {
+	out := filepath.Join(cfg.Dir, "results-insert-"+v.Name)
+	engines := append([]string{"null"}, cfg.Engines...)
+	args := append([]string{"run", "--engine", strings.Join(engines, ","), "--steps", "l.i0", "--rows", strconv.FormatInt(cfg.InsertRows, 10),
+		"--quiet", "--store", "none", "--out", out, "--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--fresh"}, v.Args...)
+	p, err := runProcess(ctx, 50*time.Millisecond, nil, v.Bin, args...)
+	if err != nil {
+		return err
+	}
+	steps, err := readSteps(out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\ninsert benchmark l.i0 (%s), %d rows, 100 rows per commit: client CPU per loaded row\n", v.Name, cfg.InsertRows)
+	fmt.Fprintf(w, "%-9s %10s %10s %12s\n", "engine", "us/row", "own_us/row", "rows/s")
+	for _, st := range steps {
+		from := st.End.Add(-time.Duration(st.Secs * float64(time.Second)))
+		r := Result{Statements: st.Ops, Secs: st.Secs, CPUSecs: p.window(from, st.End)}
+		fmt.Fprintf(w, "%-9s %10.2f %10.2f %12.0f\n", st.Engine, r.UsPerStatement(), st.ClientCPUUsPerOp, r.QPS())
+	}
+	return nil
+}
+
+// Serve starts engine's server as a comparison does, creates the database sbtest, prints
+// sysbench's connection options and rumbench's --dsn to w, and waits for ctx to end; then it
+// stops the server. It is for running either client by hand against the same server.
+func Serve(ctx context.Context, dir, eng string, w io.Writer) (err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	kind, settings, plugins := serverSettings(eng)
+	srv, err := server.Start(ctx, server.Config{Kind: kind, Dir: filepath.Join(dir, eng+"-server"), Settings: settings, Plugins: plugins})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if serr := srv.Stop(context.WithoutCancel(ctx)); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+	if err := admin(ctx, srv, "CREATE DATABASE sbtest"); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: %s\nsysbench %s\nrumbench --engine %s --dsn '%s'\n", eng, srv.Version(), strings.Join(sysbenchConn(srv), " "), eng, srv.DSN())
+	<-ctx.Done()
+	return nil
+}
