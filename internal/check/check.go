@@ -283,9 +283,9 @@ func JUnit(w io.Writer, suite string, rs []Result) error {
 	for _, r := range rs {
 		c := junitCase{Name: caseName(r), Classname: "rumbench." + suite}
 		if r.Pass {
-			c.Output = describe(r)
+			c.Output = Describe(r)
 		} else {
-			c.Failure = &junitFailure{Message: describe(r), Type: "check", Text: describe(r)}
+			c.Failure = &junitFailure{Message: Describe(r), Type: "check", Text: Describe(r)}
 		}
 		s.Cases = append(s.Cases, c)
 	}
@@ -310,8 +310,9 @@ func caseName(r Result) string {
 	return where + ": " + r.Expr.Text
 }
 
-// describe says what was measured against the bound, e.g. "ips = 12345 (median of 5), want >= 20000".
-func describe(r Result) string {
+// Describe says what was measured against the bound, e.g. "ips = 12345 (median of 5), want
+// >= 20000", or why nothing was.
+func Describe(r Result) string {
 	if r.Why != "" {
 		return r.Why
 	}
@@ -325,6 +326,3 @@ func describe(r Result) string {
 	}
 	return fmt.Sprintf("%s = %s%s, want %s %s", name, strconv.FormatFloat(r.Value, 'g', 6, 64), of, r.Expr.Op, strconv.FormatFloat(r.Expr.Value, 'g', -1, 64))
 }
-
-// Describe is the line of a result for a table or a log: what was measured against the bound.
-func Describe(r Result) string { return describe(r) }

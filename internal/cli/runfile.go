@@ -111,7 +111,7 @@ func runFileArgs(file string, cmdline []string) ([]string, error) {
 		}
 	}
 	_, f := newRunFlags(&Env{Args: []string{"run", "--workload", workloadName}})
-	flags := runFlagSet(f)
+	flags := f.cmdFlags
 	dir := filepath.Dir(file)
 	var out []string
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -142,13 +142,6 @@ func runFileArgs(file string, cmdline []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// runFlagSet returns the run command's flags with the workload's: the set a run file names.
-func runFlagSet(f *runFlags) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.AddFlagSet(f.cmdFlags)
-	return fs
 }
 
 // repeatable says whether a flag takes one value per occurrence (--engine-opt, --check).

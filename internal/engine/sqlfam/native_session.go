@@ -88,12 +88,7 @@ func (s *nativeSession) Get(ctx context.Context, t *table.Table, pks []int64, co
 		return err
 	}
 	defer s.leave()
-	key := stmtKey{kind: kindGet, table: t.Name, n: len(pks)}
-	var ok bool
-	if key.shape, ok = colsShape(cols); !ok {
-		key.cols = fmt.Sprint(cols)
-	}
-	st, err := s.stmt(ctx, key, func() string { return getSQL(s.e.d, t, len(pks), cols) })
+	st, err := s.stmt(ctx, getKey(t, len(pks), cols), func() string { return getSQL(s.e.d, t, len(pks), cols) })
 	if err != nil {
 		return err
 	}
@@ -114,11 +109,7 @@ func (s *nativeSession) Scan(ctx context.Context, t *table.Table, index int, sta
 	}
 	defer s.leave()
 	ix := t.Indexes[index]
-	shape := uint64(index)<<16 | uint64(len(start))<<1
-	if inclusive {
-		shape |= 1
-	}
-	st, err := s.stmt(ctx, stmtKey{kind: kindScan, table: t.Name, n: limit, shape: shape},
+	st, err := s.stmt(ctx, scanKey(t, index, len(start), inclusive, limit),
 		func() string { return scanSQL(s.e.d, t, ix, len(start), inclusive, limit) })
 	if err != nil {
 		return err

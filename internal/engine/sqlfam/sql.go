@@ -241,16 +241,29 @@ func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64
 	return int(got), err
 }
 
-// Get implements table.Session.
-func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []int, out *table.Rows) error {
-	// The statement is keyed by the column list in order: the same columns in another order are
-	// another statement.
-	key := stmtKey{kind: kindGet, table: t.Name, n: len(pks)}
+// getKey is the statement key of a Get of n keys returning cols. The column list counts in
+// order: the same columns in another order are another statement.
+func getKey(t *table.Table, n int, cols []int) stmtKey {
+	key := stmtKey{kind: kindGet, table: t.Name, n: n}
 	var ok bool
 	if key.shape, ok = colsShape(cols); !ok {
 		key.cols = fmt.Sprint(cols)
 	}
-	st, err := s.stmt(ctx, key, func() string { return getSQL(s.e.d, t, len(pks), cols) })
+	return key
+}
+
+// scanKey is the statement key of a Scan of index index from nstart leading values.
+func scanKey(t *table.Table, index, nstart int, inclusive bool, limit int) stmtKey {
+	shape := uint64(index)<<16 | uint64(nstart)<<1
+	if inclusive {
+		shape |= 1
+	}
+	return stmtKey{kind: kindScan, table: t.Name, n: limit, shape: shape}
+}
+
+// Get implements table.Session.
+func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []int, out *table.Rows) error {
+	st, err := s.stmt(ctx, getKey(t, len(pks), cols), func() string { return getSQL(s.e.d, t, len(pks), cols) })
 	if err != nil {
 		return err
 	}
@@ -264,11 +277,7 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 // Scan implements table.Session.
 func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []table.Value, inclusive bool, limit int, out *table.Rows) error {
 	ix := t.Indexes[index]
-	shape := uint64(index)<<16 | uint64(len(start))<<1
-	if inclusive {
-		shape |= 1
-	}
-	st, err := s.stmt(ctx, stmtKey{kind: kindScan, table: t.Name, n: limit, shape: shape},
+	st, err := s.stmt(ctx, scanKey(t, index, len(start), inclusive, limit),
 		func() string { return scanSQL(s.e.d, t, ix, len(start), inclusive, limit) })
 	if err != nil {
 		return err
