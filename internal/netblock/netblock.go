@@ -38,9 +38,10 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 // the Go runtime is not told that the thread blocks (no entersyscall and exitsyscall, so no
 // scheduler work around them, and no wake-ups of its monitor thread), and the goroutine keeps its
 // P (the right to run Go code) while it waits: give the process a P per such connection plus its
-// own (GOMAXPROCS), or the goroutines wait for one another. A read waits in poll(2) and takes the
-// bytes with a read that cannot block; a write is a send that cannot block; after RawWait, or
-// when the socket's buffer is full, they continue with ordinary system calls.
+// own (GOMAXPROCS), or the goroutines wait for one another. A read is one read system call that
+// waits at most RawWait (the socket's receive timeout, SO_RCVTIMEO); a write is a send that
+// cannot block; after RawWait, or when the socket's buffer is full, they continue with ordinary
+// system calls.
 func DialRaw(ctx context.Context, network, addr string) (net.Conn, error) {
 	return dial(ctx, network, addr, true)
 }
@@ -68,6 +69,13 @@ func dial(ctx context.Context, network, addr string, raw bool) (net.Conn, error)
 	if err := unix.SetNonblock(fd, false); err != nil {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("setnonblock", err)
+	}
+	if raw {
+		tv := unix.NsecToTimeval(int64(RawWait))
+		if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+			unix.Close(fd)
+			return nil, os.NewSyscallError("setsockopt", err)
+		}
 	}
 	return &Conn{fd: fd, raw: raw, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
 }
@@ -128,21 +136,23 @@ const RawWait = 10 * time.Millisecond
 
 func (c *Conn) read(p []byte) (int, error) {
 	if c.raw {
-		// Wait for the reply with poll, then take it with a read that cannot block.
-		pfd := unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN}
-		n, _, e := syscall.RawSyscall(syscall.SYS_POLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(RawWait/time.Millisecond))
-		if e == 0 && n == 1 {
-			n, _, e = syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
-				unix.MSG_DONTWAIT, 0, 0)
-			if e == 0 {
-				return int(n), nil
-			}
-			if e != syscall.EAGAIN && e != syscall.EINTR {
-				return 0, e
-			}
+		// One read that sleeps in the kernel until the reply comes, for at most RawWait (the
+		// socket's receive timeout): no poll before it, so a round trip is two system calls.
+		n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0)
+		if e == 0 {
+			return int(n), nil
+		}
+		if e != syscall.EAGAIN && e != syscall.EINTR {
+			return 0, e
 		}
 	}
-	return unix.Read(c.fd, p)
+	for {
+		// The receive timeout of a raw connection ends an ordinary read too: read again.
+		n, err := unix.Read(c.fd, p)
+		if err != syscall.EAGAIN {
+			return n, err
+		}
+	}
 }
 
 func (c *Conn) write(p []byte) (int, error) {
