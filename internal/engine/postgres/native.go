@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
 	"github.com/rumbench/rumbench/internal/netblock"
@@ -65,20 +66,18 @@ func (c *connector) Connect(ctx context.Context) (sqlfam.Conn, error) {
 // conn is a session's connection: statements are prepared with the extended protocol and run
 // with binary arguments and results where the type allows, from reused buffers.
 type conn struct {
-	pc      *pgconn.PgConn
-	n       int      // statements prepared
-	buf     []byte   // the arguments' encoded values
-	offs    []int    // each argument's end in buf (-1: NULL)
-	vals    [][]byte // the arguments as pgconn takes them
-	formats []int16  // the arguments' formats
+	pc   *pgconn.PgConn
+	n    int    // statements prepared
+	wbuf []byte // the messages of a statement, reused
 }
 
 // stmt is a prepared statement with its argument and result formats.
 type stmt struct {
 	c       *conn
 	sd      *pgconn.StatementDescription
-	formats []int16 // per argument: 1 binary, 0 text
-	results []int16 // per result column
+	formats []int16                   // per argument: 1 binary, 0 text
+	results []int16                   // per result column
+	fields  []pgconn.FieldDescription // the result columns, in the formats of results
 }
 
 // binaryOID says whether values of type oid are sent and read in binary.
@@ -109,38 +108,115 @@ func (c *conn) Prepare(ctx context.Context, text string) (sqlfam.Stmt, error) {
 		s.formats = append(s.formats, formatOf(oid))
 	}
 	for _, f := range sd.Fields {
-		s.results = append(s.results, formatOf(f.DataTypeOID))
+		f.Format = formatOf(f.DataTypeOID)
+		s.results = append(s.results, f.Format)
+		s.fields = append(s.fields, f)
 	}
 	return s, nil
 }
 
-// Query implements sqlfam.Stmt.
+// Query implements sqlfam.Stmt. The statement runs as libpq runs a prepared statement, a Bind,
+// an Execute and a Sync in one write, and its reply is read to the ReadyForQuery, both on the
+// session's connection directly: the messages are encoded into a buffer the connection keeps
+// (pgconn's own buffer shrinks back to 1 KiB after each large message, so a 100-row insert grew
+// it again at every statement), and no lock, context watch, write timer or command tag string is
+// set up per statement. pgconn keeps the connection (start-up, Prepare, the simple protocol).
 func (s *stmt) Query(_ context.Context, args []sqlfam.Arg, cols []sqlfam.ColKind, out *table.Rows) (sqlfam.Result, error) {
 	c := s.c
 	if len(args) != len(s.sd.ParamOIDs) {
 		return sqlfam.Result{}, fmt.Errorf("%d arguments for %d parameters", len(args), len(s.sd.ParamOIDs))
 	}
-	c.buf, c.offs = c.buf[:0], c.offs[:0]
+	c.wbuf = s.appendBind(c.wbuf[:0], args)
+	c.wbuf = append(c.wbuf, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0) // Execute: the unnamed portal, all rows
+	c.wbuf = append(c.wbuf, 'S', 0, 0, 0, 4)                // Sync
+	if _, err := c.pc.Conn().Write(c.wbuf); err != nil {
+		return sqlfam.Result{}, err
+	}
+	return s.reply(cols, out)
+}
+
+// appendBind appends the Bind message of the unnamed portal: the arguments in the statement's
+// formats, the results in s.results.
+func (s *stmt) appendBind(b []byte, args []sqlfam.Arg) []byte {
+	b = append(b, 'B', 0, 0, 0, 0, 0) // its length is set at the end; the unnamed portal
+	b = append(b, s.sd.Name...)
+	b = append(b, 0)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(s.formats)))
+	for _, f := range s.formats {
+		b = binary.BigEndian.AppendUint16(b, uint16(f))
+	}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(args)))
 	for i, a := range args {
 		if (a.Kind == sqlfam.ArgText || a.Kind == sqlfam.ArgBytes) && a.B == nil {
-			c.offs = append(c.offs, -1)
+			b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF) // NULL
 			continue
 		}
-		c.buf = appendArg(c.buf, s.sd.ParamOIDs[i], a)
-		c.offs = append(c.offs, len(c.buf))
+		at := len(b)
+		b = append(b, 0, 0, 0, 0)
+		b = appendArg(b, s.sd.ParamOIDs[i], a)
+		binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 	}
-	c.vals = c.vals[:0]
-	from := 0
-	for _, end := range c.offs {
-		if end < 0 {
-			c.vals = append(c.vals, nil)
-			continue
+	b = binary.BigEndian.AppendUint16(b, uint16(len(s.results)))
+	for _, f := range s.results {
+		b = binary.BigEndian.AppendUint16(b, uint16(f))
+	}
+	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
+	return b
+}
+
+// reply reads a statement's reply up to its ReadyForQuery: rows into out as cols say (cols nil:
+// the count of rows the command reports). A server error is returned as a *pgconn.PgError once
+// the connection is ready again.
+func (s *stmt) reply(cols []sqlfam.ColKind, out *table.Rows) (sqlfam.Result, error) {
+	fe := s.c.pc.Frontend()
+	var res sqlfam.Result
+	var err error
+	for {
+		msg, rerr := fe.Receive()
+		if rerr != nil {
+			return sqlfam.Result{}, rerr
 		}
-		c.vals = append(c.vals, c.buf[from:end:end])
-		from = end
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			if out != nil && err == nil {
+				err = appendRow(m.Values, s.fields, cols, out)
+			}
+			if cols != nil {
+				res.Rows++
+			}
+		case *pgproto3.CommandComplete:
+			if cols == nil {
+				res.Rows = tagRows(m.CommandTag)
+			}
+		case *pgproto3.ErrorResponse:
+			if err == nil {
+				err = pgconn.ErrorResponseToPgError(m)
+			}
+		case *pgproto3.ReadyForQuery:
+			if err != nil {
+				return sqlfam.Result{}, err
+			}
+			return res, nil
+		}
+		// BindComplete, NoData, notices and parameter reports: nothing to do.
 	}
-	rr := c.pc.ExecStatement(context.Background(), s.sd, c.vals, s.formats, s.results)
-	return readResult(rr, cols, out)
+}
+
+// tagRows returns the row count that ends a command tag ("INSERT 0 100", "UPDATE 1"), 0 when
+// it has none.
+func tagRows(tag []byte) int64 {
+	i := len(tag)
+	for i > 0 && tag[i-1] >= '0' && tag[i-1] <= '9' {
+		i--
+	}
+	if i == len(tag) || i == 0 || tag[i-1] != ' ' {
+		return 0
+	}
+	var n int64
+	for _, ch := range tag[i:] {
+		n = n*10 + int64(ch-'0')
+	}
+	return n
 }
 
 // appendArg appends a in the format formatOf(oid) says for a parameter of type oid.
