@@ -1,6 +1,7 @@
 // Package postgres registers the "postgres" engine: PostgreSQL through pgx under the SQL family
 // adapter. Sessions use pgx's connection API (pgconn: statements prepared once per session, run
-// with binary arguments and results from reused buffers) over blocking sockets by default; the
+// as one write of Bind, Execute and Sync with binary arguments and results from reused buffers,
+// the reply read with pgx's message decoder) over blocking sockets by default; the
 // client and io options choose database/sql or Go's network poller instead. The schema, the
 // maintenance and the server's counters go through database/sql.
 //
