@@ -2,7 +2,10 @@ package vssysbench
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,5 +53,57 @@ func TestProcessCPU(t *testing.T) {
 	last := p.samples[len(p.samples)-1]
 	if w := p.window(p.samples[0].at, last.at); math.Abs(w-(last.cpu-p.samples[0].cpu)) > 1e-9 {
 		t.Errorf("window over all samples %.3f, want %.3f", w, last.cpu-p.samples[0].cpu)
+	}
+}
+
+// TestProcessTreeCPU runs a process whose CPU is spent by a child it waits for: runTree counts
+// it, runProcess does not.
+func TestProcessTreeCPU(t *testing.T) {
+	script := `echo start; sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'; echo done`
+	tree, err := runTree(context.Background(), 20*time.Millisecond, []string{"start"}, "sh", "-c", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := runProcess(context.Background(), 20*time.Millisecond, []string{"start"}, "sh", "-c", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tree.total() - tree.marks["start"]; c < 0.05 {
+		t.Errorf("tree CPU after the mark %.3f s, want the child's loop (at least 0.05 s)", c)
+	}
+	if c := own.total() - own.marks["start"]; c > 0.03 {
+		t.Errorf("the process's own CPU after the mark %.3f s, want about 0 (the loop is its child's)", c)
+	}
+}
+
+// TestProcessTreeCancel cancels a client whose child would outlive it: the child is killed too.
+func TestProcessTreeCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
+	t0 := time.Now()
+	p, err := runTree(ctx, 20*time.Millisecond, nil, "sh", "-c", `sleep 30 & echo child $!; wait`)
+	if err == nil {
+		t.Fatal("no error from a cancelled client")
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("runTree returned %v after its start: the child held its output open", d.Round(time.Second))
+	}
+	var child int
+	if _, err := fmt.Sscanf(p.Output(), "child %d", &child); err != nil {
+		t.Fatalf("no child pid in %q", p.Output())
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
+		if err != nil || strings.Contains(string(data), ") Z ") {
+			return // gone, or a zombie waiting for its new parent
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d still running after the cancellation: %s", child, data)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
