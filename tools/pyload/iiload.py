@@ -181,8 +181,10 @@ class Statements:
         return self.head + ",\n".join([self.row(when) for _ in range(self.n)])
 
 
-def make(stmts, count, q):
-    """The statement maker's process: puts count statements on q, then None."""
+def make(stmts, count, q, seed):
+    """The statement maker's process: puts count statements on q, then None. Python reseeds its
+    random in a forked child from the system's entropy, so the seed is set here."""
+    random.seed(seed)
     for _ in range(count):
         q.put(stmts.next())
     q.put(None)
@@ -194,7 +196,6 @@ def load(a):
     conn = connect(a)
     cur = conn.cursor()
     create_table(cur, a)
-    random.seed(a.seed)
     stmts = Statements(a)
     count = -(-a.rows // a.rows_per_commit)
     rows = count * a.rows_per_commit
@@ -203,6 +204,7 @@ def load(a):
     print("%s %d rows, %d per commit, into %s" % (MARK_START, rows, a.rows_per_commit, a.table), flush=True)
     start = timer()
     if a.one_process:
+        random.seed(a.seed)
         for _ in range(count):
             sql = stmts.next()
             t0 = timer()
@@ -213,7 +215,7 @@ def load(a):
     else:
         ctx = multiprocessing.get_context("fork")
         q = ctx.Queue(QUEUE_LEN)
-        maker = ctx.Process(target=make, args=(stmts, count, q))
+        maker = ctx.Process(target=make, args=(stmts, count, q, a.seed))
         maker.start()
         try:
             while True:
