@@ -15,9 +15,9 @@ What it does, as iibench.py does for l.i0 with its default statement path:
     rumbench's l.i0 when no l.x follows it; the reference scripts' l.i0 has none);
   * each row's values come from Python's `random`, seeded with --seed: cashregisterid in
     [0, 1000), productid in [0, 10000), customerid in [0, 100000), price in [0, 500), a data
-    length L in [--data-length-min, --data-length-max], and the data: L - int(L*0.75*0.5)
-    letters 'a' followed by that many characters taken at a random offset of one base64 text of
-    4 MiB of os.urandom made at start;
+    length L in [--data-length-min, --data-length-max] (10..20), and the data: L - R letters
+    'a' followed by R = int(L*0.75*50/100) characters taken at a random offset of one base64
+    text of 4 MiB of os.urandom made at start;
   * a statement is one multi-row INSERT of --rows-per-commit rows whose text is built in Python
     with %-formatting (iibench.py's default path: no driver parameters; the price written with
     two decimals), every row of it with the statement's local wall-clock time as
@@ -50,13 +50,6 @@ MARK_START = "iiload: inserting"
 # Statements the maker may be ahead of the inserter (iibench.py's queue bound).
 QUEUE_LEN = 8
 
-# Value ranges of the generated columns: each is uniform in [0, n).
-CASH_REGISTERS = 1000
-PRODUCTS = 10000
-CUSTOMERS = 100000
-MAX_PRICE = 500
-DATA_RANDOM_PCT = 50
-
 COLUMNS = "dateandtime,cashregisterid,customerid,productid,price,data"
 
 # The secondary indexes, in the order --secondary-indexes adds them.
@@ -82,6 +75,11 @@ def parse_args(argv):
     p.add_argument("--secondary-indexes", type=int, default=3, help="secondary indexes created with the table (0..3)")
     p.add_argument("--data-length-min", type=int, default=10, help="shortest data value")
     p.add_argument("--data-length-max", type=int, default=20, help="longest data value")
+    p.add_argument("--data-random-pct", type=int, default=50, help="percent of the data that is random (base64) text")
+    p.add_argument("--cashregisters", type=int, default=1000, help="cashregisterid is uniform in [0, this)")
+    p.add_argument("--products", type=int, default=10000, help="productid is uniform in [0, this)")
+    p.add_argument("--customers", type=int, default=100000, help="customerid is uniform in [0, this)")
+    p.add_argument("--max-price", type=int, default=500, help="price is uniform in [0, this)")
     p.add_argument("--seed", type=int, default=3221223452, help="seed of Python's random")
     p.add_argument("--one-process", action="store_true",
                    help="make and run the statements in turn in this process (default: a maker process feeds this one through a queue of 8, as iibench.py does)")
@@ -94,6 +92,10 @@ def parse_args(argv):
         p.error("--secondary-indexes must be 0..3")
     if not 1 <= a.data_length_min <= a.data_length_max <= 4000:
         p.error("want 1 <= --data-length-min <= --data-length-max <= 4000")
+    if not 0 <= a.data_random_pct <= 100:
+        p.error("--data-random-pct must be 0..100")
+    if min(a.cashregisters, a.products, a.customers, a.max_price) < 1:
+        p.error("--cashregisters, --products, --customers and --max-price must be at least 1")
     return a
 
 
@@ -154,31 +156,36 @@ def create_table(cur, a):
 
 class Statements:
     """Makes the INSERT statements: their rows' values from Python's random, their text by
-    %-formatting."""
+    %-formatting. Per row it does what iibench.py does, in the same shape: one call draws the
+    values, reading their ranges from the options, another formats the row."""
 
     def __init__(self, a):
+        self.a = a
         self.head = "insert into %s (%s) values " % (a.table, COLUMNS)
-        self.n = a.rows_per_commit
-        self.lmin, self.lmax = a.data_length_min, a.data_length_max
         # One base64 text of random bytes; each row's random part is a slice of it.
         self.pool = base64.b64encode(os.urandom(4 << 20)).decode("ascii")
 
-    def row(self, when):
-        rr = random.randrange
-        cash = rr(0, CASH_REGISTERS)
-        prod = rr(0, PRODUCTS)
-        cust = rr(0, CUSTOMERS)
-        price = rr(0, MAX_PRICE)
-        length = rr(self.lmin, self.lmax + 1)
+    def values(self):
+        a = self.a
+        cash = random.randrange(0, a.cashregisters)
+        prod = random.randrange(0, a.products)
+        cust = random.randrange(0, a.customers)
+        price = random.randrange(0, a.max_price)
+        length = random.randrange(a.data_length_min, a.data_length_max + 1)
         # 0.75: the base64 characters carry 3/4 of a byte of randomness each.
-        nrand = int(length * 0.75 * (DATA_RANDOM_PCT / 100.0))
-        off = rr(0, len(self.pool) - nrand)
+        nrand = int(length * 0.75 * (float(a.data_random_pct) / 100))
+        off = random.randrange(0, len(self.pool) - nrand)
         data = "%s%s" % ("a" * (length - nrand), self.pool[off : off + nrand])
+        return cash, prod, cust, price, data
+
+    def row(self, when):
+        cash, prod, cust, price, data = self.values()
         return "('%s',%d,%d,%d,%.2f,'%s')" % (when, cash, cust, prod, price, data)
 
     def next(self):
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time()))
-        return self.head + ",\n".join([self.row(when) for _ in range(self.n)])
+        rows = [self.row(when) for _ in range(self.a.rows_per_commit)]
+        return self.head + ",\n".join(rows)
 
 
 def make(stmts, count, q, seed):
