@@ -27,8 +27,8 @@ What it does, as iibench.py does for l.i0 with its default statement path:
 
 As in iibench.py, the statements are made in a process of their own (forked when the inserting
 starts) and passed to the process that runs them through a multiprocessing queue of at most 8
-statements: the queue and the two processes' waits on each other cost the client a fifth of its
-CPU per row or so (docs/client-cost.md). --one-process makes and runs them in turn in one
+statements: the queue and the two processes' waits on each other cost the client about a quarter
+of its CPU per row (docs/client-cost.md). --one-process makes and runs them in turn in one
 process instead. The CPU of the process tree is the client's: the maker is reaped before the exit, so
 its CPU is in the parent's cutime and cstime (/proc/<pid>/stat) once the parent has exited.
 
