@@ -12,7 +12,7 @@ APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 ## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
 TAGS    ?= rocksdb wiredtiger
 
-.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench sysbench-deps
+.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench sysbench-deps pyload-deps
 
 build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
@@ -40,7 +40,7 @@ run: build
 	./bin/rumbench run $(ARGS)
 
 ## test: vet and every test (real engines and private servers, no mocks)
-test: deps server-deps browser-deps syncshim ferretdb
+test: deps server-deps browser-deps pyload-deps syncshim ferretdb
 	$(GO) vet -tags "$(TAGS)" ./...
 	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) RUMBENCH_FERRETDB=$(CURDIR)/$(FERRETDB) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -count=1 -timeout 30m ./...
 
@@ -58,9 +58,10 @@ static: deps
 ## vs-sysbench: sysbench and rumbench side by side on one private PostgreSQL and one MariaDB:
 ## point-query, read-only and update-index at 1 and 4 threads on 100,000 rows, both clients' CPU
 ## per statement measured from /proc/<pid>/stat, and the ratios (docs/client-cost.md); pass
-## options with VSARGS="--secs 20 --repeats 5 --insert-rows 1000000"
+## options with VSARGS="--secs 20 --repeats 5 --insert-rows 1000000" (--insert-rows: also the
+## insert benchmark's load, rumbench beside the Python loader tools/pyload/iiload.py)
 VSARGS  ?=
-vs-sysbench: build server-deps sysbench-deps
+vs-sysbench: build server-deps sysbench-deps pyload-deps
 	$(GO) build -o bin/vs-sysbench ./cmd/vs-sysbench
 	./bin/vs-sysbench --rumbench rumbench=bin/rumbench $(VSARGS)
 
@@ -69,6 +70,14 @@ sysbench-deps:
 	@command -v sysbench >/dev/null 2>&1 || { \
 		echo "installing sysbench"; \
 		$(APT) update && { $(APT) install sysbench || $(APT) install sysbench; }; }
+
+## pyload-deps: the Python drivers of the Python loader (tools/pyload/iiload.py) for Debian's
+## /usr/bin/python3: psycopg2 and MySQLdb (retried once)
+PYLOAD_PKGS := python3-psycopg2 python3-mysqldb
+pyload-deps:
+	@/usr/bin/python3 -c 'import psycopg2, MySQLdb' >/dev/null 2>&1 || { \
+		echo "installing $(PYLOAD_PKGS)"; \
+		$(APT) update && { $(APT) install $(PYLOAD_PKGS) || $(APT) install $(PYLOAD_PKGS); }; }
 
 ## deps: a C compiler for the cgo SQLite driver and the libraries of the cgo engines (RocksDB,
 ## WiredTiger); installed with apt-get when missing (retried once)

@@ -25,7 +25,9 @@ func main() {
 	flag.IntVar(&cfg.Repeats, "repeats", 3, "repeats of every comparison")
 	flag.StringVar(&cfg.Sysbench, "sysbench", "sysbench", "sysbench executable")
 	flag.StringVar(&cfg.Dir, "dir", "vs-sysbench-data", "working directory (servers, results); removed at the end")
-	flag.Int64Var(&cfg.InsertRows, "insert-rows", 0, "also run the insert benchmark's l.i0 with this many rows (0: no)")
+	flag.Int64Var(&cfg.InsertRows, "insert-rows", 0, "also load the insert benchmark's table (l.i0) with this many rows, with rumbench and with the Python loader (0: no)")
+	flag.StringVar(&cfg.Python, "python", "/usr/bin/python3", "Python interpreter of the Python loader (Debian's, with python3-psycopg2 and python3-mysqldb)")
+	flag.StringVar(&cfg.PyLoad, "pyload", "tools/pyload/iiload.py", "the Python loader")
 	keep := flag.Bool("keep", false, "keep the working directory (the clients' outputs, rumbench's results)")
 	serve := flag.String("serve", "", "only start this engine's server, print how to connect sysbench and rumbench to it, and wait for an interrupt")
 	var variants []string

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,8 +27,9 @@ type cpuSample struct {
 	cpu float64
 }
 
-// readCPU returns utime+stime of pid in seconds, from /proc/<pid>/stat (a zombie's too).
-func readCPU(pid int) (float64, error) {
+// readCPU returns utime+stime of pid in seconds, from /proc/<pid>/stat (a zombie's too); with
+// children, also cutime+cstime: the CPU of the children pid has reaped.
+func readCPU(pid int, children bool) (float64, error) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, err
@@ -36,7 +38,11 @@ func readCPU(pid int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return float64(ps.UTime+ps.STime) / userHZ, nil
+	t := ps.UTime + ps.STime
+	if children {
+		t += ps.CUTime + ps.CSTime
+	}
+	return float64(t) / userHZ, nil
 }
 
 // cpuAt interpolates the CPU seconds of a sample series at time t (clamped to the series).
@@ -60,17 +66,35 @@ func cpuAt(s []cpuSample, t time.Time) float64 {
 // process is a client run from outside: its CPU is sampled every period until it exits, and
 // read a last time as a zombie before it is reaped.
 type process struct {
-	cmd     *exec.Cmd
-	mu      sync.Mutex
-	samples []cpuSample
-	marks   map[string]float64 // CPU seconds when a line containing the key was printed
-	out     strings.Builder
+	cmd      *exec.Cmd
+	children bool // count the CPU of the children it reaps (a client of several processes)
+	mu       sync.Mutex
+	samples  []cpuSample
+	marks    map[string]float64 // CPU seconds when a line containing the key was printed
+	out      strings.Builder
 }
 
 // runProcess runs name with args, samples its CPU every period and records the CPU at the first
 // output line containing each of marks. It returns when the process has exited.
 func runProcess(ctx context.Context, period time.Duration, marks []string, name string, args ...string) (*process, error) {
-	p := &process{cmd: exec.CommandContext(ctx, name, args...), marks: map[string]float64{}}
+	return run(ctx, false, period, marks, name, args...)
+}
+
+// runTree is runProcess for a client that forks processes of its own and reaps them before it
+// exits: its samples and marks add the CPU of the children it has reaped (cutime+cstime), so
+// that its final figure is that of the whole tree. A child still running is not counted until
+// it is reaped.
+func runTree(ctx context.Context, period time.Duration, marks []string, name string, args ...string) (*process, error) {
+	return run(ctx, true, period, marks, name, args...)
+}
+
+func run(ctx context.Context, children bool, period time.Duration, marks []string, name string, args ...string) (*process, error) {
+	p := &process{cmd: exec.CommandContext(ctx, name, args...), children: children, marks: map[string]float64{}}
+	if children {
+		// The client and its children are a process group: a cancellation kills them all.
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		p.cmd.Cancel = func() error { return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) }
+	}
 	p.cmd.Stderr = &lockedWriter{p: p}
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
@@ -101,7 +125,7 @@ func runProcess(ctx context.Context, period time.Duration, marks []string, name 
 		p.mu.Unlock()
 		for _, m := range marks {
 			if _, seen := p.marks[m]; !seen && strings.Contains(line, m) {
-				if c, err := readCPU(pid); err == nil {
+				if c, err := readCPU(pid, p.children); err == nil {
 					p.mu.Lock()
 					p.marks[m] = c
 					p.mu.Unlock()
@@ -125,7 +149,7 @@ func runProcess(ctx context.Context, period time.Duration, marks []string, name 
 }
 
 func (p *process) sample(pid int) {
-	c, err := readCPU(pid)
+	c, err := readCPU(pid, p.children)
 	if err != nil {
 		return
 	}

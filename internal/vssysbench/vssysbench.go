@@ -9,6 +9,10 @@
 // tests with sysbench and then with rumbench, in the same order (update-index, read-only,
 // point-query: rumbench's reference order), so that both clients meet the server in the same
 // state and the same host load; the ratios are taken within a repeat.
+//
+// With Config.InsertRows, each repeat also loads the insert benchmark's table (l.i0) on each
+// server with rumbench and with iiload (tools/pyload/iiload.py), a Python client of the insert
+// benchmark made as iibench.py is, and compares their client CPU per loaded row.
 package vssysbench
 
 import (
@@ -66,10 +70,19 @@ type Config struct {
 	Variants []Variant
 	// Dir holds the servers' instances and rumbench's results; it is removed at the end.
 	Dir string
-	// InsertRows, when above 0, also runs the insert benchmark's l.i0 of that many rows on the
-	// null engine and on each engine's managed server, and reports its client CPU per row.
+	// InsertRows, when above 0, also loads the insert benchmark's table (l.i0) of that many rows
+	// in every repeat on each engine's server, with each variant (after a run of it on the null
+	// engine) and with the Python loader, and reports their client CPU per row.
 	InsertRows int64
+	// Python is the interpreter of the Python loader, PyLoad its script (tools/pyload/iiload.py).
+	Python, PyLoad string
 }
+
+// InsertRowsPerCommit is the rows per statement (and commit) of both clients' l.i0.
+const InsertRowsPerCommit = 100
+
+// pyTable is the Python loader's table, beside rumbench's pi1 in the database rumbench.
+const pyTable = "pyload_pi1"
 
 // Variant is one rumbench configuration: a name for the tables, its executable and extra flags
 // of every run (e.g. --engine-opt io=netpoll).
@@ -102,30 +115,31 @@ type key struct {
 // Run runs the comparison and prints its tables to w. Every server it starts is stopped before
 // it returns, also on error and cancellation.
 func Run(ctx context.Context, cfg Config, w io.Writer) error {
+	if cfg.InsertRows > 0 {
+		if _, err := os.Stat(cfg.PyLoad); err != nil {
+			return fmt.Errorf("the Python loader: %w", err)
+		}
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return err
 	}
 	sb := map[key][]Result{}
 	rb := map[key][]Result{}
+	ins := map[key][]Result{}
 	for _, eng := range cfg.Engines {
-		if err := runEngine(ctx, cfg, eng, w, sb, rb); err != nil {
+		if err := runEngine(ctx, cfg, eng, w, sb, rb, ins); err != nil {
 			return err
 		}
 	}
 	printTables(w, cfg, sb, rb)
-	for _, v := range cfg.Variants {
-		if cfg.InsertRows == 0 {
-			break
-		}
-		if err := runInsert(ctx, cfg, v, w); err != nil {
-			return err
-		}
+	if cfg.InsertRows > 0 {
+		printInsertTable(w, cfg, ins)
 	}
 	return nil
 }
 
 // runEngine starts the engine's server, prepares sysbench's table and runs every repeat.
-func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb map[key][]Result) (err error) {
+func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb, ins map[key][]Result) (err error) {
 	kind, settings, plugins := serverSettings(eng)
 	srv, err := server.Start(ctx, server.Config{Kind: kind, Dir: filepath.Join(cfg.Dir, eng+"-server"), Settings: settings, Plugins: plugins})
 	if err != nil {
@@ -185,6 +199,11 @@ func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb 
 					fmt.Fprintf(w, "; %s %.1f µs/stmt (own %.1f) %.0f qps", v.Name, r.UsPerStatement(), r.OwnCPUUs, r.QPS())
 				}
 				fmt.Fprintln(w)
+			}
+		}
+		if cfg.InsertRows > 0 {
+			if err := insertRepeat(ctx, cfg, srv, eng, rep, w, ins); err != nil {
+				return err
 			}
 		}
 	}
@@ -363,29 +382,175 @@ func spread(v []float64) string {
 	return fmt.Sprintf("%.2f [%.2f-%.2f]", median(v), lo, hi)
 }
 
-// runInsert runs the insert benchmark's l.i0 on the null engine and each engine's managed server
-// in one rumbench run and prints each target's client CPU per loaded row over the step's window.
-func runInsert(ctx context.Context, cfg Config, v Variant, w io.Writer) error {
-	out := filepath.Join(cfg.Dir, "results-insert-"+v.Name)
-	engines := append([]string{"null"}, cfg.Engines...)
-	args := append([]string{"run", "--engine", strings.Join(engines, ","), "--steps", "l.i0", "--rows", strconv.FormatInt(cfg.InsertRows, 10),
-		"--quiet", "--store", "none", "--out", out, "--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--fresh"}, v.Args...)
+// Keys of the insert comparison's results: the Python loader's (variant ""), each variant's on
+// the server and on the null engine.
+const (
+	insServer = "l.i0"
+	insNull   = "l.i0 null"
+)
+
+// insertRepeat runs one repeat of the insert comparison on srv: the Python loader and each
+// variant (its null-engine run, then its run on srv) take turns, in an order reversed every other
+// repeat. Each load starts without the other's table, and neither is left for the next tests.
+func insertRepeat(ctx context.Context, cfg Config, srv *server.Server, eng string, rep int, w io.Writer, ins map[key][]Result) error {
+	clients := append([]string{""}, variantNames(cfg)...)
+	if rep%2 == 0 {
+		slices.Reverse(clients)
+	}
+	for _, c := range clients {
+		if err := dropInsertTables(ctx, srv); err != nil {
+			return err
+		}
+		if c == "" {
+			r, err := runPyLoad(ctx, cfg, srv, eng, rep)
+			if err != nil {
+				return err
+			}
+			k := key{engine: eng, test: insServer}
+			ins[k] = append(ins[k], r)
+			continue
+		}
+		v := cfg.Variants[slices.Index(variantNames(cfg), c)]
+		null, err := runRumbenchInsert(ctx, cfg, v, "null", "", eng, rep)
+		if err != nil {
+			return err
+		}
+		r, err := runRumbenchInsert(ctx, cfg, v, eng, srv.DSN(), eng, rep)
+		if err != nil {
+			return err
+		}
+		kn, ks := key{engine: eng, test: insNull, variant: v.Name}, key{engine: eng, test: insServer, variant: v.Name}
+		ins[kn], ins[ks] = append(ins[kn], null), append(ins[ks], r)
+	}
+	if err := dropInsertTables(ctx, srv); err != nil {
+		return err
+	}
+	py := ins[key{engine: eng, test: insServer}]
+	p := py[len(py)-1]
+	fmt.Fprintf(w, "%s l.i0 %d rows repeat %d: python %.2f µs/row %.0f rows/s", eng, cfg.InsertRows, rep, p.UsPerStatement(), p.QPS())
+	for _, v := range cfg.Variants {
+		rr, nn := ins[key{eng, insServer, v.Name, 0}], ins[key{eng, insNull, v.Name, 0}]
+		r, n := rr[len(rr)-1], nn[len(nn)-1]
+		fmt.Fprintf(w, "; %s %.2f µs/row (own %.2f) %.0f rows/s, null own %.2f", v.Name, r.UsPerStatement(), r.OwnCPUUs, r.QPS(), n.OwnCPUUs)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// dropInsertTables drops rumbench's and the Python loader's insert benchmark tables.
+func dropInsertTables(ctx context.Context, srv *server.Server) error {
+	for _, t := range []string{"pi1", pyTable} {
+		if err := admin(ctx, srv, "DROP TABLE IF EXISTS "+t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runRumbenchInsert runs rumbench's l.i0 on engine (on the server at dsn, or the null engine
+// when dsn is empty) and returns its client CPU per row over the step's window.
+func runRumbenchInsert(ctx context.Context, cfg Config, v Variant, engine, dsn, eng string, rep int) (Result, error) {
+	out := filepath.Join(cfg.Dir, fmt.Sprintf("results-insert-%s-%s-%s-%d", v.Name, eng, engine, rep))
+	args := []string{"run", "--engine", engine, "--steps", "l.i0", "--rows", strconv.FormatInt(cfg.InsertRows, 10)}
+	if dsn != "" {
+		args = append(args, "--dsn", dsn)
+	}
+	args = append(append(args, "--quiet", "--store", "none", "--out", out, "--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--fresh"), v.Args...)
 	p, err := runProcess(ctx, 50*time.Millisecond, nil, v.Bin, args...)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
 	steps, err := readSteps(out)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
-	fmt.Fprintf(w, "\ninsert benchmark l.i0 (%s), %d rows, 100 rows per commit: client CPU per loaded row\n", v.Name, cfg.InsertRows)
-	fmt.Fprintf(w, "%-9s %10s %10s %12s\n", "engine", "us/row", "own_us/row", "rows/s")
 	for _, st := range steps {
-		from := st.End.Add(-time.Duration(st.Secs * float64(time.Second)))
-		r := Result{Statements: st.Ops, Secs: st.Secs, CPUSecs: p.window(from, st.End)}
-		fmt.Fprintf(w, "%-9s %10.2f %10.2f %12.0f\n", st.Engine, r.UsPerStatement(), st.ClientCPUUsPerOp, r.QPS())
+		if st.Step == "l.i0" {
+			from := st.End.Add(-time.Duration(st.Secs * float64(time.Second)))
+			return Result{Statements: st.Ops, Secs: st.Secs, CPUSecs: p.window(from, st.End), OwnCPUUs: st.ClientCPUUsPerOp}, nil
+		}
 	}
-	return nil
+	return Result{}, fmt.Errorf("rumbench: no l.i0 step in %s", out)
+}
+
+// The Python loader's line when it starts inserting, and its last line.
+const pyStarted = "iiload: inserting"
+
+var pyEnd = regexp.MustCompile(`iiload: rows (\d+) secs ([0-9.]+)`)
+
+// pyLoadConn returns the Python loader's connection options for srv, database rumbench.
+func pyLoadConn(srv *server.Server) []string {
+	dbms, user := "postgres", "postgres"
+	if srv.Kind() == server.MariaDB {
+		dbms, user = "mysql", "rumbench"
+	}
+	return []string{"--dbms", dbms, "--host", "127.0.0.1", "--port", strconv.Itoa(srv.Port()), "--user", user,
+		"--password", srv.Password(), "--database", "rumbench"}
+}
+
+// runPyLoad runs the Python loader on srv (its own table, which it drops and creates). Its CPU,
+// that of its process tree (it forks its statement maker and reaps it before it exits), counts
+// from its line "iiload: inserting" (after the interpreter's start, the connection and the
+// table's creation) to its exit, as sysbench's counts from "Threads started!".
+func runPyLoad(ctx context.Context, cfg Config, srv *server.Server, eng string, rep int) (Result, error) {
+	args := append(append([]string{cfg.PyLoad}, pyLoadConn(srv)...), "--table", pyTable,
+		"--rows", strconv.FormatInt(cfg.InsertRows, 10), "--rows-per-commit", strconv.Itoa(InsertRowsPerCommit))
+	p, err := runTree(ctx, 100*time.Millisecond, []string{pyStarted}, cfg.Python, args...)
+	if err != nil {
+		return Result{}, err
+	}
+	out := p.Output()
+	os.WriteFile(filepath.Join(cfg.Dir, fmt.Sprintf("pyload-%s-%d.out", eng, rep)), []byte(out), 0o644)
+	rows, secs, err := parsePyLoad(out)
+	c0, ok := p.marks[pyStarted]
+	if err != nil || !ok {
+		return Result{}, fmt.Errorf("%s: no start line or no rows and seconds in its output:\n%s", cfg.PyLoad, tail(out, 20))
+	}
+	return Result{Statements: rows, Secs: secs, CPUSecs: p.total() - c0}, nil
+}
+
+// parsePyLoad returns the rows and seconds of the Python loader's last line.
+func parsePyLoad(out string) (rows int64, secs float64, err error) {
+	m := pyEnd.FindStringSubmatch(out)
+	if m == nil {
+		return 0, 0, fmt.Errorf("no line %q", "iiload: rows N secs S")
+	}
+	if rows, err = strconv.ParseInt(m[1], 10, 64); err != nil {
+		return 0, 0, err
+	}
+	if secs, err = strconv.ParseFloat(m[2], 64); err != nil {
+		return 0, 0, err
+	}
+	return rows, secs, nil
+}
+
+// printInsertTable prints, per engine and variant, the median client CPU per loaded row of the
+// null engine, of rumbench and of the Python loader, and, within each repeat, the ratio
+// rumbench/Python and rumbench's µs per row above the null engine's: median [min-max]. The null
+// engine's figure is rumbench's own (ccpu_us/op): its step lasts a few milliseconds, less than
+// one tick of /proc/<pid>/stat.
+func printInsertTable(w io.Writer, cfg Config, ins map[key][]Result) {
+	fmt.Fprintf(w, "\ninsert benchmark l.i0, %d rows, %d rows per commit: client CPU µs per loaded row and rows/s, medians of %d repeats;"+
+		" rumbench/python and rumbench-null within each repeat: median [min-max] (null: rumbench's own figure)\n", cfg.InsertRows, InsertRowsPerCommit, cfg.Repeats)
+	fmt.Fprintf(w, "%-9s %-10s %8s %8s %8s %18s %18s %9s %9s\n", "engine", "rumbench", "null_us", "rb_us", "py_us", "cpu_ratio", "rb-null_us", "rb_rows/s", "py_rows/s")
+	for _, eng := range cfg.Engines {
+		py := ins[key{engine: eng, test: insServer}]
+		for _, v := range cfg.Variants {
+			nn, rr := ins[key{eng, insNull, v.Name, 0}], ins[key{eng, insServer, v.Name, 0}]
+			n := min(len(py), len(nn), len(rr))
+			if n == 0 {
+				continue
+			}
+			var nu, ru, pu, cr, dn, rq, pq []float64
+			for i := 0; i < n; i++ {
+				nu, ru, pu = append(nu, nn[i].OwnCPUUs), append(ru, rr[i].UsPerStatement()), append(pu, py[i].UsPerStatement())
+				cr, dn = append(cr, ru[i]/pu[i]), append(dn, ru[i]-nu[i])
+				rq, pq = append(rq, rr[i].QPS()), append(pq, py[i].QPS())
+			}
+			fmt.Fprintf(w, "%-9s %-10s %8.2f %8.2f %8.2f %18s %18s %9.0f %9.0f\n", eng, v.Name, median(nu), median(ru), median(pu),
+				spread(cr), spread(dn), median(rq), median(pq))
+		}
+	}
 }
 
 // Serve starts engine's server as a comparison does, creates the database sbtest, prints
@@ -408,7 +573,8 @@ func Serve(ctx context.Context, dir, eng string, w io.Writer) (err error) {
 	if err := admin(ctx, srv, "CREATE DATABASE sbtest"); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s: %s\nsysbench %s\nrumbench --engine %s --dsn '%s'\n", eng, srv.Version(), strings.Join(sysbenchConn(srv), " "), eng, srv.DSN())
+	fmt.Fprintf(w, "%s: %s\nsysbench %s\nrumbench --engine %s --dsn '%s'\niiload %s\n", eng, srv.Version(), strings.Join(sysbenchConn(srv), " "), eng, srv.DSN(),
+		strings.Join(pyLoadConn(srv), " "))
 	<-ctx.Done()
 	return nil
 }

@@ -2,9 +2,18 @@ package vssysbench
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rumbench/rumbench/internal/server"
 )
 
 func TestCPUAt(t *testing.T) {
@@ -50,5 +59,128 @@ func TestProcessCPU(t *testing.T) {
 	last := p.samples[len(p.samples)-1]
 	if w := p.window(p.samples[0].at, last.at); math.Abs(w-(last.cpu-p.samples[0].cpu)) > 1e-9 {
 		t.Errorf("window over all samples %.3f, want %.3f", w, last.cpu-p.samples[0].cpu)
+	}
+}
+
+func TestPyLoadOutput(t *testing.T) {
+	out := "iiload: inserting 300000 rows, 100 per commit, into pyload_pi1\n" +
+		"iiload: rows 300000 secs 5.123 rows/s 58559 max_stmt_us 41000\n"
+	rows, secs, err := parsePyLoad(out)
+	if err != nil || rows != 300000 || secs != 5.123 {
+		t.Fatalf("parsePyLoad = %d, %v, %v; want 300000, 5.123, nil", rows, secs, err)
+	}
+	if !strings.Contains(out, pyStarted) {
+		t.Errorf("the start line does not contain the mark %q", pyStarted)
+	}
+	for _, bad := range []string{"", "iiload: inserting 10 rows\n", "iiload: rows x secs 1\n"} {
+		if _, _, err := parsePyLoad(bad); err == nil {
+			t.Errorf("parsePyLoad(%q): no error", bad)
+		}
+	}
+}
+
+// TestProcessTreeCPU runs a process whose CPU is spent by a child it waits for: runTree counts
+// it, runProcess does not.
+func TestProcessTreeCPU(t *testing.T) {
+	script := `echo start; sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'; echo done`
+	tree, err := runTree(context.Background(), 20*time.Millisecond, []string{"start"}, "sh", "-c", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := runProcess(context.Background(), 20*time.Millisecond, []string{"start"}, "sh", "-c", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tree.total() - tree.marks["start"]; c < 0.05 {
+		t.Errorf("tree CPU after the mark %.3f s, want the child's loop (at least 0.05 s)", c)
+	}
+	if c := own.total() - own.marks["start"]; c > 0.03 {
+		t.Errorf("the process's own CPU after the mark %.3f s, want about 0 (the loop is its child's)", c)
+	}
+}
+
+// TestPyLoadPostgres runs the Python loader as a comparison does, on a private PostgreSQL
+// server: its rows are in its table, with the three secondary indexes, and its CPU is counted.
+func TestPyLoadPostgres(t *testing.T) {
+	const python = "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import psycopg2").Run(); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("skipping: %s cannot import psycopg2 (make test installs python3-psycopg2): %v", python, err)
+		}
+		t.Fatalf("%s cannot import psycopg2: %v", python, err)
+	}
+	base := t.TempDir()
+	for _, d := range []string{filepath.Dir(base), base} {
+		os.Chmod(d, 0o755) // the server runs as the postgres user when we are root
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	kind, settings, _ := serverSettings("postgres")
+	srv, err := server.Start(ctx, server.Config{Kind: kind, Dir: filepath.Join(base, "pg"), Settings: settings})
+	if errors.Is(err, server.ErrBinaryNotFound) {
+		t.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(context.Background())
+	cfg := Config{InsertRows: 2000, Python: python, PyLoad: "../../tools/pyload/iiload.py", Dir: base}
+	r, err := runPyLoad(ctx, cfg, srv, "postgres", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rows in %.3f s, %.2f µs/row", r.Statements, r.Secs, r.UsPerStatement())
+	if r.Statements != 2000 || r.Secs <= 0 || r.CPUSecs < 0 {
+		t.Errorf("result %+v, want 2000 rows, some seconds", r)
+	}
+	db, err := sql.Open("pgx", srv.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var rows, ids, indexes int
+	var minLen, maxLen int
+	if err := db.QueryRowContext(ctx, "SELECT count(*), count(DISTINCT transactionid), min(length(data)), max(length(data)) FROM "+pyTable).
+		Scan(&rows, &ids, &minLen, &maxLen); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM pg_indexes WHERE tablename = $1", pyTable).Scan(&indexes); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 2000 || ids != 2000 || minLen < 10 || maxLen > 20 || indexes != 4 {
+		t.Errorf("table %s: %d rows, %d ids, data length %d..%d, %d indexes; want 2000, 2000, within 10..20, 4 (primary key and 3)",
+			pyTable, rows, ids, minLen, maxLen, indexes)
+	}
+}
+
+// TestProcessTreeCancel cancels a client whose child would outlive it: the child is killed too.
+func TestProcessTreeCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
+	t0 := time.Now()
+	p, err := runTree(ctx, 20*time.Millisecond, nil, "sh", "-c", `sleep 30 & echo child $!; wait`)
+	if err == nil {
+		t.Fatal("no error from a cancelled client")
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("runTree returned %v after its start: the child held its output open", d.Round(time.Second))
+	}
+	var child int
+	if _, err := fmt.Sscanf(p.Output(), "child %d", &child); err != nil {
+		t.Fatalf("no child pid in %q", p.Output())
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
+		if err != nil || strings.Contains(string(data), ") Z ") {
+			return // gone, or a zombie waiting for its new parent
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d still running after the cancellation: %s", child, data)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
