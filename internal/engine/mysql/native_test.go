@@ -1,12 +1,43 @@
 package mysql
 
 import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
+	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/table"
 )
+
+// testEngine opens the mysql engine on a private MariaDB (managed mode) with the options extra;
+// it is closed when the test ends. The test skips when MariaDB is not installed.
+func testEngine(tb testing.TB, extra map[string]string) *engineWithServer {
+	tb.Helper()
+	if err := server.CheckBinaries(server.MariaDB, ""); err != nil {
+		if errors.Is(err, server.ErrBinaryNotFound) {
+			tb.Skipf("skipping: %v", err)
+		}
+		tb.Fatal(err)
+	}
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	dir := tb.TempDir()
+	// The server runs as the mysql user: it must traverse the directory.
+	os.Chmod(filepath.Dir(dir), 0o755)
+	os.Chmod(dir, 0o755)
+	eng, err := open(context.Background(), "mysql", "innodb", engine.Options{Dir: filepath.Join(dir, "e"), CacheBytes: 64 << 20, Extra: extra})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { eng.Close() })
+	return eng.(*engineWithServer)
+}
 
 // interpolated is Query with the arguments always interpolated by the driver (as before textQuery).
 func (c *conn) interpolated(text string, args []sqlfam.Arg, cols []sqlfam.ColKind, out *table.Rows) (sqlfam.Result, error) {
