@@ -20,9 +20,13 @@ import (
 // connector opens go-sql-driver/mysql connections directly (without database/sql's pool), over
 // blocking sockets when blocking is set.
 type connector struct {
-	cfg    *gomysql.Config
-	choice sqlfam.ClientChoice
+	cfg        *gomysql.Config
+	choice     sqlfam.ClientChoice
+	textInsert bool
 }
+
+// TextInserts implements sqlfam.TextInserter: the insert=text option.
+func (c *connector) TextInserts() bool { return c.textInsert }
 
 func newConnector(dsn string, choice sqlfam.ClientChoice) (*connector, error) {
 	cfg, err := gomysql.ParseDSN(withParams(dsn))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +98,91 @@ func TestTextQuery(t *testing.T) {
 	}
 	if _, ok := q.build("SELECT ?, ?", []sqlfam.Arg{{Kind: sqlfam.ArgInt, I: 1}}); ok {
 		t.Error("two placeholders, one argument: built")
+	}
+}
+
+// TestTextInsert runs the insert benchmark's multi-row INSERT with insert=text through a session
+// and with go-sql-driver's interpolation, and checks in the server's general log that both sent
+// the same text (COM_QUERY): strings the driver escapes, NULL, a midnight among the values.
+func TestTextInsert(t *testing.T) {
+	ctx := context.Background()
+	e := testEngine(t, map[string]string{"insert": "text"})
+	db := e.DB()
+	pi, pi2 := piTable(), piTable()
+	pi2.Name = "pi2"
+	for _, tb := range []*table.Table{pi, pi2} {
+		if err := e.CreateTable(ctx, tb, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := table.NewRows(len(pi.Columns), 8)
+	for i, d := range []string{"plain text", "", "it's", `back\slash`, "new\nline", "NULL"} {
+		row := rows.Append()
+		row[0].I = int64(i + 1)
+		row[1].I = time.Date(2026, 11, 24, 10, i*7, i, 0, time.UTC).Unix()
+		if i == 1 {
+			row[1].I = time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC).Unix() // a midnight: the date alone
+		}
+		row[2].I, row[3].I, row[4].I, row[5].I = int64(i), 99_999, 255, -1
+		if d != "NULL" {
+			row[6].B = rows.CopyBytes([]byte(d))
+		}
+	}
+	if _, err := db.ExecContext(ctx, "SET GLOBAL log_output = 'TABLE', GLOBAL general_log = 1"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.NewSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Insert(ctx, pi, rows); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := nativeConn(e.Srv.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	c := sc.(*conn)
+	var args []sqlfam.Arg
+	for r := range rows.N {
+		for i, v := range rows.Row(r) {
+			args = append(args, argOf(pi.Columns[i], v))
+		}
+	}
+	if _, err := c.interpolated(multiInsertSQL(pi2, rows.N), args, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "SET GLOBAL general_log = 0"); err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string]string{}
+	lr, err := db.QueryContext(ctx, `SELECT command_type, CONVERT(argument USING utf8mb4) FROM mysql.general_log
+		WHERE argument LIKE 'INSERT INTO pi%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lr.Close()
+	for lr.Next() {
+		var kind, text string
+		if err := lr.Scan(&kind, &text); err != nil {
+			t.Fatal(err)
+		}
+		logged[text[:len("INSERT INTO pi1")]] = kind + ": " + text
+	}
+	if err := lr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got, want := logged["INSERT INTO pi1"], strings.Replace(logged["INSERT INTO pi2"], "pi2", "pi1", 1)
+	if got != want || !strings.HasPrefix(got, "Query: ") {
+		t.Errorf("insert=text sent\n%s\nthe driver's interpolation\n%s", got, want)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pi1 a JOIN pi2 b USING (transactionid, dateandtime, cashregisterid, customerid, productid, price, data)").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != rows.N-1 { // NULL data does not join
+		t.Errorf("%d rows alike in pi1 and pi2, want %d", n, rows.N-1)
 	}
 }
