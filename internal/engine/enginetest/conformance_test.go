@@ -72,6 +72,40 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// variants are engines run through the cases again with engine options of their own: client
+// paths that the default options leave out.
+var variants = []struct {
+	name  string
+	extra map[string]string
+}{
+	{"mysql", map[string]string{"insert": "text"}},
+}
+
+func TestConformanceVariants(t *testing.T) {
+	for _, v := range variants {
+		var opts []string
+		for k, x := range v.extra {
+			opts = append(opts, k+"="+x)
+		}
+		t.Run(v.name+","+strings.Join(opts, ","), func(t *testing.T) {
+			spec, ok := engine.Lookup(v.name)
+			if !ok {
+				t.Skipf("engine %s is not registered", v.name)
+			}
+			if spec.Unavailable != "" {
+				t.Skipf("engine %s: %s", v.name, spec.Unavailable)
+			}
+			t.Parallel()
+			for _, c := range cases {
+				if c.name == "RejectsUnknownOption" {
+					continue
+				}
+				t.Run(c.name, func(t *testing.T) { c.run(t, openHarnessWith(t, v.name, v.extra)) })
+			}
+		})
+	}
+}
+
 // options are the options every case opens its engine with.
 func options(dir string) engine.Options {
 	return engine.Options{Dir: dir, CacheBytes: 8 << 20, Sync: true}
@@ -103,13 +137,21 @@ type harness struct {
 // sessions are closed when the test ends.
 func openHarness(t *testing.T, name string) *harness {
 	t.Helper()
+	return openHarnessWith(t, name, nil)
+}
+
+// openHarnessWith is openHarness with the engine options extra.
+func openHarnessWith(t *testing.T, name string, extra map[string]string) *harness {
+	t.Helper()
 	spec, ok := engine.Lookup(name)
 	if !ok {
 		t.Fatalf("engine %s is not registered", name)
 	}
 	ctx := t.Context()
 	dir := serverDir(t)
-	e, err := spec.Open(ctx, options(dir))
+	o := options(dir)
+	o.Extra = extra
+	e, err := spec.Open(ctx, o)
 	if err != nil {
 		t.Fatalf("open %s: %v", name, err)
 	}

@@ -34,6 +34,7 @@ var options = map[string]string{
 	"dsn":           "DSN of a running server (external mode), e.g. user:pass@tcp(host:3306)/db",
 	"server_config": "my.cnf fragment applied after rumbench's settings (managed mode)",
 	"server_bin":    "directory of mariadbd and mariadb-install-db (default: discovered)",
+	"insert":        "prepared (the multi-row INSERT prepared once per session, binary protocol; default) or text (sent as text, its values written in by rumbench exactly as the driver's client-side interpolation writes them: less client CPU); native client only",
 }
 
 func init() {
@@ -112,6 +113,14 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 	if err != nil {
 		return nil, err
 	}
+	ins, err := engine.ChoiceOption(name, o.Extra, "insert", "prepared", "prepared", "text")
+	if err != nil {
+		return nil, err
+	}
+	if ins == "text" && !choice.Native {
+		return nil, fmt.Errorf("%s: insert=text needs client=native", name)
+	}
+	info.Options["insert"] = ins
 	dsn := o.Extra["dsn"]
 	complete, note := true, ""
 	if te == "innodb" {
@@ -156,6 +165,7 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 			e.Close()
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		c.textInsert = ins == "text"
 		e.SetConnector(c)
 	}
 	if err := e.describe(ctx); err != nil {

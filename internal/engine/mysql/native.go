@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"time"
+	"unsafe"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -19,9 +20,13 @@ import (
 // connector opens go-sql-driver/mysql connections directly (without database/sql's pool), over
 // blocking sockets when blocking is set.
 type connector struct {
-	cfg    *gomysql.Config
-	choice sqlfam.ClientChoice
+	cfg        *gomysql.Config
+	choice     sqlfam.ClientChoice
+	textInsert bool
 }
+
+// TextInserts implements sqlfam.TextInserter: the insert=text option.
+func (c *connector) TextInserts() bool { return c.textInsert }
 
 func newConnector(dsn string, choice sqlfam.ClientChoice) (*connector, error) {
 	cfg, err := gomysql.ParseDSN(withParams(dsn))
@@ -80,6 +85,7 @@ type conn struct {
 	nc   net.Conn
 	vals []driver.Value
 	dest []driver.Value
+	text textQuery
 }
 
 func (c *conn) values(args []sqlfam.Arg, prepared bool) []driver.Value {
@@ -130,9 +136,20 @@ func (s *stmt) Query(_ context.Context, args []sqlfam.Arg, cols []sqlfam.ColKind
 	return s.c.read(rows, cols, out)
 }
 
-// Query implements sqlfam.Conn: COM_QUERY with the arguments interpolated by the driver.
+// Query implements sqlfam.Conn: COM_QUERY, the arguments written into the text by textQuery
+// (the same text as the driver's interpolation, without its boxing of each argument and its
+// copy of the text into a string), which the driver sends as it is; the statements textQuery
+// cannot handle are interpolated by the driver.
 func (c *conn) Query(_ context.Context, text string, args []sqlfam.Arg, cols []sqlfam.ColKind, out *table.Rows) (sqlfam.Result, error) {
-	vals := c.values(args, false)
+	var vals []driver.Value
+	if len(args) == 0 {
+		// As it is.
+	} else if b, ok := c.text.build(text, args); ok {
+		// The driver copies the text into its packet buffer and keeps no reference to it.
+		text = unsafe.String(unsafe.SliceData(b), len(b))
+	} else {
+		vals = c.values(args, false)
+	}
 	if cols == nil {
 		r, err := c.q.Exec(text, vals)
 		return result(r, err)

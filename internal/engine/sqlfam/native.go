@@ -89,6 +89,13 @@ type Connector interface {
 	HoldsP() bool
 }
 
+// TextInserter is a Connector whose sessions may send the multi-row INSERT unprepared
+// (Conn.Query, its arguments written into its text) instead of preparing it.
+type TextInserter interface {
+	// TextInserts says whether they do.
+	TextInserts() bool
+}
+
 // SetConnector makes the engine's sessions use c's connections instead of the database/sql
 // pool's (which stays for the schema, the maintenance and the server's counters). Call it before
 // sessions are opened.
@@ -106,6 +113,11 @@ type nativeSession struct {
 	args   []Arg
 	cols   []ColKind
 	agg    table.Rows
+
+	// textInsert: the multi-row INSERT goes through Conn.Query, its text (by table and rows)
+	// in texts (see TextInserter).
+	textInsert bool
+	texts      map[stmtKey]string
 
 	// Cancellation: watched is the context a stop function is registered on; busy is set while
 	// a statement runs, so that a cancellation interrupts only a statement in flight;
@@ -132,6 +144,9 @@ func (e *Engine) newNativeSession(ctx context.Context) (table.Session, error) {
 	}
 	s := &nativeSession{e: e, conn: c, lock: e.native.LocksThread(), holdsP: e.native.HoldsP(), stmts: map[stmtKey]Stmt{},
 		execs: map[*table.Stmt]*nativeExec{}}
+	if ti, ok := e.native.(TextInserter); ok && ti.TextInserts() {
+		s.textInsert, s.texts = true, map[stmtKey]string{}
+	}
 	if s.holdsP {
 		heldPs(1)
 	}

@@ -48,9 +48,19 @@ func (s *nativeSession) insert(ctx context.Context, t *table.Table, rows *table.
 }
 
 func (s *nativeSession) insertChunk(ctx context.Context, t *table.Table, rows *table.Rows, from, n int) error {
-	st, err := s.stmt(ctx, stmtKey{kind: kindInsert, table: t.Name, n: n}, func() string { return insertSQL(s.e.d, t, n) })
-	if err != nil {
-		return err
+	k := stmtKey{kind: kindInsert, table: t.Name, n: n}
+	var st Stmt
+	var text string
+	if s.textInsert {
+		if text = s.texts[k]; text == "" {
+			text = insertSQL(s.e.d, t, n)
+			s.texts[k] = text
+		}
+	} else {
+		var err error
+		if st, err = s.stmt(ctx, k, func() string { return insertSQL(s.e.d, t, n) }); err != nil {
+			return err
+		}
 	}
 	s.args = s.args[:0]
 	for r := from; r < from+n; r++ {
@@ -58,7 +68,13 @@ func (s *nativeSession) insertChunk(ctx context.Context, t *table.Table, rows *t
 			s.args = append(s.args, s.argOf(t.Columns[c], v))
 		}
 	}
-	if _, err := st.Query(ctx, s.args, nil, nil); err != nil {
+	var err error
+	if st != nil {
+		_, err = st.Query(ctx, s.args, nil, nil)
+	} else {
+		_, err = s.conn.Query(ctx, text, s.args, nil, nil)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: insert into %s: %w", s.e.d.Name(), t.Name, classify(s.e.d, wrap(ctx, err)))
 	}
 	return nil
