@@ -19,6 +19,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -34,14 +35,14 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	return dial(ctx, network, addr, false)
 }
 
-// DialRaw is Dial for a connection whose reads and writes are raw system calls for up to RawWait:
+// DialRaw is Dial for a connection whose reads and writes are raw system calls:
 // the Go runtime is not told that the thread blocks (no entersyscall and exitsyscall, so no
 // scheduler work around them, and no wake-ups of its monitor thread), and the goroutine keeps its
 // P (the right to run Go code) while it waits: give the process a P per such connection plus its
 // own (GOMAXPROCS), or the goroutines wait for one another. A read is one read system call that
-// waits at most RawWait (the socket's receive timeout, SO_RCVTIMEO); a write is a send that
-// cannot block; after RawWait, or when the socket's buffer is full, they continue with ordinary
-// system calls.
+// waits at most RawWait (the socket's receive timeout, SO_RCVTIMEO), then yields to the
+// scheduler and waits again; a write is a send that cannot block, and what does not fit the
+// socket's buffer goes with ordinary system calls.
 func DialRaw(ctx context.Context, network, addr string) (net.Conn, error) {
 	return dial(ctx, network, addr, true)
 }
@@ -127,15 +128,18 @@ func (c *Conn) Write(p []byte) (int, error) {
 	return done, nil
 }
 
-// RawWait is how long a raw connection waits for bytes to read, or for room to write, with raw
-// system calls (unseen by the Go scheduler) before it waits with ordinary ones. It bounds how long
-// a stop of the world (a GC phase) waits for a goroutine blocked in a raw call, and so rules out
-// a deadlock where the bytes awaited depend on another goroutine of the process (a lock another
-// session holds, a write in progress): that goroutine is stopped for at most RawWait.
+// RawWait is how long a raw connection waits for bytes to read with one raw system call (unseen
+// by the Go scheduler) before it yields to the scheduler and waits again. It bounds how long a stop of
+// the world (a GC phase) waits for a goroutine blocked in a raw call, and so rules out a deadlock
+// where the bytes awaited depend on another goroutine of the process (a lock another session
+// holds, a write in progress): that goroutine is stopped for at most RawWait.
 const RawWait = 10 * time.Millisecond
 
 func (c *Conn) read(p []byte) (int, error) {
-	if c.raw {
+	if !c.raw {
+		return unix.Read(c.fd, p)
+	}
+	for {
 		// One read that sleeps in the kernel until the reply comes, for at most RawWait (the
 		// socket's receive timeout): no poll before it, so a round trip is two system calls.
 		n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0)
@@ -145,13 +149,11 @@ func (c *Conn) read(p []byte) (int, error) {
 		if e != syscall.EAGAIN && e != syscall.EINTR {
 			return 0, e
 		}
-	}
-	for {
-		// The receive timeout of a raw connection ends an ordinary read too: read again.
-		n, err := unix.Read(c.fd, p)
-		if err != syscall.EAGAIN {
-			return n, err
-		}
+		// RawWait has passed, or a signal came (the runtime's preemption request): yield, so
+		// that a stop of the world waiting for this goroutine goes ahead, and wait again. An
+		// ordinary blocking read here instead made the runtime's monitor thread take the P back
+		// and poll every 20 µs for a while after each statement longer than RawWait.
+		runtime.Gosched()
 	}
 }
 
