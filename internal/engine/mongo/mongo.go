@@ -23,6 +23,7 @@ package mongo
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,10 +36,12 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/server"
@@ -82,6 +85,9 @@ func init() {
 		Check:        func(extra map[string]string) error { _, err := parseConfig(extra, false); return err },
 	})
 }
+
+// testMonitor, when set (by tests), sees the commands of the engines opened after.
+var testMonitor *event.CommandMonitor
 
 // config is the engine's effective configuration.
 type config struct {
@@ -244,6 +250,19 @@ type eng struct {
 	idString bool
 	// topology is standalone, replicaset or sharded (from hello).
 	topology string
+	// insertWC is the write concern document InsertMany sends outside a transaction (nil:
+	// none). insertLean: an insert outside a transaction is sent as the session's own command
+	// (Database.RunCommand), because InsertMany would send that command and no more: false
+	// for an unacknowledged write concern (InsertMany sends it without awaiting a reply) and
+	// where InsertMany makes its write retryable (a txnNumber; retryWrites on a replica set or
+	// mongos). Within a transaction the command is the same either way.
+	insertWC   []byte
+	insertLean bool
+	// maxBatch and maxCmd are the server's limits of one insert command: documents
+	// (maxWriteBatchSize) and bytes (maxBsonObjectSize plus the 16 KiB MongoDB allows a
+	// command above it).
+	maxBatch, maxCmd int
+	retryWrites      bool
 	// last is the last serverStatus reading (ServerSample is called by one goroutine, the
 	// runner's sampler).
 	last table.ServerSample
@@ -275,6 +294,17 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if cfg.wtimeout > 0 {
 		copts.SetTimeout(cfg.wtimeout)
 	}
+	e.retryWrites = copts.RetryWrites == nil || *copts.RetryWrites
+	if wc := cfg.writeConcern(); wc.Acknowledged() {
+		_, e.insertWC, err = driver.MarshalBSONWriteConcern(wc, 0)
+		if err != nil {
+			e.CloseContext(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("mongo: write concern: %w", err)
+		}
+	}
+	if testMonitor != nil {
+		copts.SetMonitor(testMonitor)
+	}
 	e.client, err = mongo.Connect(copts)
 	if err == nil {
 		e.db = e.client.Database(cfg.database)
@@ -291,8 +321,10 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 // effective options in Info.
 func (e *eng) describe(ctx context.Context) error {
 	var hello struct {
-		SetName string `bson:"setName"`
-		Msg     string `bson:"msg"`
+		SetName           string `bson:"setName"`
+		Msg               string `bson:"msg"`
+		MaxBsonObjectSize int    `bson:"maxBsonObjectSize"`
+		MaxWriteBatchSize int    `bson:"maxWriteBatchSize"`
 	}
 	if err := e.client.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
 		return err
@@ -305,6 +337,9 @@ func (e *eng) describe(ctx context.Context) error {
 	default:
 		e.topology = "standalone"
 	}
+	// The defaults are MongoDB's since 3.6.
+	e.maxBatch, e.maxCmd = cmp.Or(hello.MaxWriteBatchSize, 100000), cmp.Or(hello.MaxBsonObjectSize, 16<<20)+16<<10
+	e.insertLean = e.insertWC != nil && (e.topology == "standalone" || !e.retryWrites)
 	var build struct {
 		Version         string `bson:"version"`
 		FerretDBVersion string `bson:"ferretdbVersion"`

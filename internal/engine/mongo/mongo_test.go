@@ -1,6 +1,7 @@
 package mongo
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/hex"
@@ -8,11 +9,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/server/ferrettest"
@@ -376,6 +380,107 @@ func BenchmarkInsertBatch100(b *testing.B) {
 		b.StartTimer()
 		if err := s.Insert(ctx, items, rows); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestInsertCommand checks that Insert sends the command InsertMany sends for the same rows
+// (its documents, ordered, the write concern; the driver's session and cluster time fields
+// aside), and that a duplicate key is still table.ErrDuplicate.
+func TestInsertCommand(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var cmds []bson.Raw
+	testMonitor = &event.CommandMonitor{Started: func(_ context.Context, ev *event.CommandStartedEvent) {
+		if ev.CommandName == "insert" {
+			mu.Lock()
+			cmds = append(cmds, append(bson.Raw(nil), ev.Command...))
+			mu.Unlock()
+		}
+	}}
+	defer func() { testMonitor = nil }()
+	for _, extra := range []map[string]string{nil, {"j": "false", "w": "majority"}} {
+		e := openManaged(t, extra)
+		if err := e.CreateTable(ctx, items, true); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := e.NewSession(ctx)
+		cmds = nil
+		rows := itemRows(1, 3)
+		if err := s.Insert(ctx, items, rows); err != nil {
+			t.Fatal(err)
+		}
+		var docs []any
+		ss := s.(*session)
+		ts, _ := e.state(items)
+		for r := 0; r < rows.N; r++ {
+			docs = append(docs, bson.Raw(ss.appendDoc(nil, ts, rows.Row(r))))
+		}
+		if _, err := e.db.Collection("items").InsertMany(ctx, docs); err == nil || !strings.Contains(err.Error(), "E11000") {
+			t.Errorf("InsertMany of the same rows again: %v, want a duplicate key error", err)
+		}
+		if len(cmds) != 2 {
+			t.Fatalf("%d insert commands seen, want 2", len(cmds))
+		}
+		// What differs between any two commands: the session and the cluster time.
+		strip := func(c bson.Raw) string {
+			var d bson.D
+			if err := bson.Unmarshal(c, &d); err != nil {
+				t.Fatal(err)
+			}
+			var keep bson.D
+			for _, el := range d {
+				if el.Key != "lsid" && el.Key != "$clusterTime" {
+					keep = append(keep, el)
+				}
+			}
+			sort.SliceStable(keep, func(i, j int) bool { return keep[i].Key < keep[j].Key })
+			b, _ := bson.MarshalExtJSON(keep, true, false)
+			return string(b)
+		}
+		if got, want := strip(cmds[0]), strip(cmds[1]); got != want {
+			t.Errorf("Insert sent    %s\nInsertMany sent %s", got, want)
+		} else {
+			t.Logf("%v: %s", extra, got)
+		}
+		if err := s.Insert(ctx, items, itemRows(3, 2)); !errors.Is(err, table.ErrDuplicate) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Insert of a duplicate key: %v, want ErrDuplicate", err)
+		}
+		if n, err := s.Count(ctx, items, -1); err != nil || n != 3 {
+			t.Errorf("Count = %d, %v; want 3 (ordered: the batch stops at the duplicate)", n, err)
+		}
+		s.Close()
+	}
+}
+
+// TestInsertManyPath checks the documents Insert hands InsertMany where it does not send its
+// own command (an unacknowledged write concern, a retryable write).
+func TestInsertManyPath(t *testing.T) {
+	ctx := context.Background()
+	e := openManaged(t, nil)
+	e.insertLean = false
+	if err := e.CreateTable(ctx, items, true); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.NewSession(ctx)
+	defer s.Close()
+	if err := s.Insert(ctx, items, itemRows(1, 12)); err != nil {
+		t.Fatal(err)
+	}
+	out := table.NewRows(4, 12)
+	if err := s.Scan(ctx, items, 0, nil, true, 100, out); err != nil || out.N != 12 {
+		t.Fatalf("Scan: %d rows, %v", out.N, err)
+	}
+	ts, _ := e.state(items)
+	ss := s.(*session)
+	want := itemRows(1, 12)
+	for r := 0; r < 12; r++ {
+		doc, err := e.db.Collection("items").FindOne(ctx, bson.D{{Key: "id", Value: int64(r + 1)}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := bson.Raw(ss.appendDoc(nil, ts, want.Row(r))); !bytes.Equal(doc, w) {
+			t.Errorf("row %d: document %s, want %s", r, doc, w)
 		}
 	}
 }
