@@ -44,12 +44,19 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/netblock"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
 // Name is the registered engine name.
 const Name = "mongo"
+
+// defaultIO is option io's default: Go's network poller. The driver starts a goroutine at
+// every read and write of a connection (its cancellation listener) and hands it a value when
+// the call returns; over a blocking socket that hand-off wakes another thread each time, which
+// cost more than the poller saves (docs/mongo.md, "The client's cost").
+const defaultIO = "netpoll"
 
 // clientKeys are the options a --server-config file may set (the client's settings).
 var clientKeys = map[string]string{
@@ -67,6 +74,7 @@ var engineOptions = func() map[string]string {
 		"dsn":           "MongoDB URI of a running server (external mode), e.g. mongodb://user:pw@host:27017/?replicaSet=rs0",
 		"server_config": "file of key=value lines setting the client options below (w, j, wtimeout_ms, read_concern, txn, id_format, database) for one target; they win over --engine-opt",
 		"server_bin":    "directory holding the rumbench-ferretdb helper (managed mode; default: beside rumbench, $RUMBENCH_FERRETDB, PATH)",
+		"io":            "how the driver's connections use their sockets: raw (blocking sockets read and written with raw system calls, unseen by the Go scheduler, each session's goroutine on its OS thread during an operation; GOMAXPROCS grows by one per session), blocking (the same through the scheduler's system calls) or netpoll (Go's network poller; default)",
 	}
 	for k, v := range clientKeys {
 		m[k] = v
@@ -100,6 +108,7 @@ type config struct {
 	readConcern                  string // "" = the server's default
 	txn                          string // auto, on, off
 	idFormat                     string // auto, native, string
+	io                           string // raw, blocking, netpoll
 }
 
 // parseConfig reads the options: --engine-opt values, then the server_config file's lines over
@@ -158,6 +167,9 @@ func parseConfig(extra map[string]string, sync bool) (config, error) {
 		return config{}, err
 	}
 	if c.idFormat, err = engine.ChoiceOption(Name, vals, "id_format", "auto", "auto", "native", "string"); err != nil {
+		return config{}, err
+	}
+	if c.io, err = engine.ChoiceOption(Name, vals, "io", defaultIO, ioModes...); err != nil {
 		return config{}, err
 	}
 	if c.w == "0" && c.j {
@@ -263,6 +275,10 @@ type eng struct {
 	// command above it).
 	maxBatch, maxCmd int
 	retryWrites      bool
+	// lock: a session's goroutine stays on its OS thread during an operation (the connections
+	// block the thread); holdsP: the thread keeps its P while it waits (raw system calls), and
+	// every open session adds one to GOMAXPROCS (netblock.HoldPs).
+	lock, holdsP bool
 	// last is the last serverStatus reading (ServerSample is called by one goroutine, the
 	// runner's sampler).
 	last table.ServerSample
@@ -301,6 +317,10 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			e.CloseContext(context.WithoutCancel(ctx))
 			return nil, fmt.Errorf("mongo: write concern: %w", err)
 		}
+	}
+	if cfg.io != "netpoll" {
+		copts.SetDialer(dialer{raw: cfg.io == "raw"})
+		e.lock, e.holdsP = true, cfg.io == "raw"
 	}
 	if testMonitor != nil {
 		copts.SetMonitor(testMonitor)
@@ -387,7 +407,7 @@ func (e *eng) describe(ctx context.Context) error {
 	}
 	e.info = table.Info{Name: Name, Family: "document", Version: version, Stores: true, Options: map[string]string{
 		"database": e.cfg.database, "w": e.cfg.w, "j": j, "wtimeout_ms": strconv.FormatInt(e.cfg.wtimeout.Milliseconds(), 10),
-		"read_concern": rc, "txn": txn, "id_format": idf,
+		"read_concern": rc, "txn": txn, "id_format": idf, "io": e.cfg.io,
 		"server.topology": e.topology, "server.storage_engine": orNotReported(status.StorageEngine.Name),
 		"server_config": e.cfg.serverConfig,
 	}}
@@ -564,6 +584,10 @@ func (e *eng) NewSession(ctx context.Context) (table.Session, error) {
 		if s.sess, err = e.client.StartSession(); err != nil {
 			return nil, fmt.Errorf("mongo: session: %w", err)
 		}
+	}
+	if e.holdsP {
+		netblock.HoldPs(1)
+		s.heldP = true
 	}
 	return s, nil
 }

@@ -12,7 +12,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -483,4 +485,78 @@ func TestInsertManyPath(t *testing.T) {
 			t.Errorf("row %d: document %s, want %s", r, doc, w)
 		}
 	}
+}
+
+// TestIOModes runs the operations over each io mode's connections, and checks that a read
+// waiting for a stopped server (SIGSTOP) ends promptly when its context is cancelled (the
+// driver closes the connection, which interrupts a blocking socket's read) and that the
+// session works again once the server runs.
+func TestIOModes(t *testing.T) {
+	ctx := context.Background()
+	for _, io := range ioModes {
+		t.Run(io, func(t *testing.T) {
+			e := openManaged(t, map[string]string{"io": io})
+			if got := e.Info().Options["io"]; got != io {
+				t.Errorf("Info io = %q", got)
+			}
+			if err := e.CreateTable(ctx, items, true); err != nil {
+				t.Fatal(err)
+			}
+			s, _ := e.NewSession(ctx)
+			defer s.Close()
+			if err := s.Insert(ctx, items, itemRows(1, 300)); err != nil {
+				t.Fatal(err)
+			}
+			out := table.NewRows(4, 10)
+			if err := s.Get(ctx, items, []int64{5, 7}, []int{0, 1, 2, 3}, out); err != nil || out.N != 2 {
+				t.Fatalf("Get: %d rows, %v", out.N, err)
+			}
+			if n, err := s.Count(ctx, items, 0); err != nil || n != 300 {
+				t.Fatalf("Count = %d, %v", n, err)
+			}
+			stopServer(t, e.srv.Pid())
+			cctx, cancel := context.WithCancel(ctx)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			out.Reset(4)
+			err := s.Get(cctx, items, []int64{9}, []int{0}, out)
+			took := time.Since(start)
+			syscall.Kill(e.srv.Pid(), syscall.SIGCONT)
+			if err == nil || !errors.Is(err, context.Canceled) || took > 2*time.Second {
+				t.Errorf("Get on a stopped server, cancelled after 200 ms: %v after %v, want context.Canceled within 2 s", err, took)
+			}
+			out.Reset(4)
+			if err := s.Get(ctx, items, []int64{9}, []int{0}, out); err != nil || out.N != 1 {
+				t.Errorf("Get after the server continued: %d rows, %v", out.N, err)
+			}
+			// A deadline (the driver's read deadline, kept by a timer over a blocking socket).
+			stopServer(t, e.srv.Pid())
+			dctx, dcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			start = time.Now()
+			err = s.Get(dctx, items, []int64{9}, []int{0}, out)
+			took = time.Since(start)
+			dcancel()
+			syscall.Kill(e.srv.Pid(), syscall.SIGCONT)
+			if err == nil || !errors.Is(err, context.DeadlineExceeded) || took > 2*time.Second {
+				t.Errorf("Get on a stopped server with a 200 ms deadline: %v after %v, want context.DeadlineExceeded within 2 s", err, took)
+			}
+		})
+	}
+}
+
+// stopServer stops process pid (SIGSTOP) and waits until it is stopped.
+func stopServer(t *testing.T, pid int) {
+	t.Helper()
+	syscall.Kill(pid, syscall.SIGSTOP)
+	for i := 0; i < 1000; i++ {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "T" {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("process %d did not stop", pid)
 }

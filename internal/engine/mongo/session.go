@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/rumbench/rumbench/internal/netblock"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -20,6 +22,8 @@ type session struct {
 	sess *mongo.Session // nil in the per-statement mode
 	// open: Begin was called (in both modes); inTxn: a server transaction is running.
 	open, inTxn bool
+	// heldP: the session counts in netblock.HoldPs until it closes.
+	heldP bool
 
 	// Buffers of one command: filter, projection, update or sort, document, key encoding, a
 	// whole insert command.
@@ -125,6 +129,8 @@ func (s *session) Begin(ctx context.Context) error {
 
 // Commit implements table.Session.
 func (s *session) Commit(ctx context.Context) error {
+	s.pin()
+	defer s.unpin()
 	if !s.open {
 		return errors.New("mongo: commit without a transaction")
 	}
@@ -161,7 +167,25 @@ func (s *session) Close() error {
 		s.abort(context.Background())
 		s.sess.EndSession(context.Background())
 	}
+	if s.heldP {
+		netblock.HoldPs(-1)
+		s.heldP = false
+	}
 	return nil
+}
+
+// pin keeps the goroutine on its OS thread for an operation when the connections block the
+// thread (io raw or blocking); unpin ends it.
+func (s *session) pin() {
+	if s.e.lock {
+		runtime.LockOSThread()
+	}
+}
+
+func (s *session) unpin() {
+	if s.e.lock {
+		runtime.UnlockOSThread()
+	}
 }
 
 // appendID appends the _id element (under key) of the primary key pk, followed by suffix for
@@ -273,6 +297,8 @@ func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) 
 	if rows.N == 0 {
 		return nil
 	}
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return err
@@ -353,6 +379,8 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	if len(pks) == 0 {
 		return nil
 	}
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return err
@@ -424,6 +452,8 @@ func (s *session) appendTupleFrom(dst []byte, ts *tstate, cols []int, vals []tab
 // Scan implements table.Session: a find on the index's fields from start, sorted by the index
 // (its columns, then _id), hinted to it, covering (the index's columns only).
 func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []table.Value, inclusive bool, limit int, out *table.Rows) error {
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return err
@@ -458,6 +488,8 @@ var emptyDoc = bson.Raw{5, 0, 0, 0, 0}
 // Count implements table.Session: countDocuments of the collection, hinted to the index when
 // one is named (every document has one entry in every index).
 func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, error) {
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return 0, err
@@ -476,6 +508,8 @@ func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, 
 // it finds the key of the row that is the (n-deleted)-th after the range (a find sorted by _id
 // with skip) and deletes the range up to it.
 func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64, n int) (int, error) {
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return 0, err
