@@ -560,3 +560,29 @@ func stopServer(t *testing.T, pid int) {
 	}
 	t.Fatalf("process %d did not stop", pid)
 }
+
+// BenchmarkRoundTrip measures the driver's cost of one command round trip (RunCommand of
+// {ping: 1}) as the client's CPU time per operation (cpu-us/op): the floor under every
+// operation's client cost.
+func BenchmarkRoundTrip(b *testing.B) {
+	ctx := context.Background()
+	for _, io := range ioModes {
+		b.Run(io, func(b *testing.B) {
+			e := openManaged(b, map[string]string{"io": io})
+			ping := bson.Raw(sortDoc("ping", 1))
+			var r0, r1 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := e.db.RunCommand(ctx, ping).Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+			cpu := time.Duration(r1.Utime.Nano() - r0.Utime.Nano() + r1.Stime.Nano() - r0.Stime.Nano())
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/op")
+		})
+	}
+}
