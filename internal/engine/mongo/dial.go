@@ -43,6 +43,7 @@ type deadlineConn struct {
 	*netblock.Conn
 	mu      sync.Mutex
 	timer   *time.Timer // nil until the first future deadline
+	closed  bool        // under mu: a timer that fires late must not touch the closed socket
 	expired atomic.Bool
 }
 
@@ -59,7 +60,7 @@ func (c *deadlineConn) SetDeadline(t time.Time) error {
 	}
 	d := time.Until(t)
 	if d <= 0 {
-		c.expire()
+		c.expireLocked()
 		return nil
 	}
 	if c.timer == nil {
@@ -77,7 +78,17 @@ func (c *deadlineConn) SetReadDeadline(t time.Time) error { return c.SetDeadline
 // SetWriteDeadline is SetDeadline.
 func (c *deadlineConn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
 
+// expire runs when the deadline's timer fires.
 func (c *deadlineConn) expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.expireLocked()
+}
+
+func (c *deadlineConn) expireLocked() {
+	if c.closed {
+		return
+	}
 	c.expired.Store(true)
 	c.Interrupt()
 }
@@ -105,9 +116,10 @@ func (c *deadlineConn) timeout(op string, err error) error {
 // Close stops the deadline's timer and closes the connection.
 func (c *deadlineConn) Close() error {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.timer != nil {
 		c.timer.Stop()
 	}
-	c.mu.Unlock()
+	c.closed = true
 	return c.Conn.Close()
 }
