@@ -20,6 +20,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -212,3 +213,25 @@ func (c *Conn) SetReadDeadline(t time.Time) error { return c.SetDeadline(t) }
 
 // SetWriteDeadline is SetDeadline.
 func (c *Conn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
+
+// held counts the holders of a P (raw connections' sessions) across the process; procsBase is
+// GOMAXPROCS before the first of them.
+var (
+	heldMu    sync.Mutex
+	held      int
+	procsBase int
+)
+
+// HoldPs adds d (1 when a session that reads a raw connection opens, -1 when it closes) to the
+// process's sessions whose threads keep their P while they wait in the kernel, and sets
+// GOMAXPROCS to its value before the first of them plus their number, so that the process's
+// other goroutines keep the Ps they had. Every engine of the process counts in the same total.
+func HoldPs(d int) {
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	if held == 0 {
+		procsBase = runtime.GOMAXPROCS(0)
+	}
+	held += d
+	runtime.GOMAXPROCS(procsBase + held)
+}

@@ -260,6 +260,8 @@ func appendUpdate(dst []byte, ts *tstate, st *table.Stmt, vals []table.Value) []
 
 // Exec implements table.Session; see docs/mongo.md for each statement form's command.
 func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, out *table.Rows) (int64, error) {
+	s.pin()
+	defer s.unpin()
 	p := s.plans[st]
 	if p == nil {
 		var err error

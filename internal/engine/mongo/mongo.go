@@ -23,6 +23,7 @@ package mongo
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,18 +36,27 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/netblock"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
 // Name is the registered engine name.
 const Name = "mongo"
+
+// defaultIO is option io's default: Go's network poller. The driver starts a goroutine at
+// every read and write of a connection (its cancellation listener) and hands it a value when
+// the call returns; over a blocking socket that hand-off wakes another thread each time, which
+// cost more than the poller saves (docs/mongo.md, "The client's cost").
+const defaultIO = "netpoll"
 
 // clientKeys are the options a --server-config file may set (the client's settings).
 var clientKeys = map[string]string{
@@ -64,6 +74,7 @@ var engineOptions = func() map[string]string {
 		"dsn":           "MongoDB URI of a running server (external mode), e.g. mongodb://user:pw@host:27017/?replicaSet=rs0",
 		"server_config": "file of key=value lines setting the client options below (w, j, wtimeout_ms, read_concern, txn, id_format, database) for one target; they win over --engine-opt",
 		"server_bin":    "directory holding the rumbench-ferretdb helper (managed mode; default: beside rumbench, $RUMBENCH_FERRETDB, PATH)",
+		"io":            "how the driver's connections use their sockets: raw (blocking sockets read and written with raw system calls, unseen by the Go scheduler, each session's goroutine on its OS thread during an operation; GOMAXPROCS grows by one per session), blocking (the same through the scheduler's system calls) or netpoll (Go's network poller; default)",
 	}
 	for k, v := range clientKeys {
 		m[k] = v
@@ -83,6 +94,9 @@ func init() {
 	})
 }
 
+// testMonitor, when set (by tests), sees the commands of the engines opened after.
+var testMonitor *event.CommandMonitor
+
 // config is the engine's effective configuration.
 type config struct {
 	dsn, serverBin, serverConfig string
@@ -94,6 +108,7 @@ type config struct {
 	readConcern                  string // "" = the server's default
 	txn                          string // auto, on, off
 	idFormat                     string // auto, native, string
+	io                           string // raw, blocking, netpoll
 }
 
 // parseConfig reads the options: --engine-opt values, then the server_config file's lines over
@@ -152,6 +167,9 @@ func parseConfig(extra map[string]string, sync bool) (config, error) {
 		return config{}, err
 	}
 	if c.idFormat, err = engine.ChoiceOption(Name, vals, "id_format", "auto", "auto", "native", "string"); err != nil {
+		return config{}, err
+	}
+	if c.io, err = engine.ChoiceOption(Name, vals, "io", defaultIO, ioModes...); err != nil {
 		return config{}, err
 	}
 	if c.w == "0" && c.j {
@@ -244,6 +262,23 @@ type eng struct {
 	idString bool
 	// topology is standalone, replicaset or sharded (from hello).
 	topology string
+	// insertWC is the write concern document InsertMany sends outside a transaction (nil:
+	// none). insertLean: an insert outside a transaction is sent as the session's own command
+	// (Database.RunCommand), because InsertMany would send that command and no more: false
+	// for an unacknowledged write concern (InsertMany sends it without awaiting a reply) and
+	// where InsertMany makes its write retryable (a txnNumber; retryWrites on a replica set or
+	// mongos). Within a transaction the command is the same either way.
+	insertWC   []byte
+	insertLean bool
+	// maxBatch and maxCmd are the server's limits of one insert command: documents
+	// (maxWriteBatchSize) and bytes (maxBsonObjectSize plus the 16 KiB MongoDB allows a
+	// command above it).
+	maxBatch, maxCmd int
+	retryWrites      bool
+	// lock: a session's goroutine stays on its OS thread during an operation (the connections
+	// block the thread); holdsP: the thread keeps its P while it waits (raw system calls), and
+	// every open session adds one to GOMAXPROCS (netblock.HoldPs).
+	lock, holdsP bool
 	// last is the last serverStatus reading (ServerSample is called by one goroutine, the
 	// runner's sampler).
 	last table.ServerSample
@@ -275,6 +310,21 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if cfg.wtimeout > 0 {
 		copts.SetTimeout(cfg.wtimeout)
 	}
+	e.retryWrites = copts.RetryWrites == nil || *copts.RetryWrites
+	if wc := cfg.writeConcern(); wc.Acknowledged() {
+		_, e.insertWC, err = driver.MarshalBSONWriteConcern(wc, 0)
+		if err != nil {
+			e.CloseContext(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("mongo: write concern: %w", err)
+		}
+	}
+	if cfg.io != "netpoll" {
+		copts.SetDialer(dialer{raw: cfg.io == "raw"})
+		e.lock, e.holdsP = true, cfg.io == "raw"
+	}
+	if testMonitor != nil {
+		copts.SetMonitor(testMonitor)
+	}
 	e.client, err = mongo.Connect(copts)
 	if err == nil {
 		e.db = e.client.Database(cfg.database)
@@ -291,8 +341,10 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 // effective options in Info.
 func (e *eng) describe(ctx context.Context) error {
 	var hello struct {
-		SetName string `bson:"setName"`
-		Msg     string `bson:"msg"`
+		SetName           string `bson:"setName"`
+		Msg               string `bson:"msg"`
+		MaxBsonObjectSize int    `bson:"maxBsonObjectSize"`
+		MaxWriteBatchSize int    `bson:"maxWriteBatchSize"`
 	}
 	if err := e.client.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
 		return err
@@ -305,6 +357,9 @@ func (e *eng) describe(ctx context.Context) error {
 	default:
 		e.topology = "standalone"
 	}
+	// The defaults are MongoDB's since 3.6.
+	e.maxBatch, e.maxCmd = cmp.Or(hello.MaxWriteBatchSize, 100000), cmp.Or(hello.MaxBsonObjectSize, 16<<20)+16<<10
+	e.insertLean = e.insertWC != nil && (e.topology == "standalone" || !e.retryWrites)
 	var build struct {
 		Version         string `bson:"version"`
 		FerretDBVersion string `bson:"ferretdbVersion"`
@@ -352,7 +407,7 @@ func (e *eng) describe(ctx context.Context) error {
 	}
 	e.info = table.Info{Name: Name, Family: "document", Version: version, Stores: true, Options: map[string]string{
 		"database": e.cfg.database, "w": e.cfg.w, "j": j, "wtimeout_ms": strconv.FormatInt(e.cfg.wtimeout.Milliseconds(), 10),
-		"read_concern": rc, "txn": txn, "id_format": idf,
+		"read_concern": rc, "txn": txn, "id_format": idf, "io": e.cfg.io,
 		"server.topology": e.topology, "server.storage_engine": orNotReported(status.StorageEngine.Name),
 		"server_config": e.cfg.serverConfig,
 	}}
@@ -529,6 +584,10 @@ func (e *eng) NewSession(ctx context.Context) (table.Session, error) {
 		if s.sess, err = e.client.StartSession(); err != nil {
 			return nil, fmt.Errorf("mongo: session: %w", err)
 		}
+	}
+	if e.holdsP {
+		netblock.HoldPs(1)
+		s.heldP = true
 	}
 	return s, nil
 }

@@ -1,6 +1,7 @@
 package mongo
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/hex"
@@ -8,11 +9,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/server/ferrettest"
@@ -377,5 +383,206 @@ func BenchmarkInsertBatch100(b *testing.B) {
 		if err := s.Insert(ctx, items, rows); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestInsertCommand checks that Insert sends the command InsertMany sends for the same rows
+// (its documents, ordered, the write concern; the driver's session and cluster time fields
+// aside), and that a duplicate key is still table.ErrDuplicate.
+func TestInsertCommand(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var cmds []bson.Raw
+	testMonitor = &event.CommandMonitor{Started: func(_ context.Context, ev *event.CommandStartedEvent) {
+		if ev.CommandName == "insert" {
+			mu.Lock()
+			cmds = append(cmds, append(bson.Raw(nil), ev.Command...))
+			mu.Unlock()
+		}
+	}}
+	defer func() { testMonitor = nil }()
+	for _, extra := range []map[string]string{nil, {"j": "false", "w": "majority"}} {
+		e := openManaged(t, extra)
+		if err := e.CreateTable(ctx, items, true); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := e.NewSession(ctx)
+		cmds = nil
+		rows := itemRows(1, 3)
+		if err := s.Insert(ctx, items, rows); err != nil {
+			t.Fatal(err)
+		}
+		var docs []any
+		ss := s.(*session)
+		ts, _ := e.state(items)
+		for r := 0; r < rows.N; r++ {
+			docs = append(docs, bson.Raw(ss.appendDoc(nil, ts, rows.Row(r))))
+		}
+		if _, err := e.db.Collection("items").InsertMany(ctx, docs); err == nil || !strings.Contains(err.Error(), "E11000") {
+			t.Errorf("InsertMany of the same rows again: %v, want a duplicate key error", err)
+		}
+		if len(cmds) != 2 {
+			t.Fatalf("%d insert commands seen, want 2", len(cmds))
+		}
+		// What differs between any two commands: the session and the cluster time.
+		strip := func(c bson.Raw) string {
+			var d bson.D
+			if err := bson.Unmarshal(c, &d); err != nil {
+				t.Fatal(err)
+			}
+			var keep bson.D
+			for _, el := range d {
+				if el.Key != "lsid" && el.Key != "$clusterTime" {
+					keep = append(keep, el)
+				}
+			}
+			sort.SliceStable(keep, func(i, j int) bool { return keep[i].Key < keep[j].Key })
+			b, _ := bson.MarshalExtJSON(keep, true, false)
+			return string(b)
+		}
+		if got, want := strip(cmds[0]), strip(cmds[1]); got != want {
+			t.Errorf("Insert sent    %s\nInsertMany sent %s", got, want)
+		} else {
+			t.Logf("%v: %s", extra, got)
+		}
+		if err := s.Insert(ctx, items, itemRows(3, 2)); !errors.Is(err, table.ErrDuplicate) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Insert of a duplicate key: %v, want ErrDuplicate", err)
+		}
+		if n, err := s.Count(ctx, items, -1); err != nil || n != 3 {
+			t.Errorf("Count = %d, %v; want 3 (ordered: the batch stops at the duplicate)", n, err)
+		}
+		s.Close()
+	}
+}
+
+// TestInsertManyPath checks the documents Insert hands InsertMany where it does not send its
+// own command (an unacknowledged write concern, a retryable write).
+func TestInsertManyPath(t *testing.T) {
+	ctx := context.Background()
+	e := openManaged(t, nil)
+	e.insertLean = false
+	if err := e.CreateTable(ctx, items, true); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.NewSession(ctx)
+	defer s.Close()
+	if err := s.Insert(ctx, items, itemRows(1, 12)); err != nil {
+		t.Fatal(err)
+	}
+	out := table.NewRows(4, 12)
+	if err := s.Scan(ctx, items, 0, nil, true, 100, out); err != nil || out.N != 12 {
+		t.Fatalf("Scan: %d rows, %v", out.N, err)
+	}
+	ts, _ := e.state(items)
+	ss := s.(*session)
+	want := itemRows(1, 12)
+	for r := 0; r < 12; r++ {
+		doc, err := e.db.Collection("items").FindOne(ctx, bson.D{{Key: "id", Value: int64(r + 1)}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := bson.Raw(ss.appendDoc(nil, ts, want.Row(r))); !bytes.Equal(doc, w) {
+			t.Errorf("row %d: document %s, want %s", r, doc, w)
+		}
+	}
+}
+
+// TestIOModes runs the operations over each io mode's connections, and checks that a read
+// waiting for a stopped server (SIGSTOP) ends promptly when its context is cancelled (the
+// driver closes the connection, which interrupts a blocking socket's read) and that the
+// session works again once the server runs.
+func TestIOModes(t *testing.T) {
+	ctx := context.Background()
+	for _, io := range ioModes {
+		t.Run(io, func(t *testing.T) {
+			e := openManaged(t, map[string]string{"io": io})
+			if got := e.Info().Options["io"]; got != io {
+				t.Errorf("Info io = %q", got)
+			}
+			if err := e.CreateTable(ctx, items, true); err != nil {
+				t.Fatal(err)
+			}
+			s, _ := e.NewSession(ctx)
+			defer s.Close()
+			if err := s.Insert(ctx, items, itemRows(1, 300)); err != nil {
+				t.Fatal(err)
+			}
+			out := table.NewRows(4, 10)
+			if err := s.Get(ctx, items, []int64{5, 7}, []int{0, 1, 2, 3}, out); err != nil || out.N != 2 {
+				t.Fatalf("Get: %d rows, %v", out.N, err)
+			}
+			if n, err := s.Count(ctx, items, 0); err != nil || n != 300 {
+				t.Fatalf("Count = %d, %v", n, err)
+			}
+			stopServer(t, e.srv.Pid())
+			cctx, cancel := context.WithCancel(ctx)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			out.Reset(4)
+			err := s.Get(cctx, items, []int64{9}, []int{0}, out)
+			took := time.Since(start)
+			syscall.Kill(e.srv.Pid(), syscall.SIGCONT)
+			if err == nil || !errors.Is(err, context.Canceled) || took > 2*time.Second {
+				t.Errorf("Get on a stopped server, cancelled after 200 ms: %v after %v, want context.Canceled within 2 s", err, took)
+			}
+			out.Reset(4)
+			if err := s.Get(ctx, items, []int64{9}, []int{0}, out); err != nil || out.N != 1 {
+				t.Errorf("Get after the server continued: %d rows, %v", out.N, err)
+			}
+			// A deadline (the driver's read deadline, kept by a timer over a blocking socket).
+			stopServer(t, e.srv.Pid())
+			dctx, dcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			start = time.Now()
+			err = s.Get(dctx, items, []int64{9}, []int{0}, out)
+			took = time.Since(start)
+			dcancel()
+			syscall.Kill(e.srv.Pid(), syscall.SIGCONT)
+			if err == nil || !errors.Is(err, context.DeadlineExceeded) || took > 2*time.Second {
+				t.Errorf("Get on a stopped server with a 200 ms deadline: %v after %v, want context.DeadlineExceeded within 2 s", err, took)
+			}
+		})
+	}
+}
+
+// stopServer stops process pid (SIGSTOP) and waits until it is stopped.
+func stopServer(t *testing.T, pid int) {
+	t.Helper()
+	syscall.Kill(pid, syscall.SIGSTOP)
+	for i := 0; i < 1000; i++ {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "T" {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("process %d did not stop", pid)
+}
+
+// BenchmarkRoundTrip measures the driver's cost of one command round trip (RunCommand of
+// {ping: 1}) as the client's CPU time per operation (cpu-us/op): the floor under every
+// operation's client cost.
+func BenchmarkRoundTrip(b *testing.B) {
+	ctx := context.Background()
+	for _, io := range ioModes {
+		b.Run(io, func(b *testing.B) {
+			e := openManaged(b, map[string]string{"io": io})
+			ping := bson.Raw(sortDoc("ping", 1))
+			var r0, r1 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := e.db.RunCommand(ctx, ping).Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+			cpu := time.Duration(r1.Utime.Nano() - r0.Utime.Nano() + r1.Stime.Nano() - r0.Stime.Nano())
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/op")
+		})
 	}
 }

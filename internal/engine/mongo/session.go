@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/rumbench/rumbench/internal/netblock"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -20,11 +22,18 @@ type session struct {
 	sess *mongo.Session // nil in the per-statement mode
 	// open: Begin was called (in both modes); inTxn: a server transaction is running.
 	open, inTxn bool
+	// heldP: the session counts in netblock.HoldPs until it closes.
+	heldP bool
 
-	// Buffers of one command: filter, projection, update or sort, documents, key encoding.
-	fbuf, pbuf, ubuf, dbuf, enc []byte
-	offs                        []int
-	docs                        []bson.Raw
+	// Buffers of one command: filter, projection, update or sort, document, key encoding, a
+	// whole insert command.
+	fbuf, pbuf, ubuf, dbuf, enc, cbuf []byte
+	// offs are the offsets of the insert command's documents in cbuf; cmdStart is the offset of
+	// the command's length, cmdDocsEnd the end of its documents array.
+	offs       []int
+	cmdStart   int32
+	cmdDocsEnd int
+	docs       []bson.Raw
 	// pos[c] is column c's position in the row being read, -1 when not read.
 	pos []int
 	// keyVals are a statement's key values in key order; row a key or row being built; lo a
@@ -120,6 +129,8 @@ func (s *session) Begin(ctx context.Context) error {
 
 // Commit implements table.Session.
 func (s *session) Commit(ctx context.Context) error {
+	s.pin()
+	defer s.unpin()
 	if !s.open {
 		return errors.New("mongo: commit without a transaction")
 	}
@@ -156,7 +167,25 @@ func (s *session) Close() error {
 		s.abort(context.Background())
 		s.sess.EndSession(context.Background())
 	}
+	if s.heldP {
+		netblock.HoldPs(-1)
+		s.heldP = false
+	}
 	return nil
+}
+
+// pin keeps the goroutine on its OS thread for an operation when the connections block the
+// thread (io raw or blocking); unpin ends it.
+func (s *session) pin() {
+	if s.e.lock {
+		runtime.LockOSThread()
+	}
+}
+
+func (s *session) unpin() {
+	if s.e.lock {
+		runtime.UnlockOSThread()
+	}
 }
 
 // appendID appends the _id element (under key) of the primary key pk, followed by suffix for
@@ -259,39 +288,90 @@ func (s *session) readAll(ctx context.Context, ts *tstate, cur *mongo.Cursor, co
 	return n, cur.Err()
 }
 
-// Insert implements table.Session: one InsertMany of the rows (ordered), in one transaction
-// when transactions are used.
+// Insert implements table.Session: one insert command of the rows (ordered), in one
+// transaction when transactions are used. The command is built whole in a buffer the session
+// reuses, the documents array appended from the rows, and run with RunCommand (see insertCmd);
+// where InsertMany would send more than that command (see eng.insertLean), or the rows exceed
+// the server's limits of one command, the same documents go through InsertMany.
 func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) error {
 	if rows.N == 0 {
 		return nil
 	}
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return err
 	}
-	s.dbuf, s.offs = s.dbuf[:0], s.offs[:0]
+	// {insert: <collection>, documents: [<rows>] (the tail is added by insertCmd).
+	i, b := docStart(s.cbuf[:0])
+	b = bsoncore.AppendStringElement(b, "insert", t.Name)
+	var arr int32
+	arr, b = subStart(b, "documents", true)
+	s.offs = s.offs[:0]
 	auto := t.Columns[0].AutoIncrement
 	var top int64
 	for r := 0; r < rows.N; r++ {
 		row := rows.Row(r)
-		s.offs = append(s.offs, len(s.dbuf))
-		s.dbuf = s.appendDoc(s.dbuf, ts, row)
+		b = bsoncore.AppendHeader(b, bsoncore.TypeEmbeddedDocument, arrayKey(r))
+		s.offs = append(s.offs, len(b))
+		b = s.appendDoc(b, ts, row)
 		if auto {
 			top = max(top, row[0].I)
 		}
 	}
-	s.offs = append(s.offs, len(s.dbuf))
-	s.docs = s.docs[:0]
-	for r := 0; r < rows.N; r++ {
-		s.docs = append(s.docs, bson.Raw(s.dbuf[s.offs[r]:s.offs[r+1]]))
-	}
+	s.offs = append(s.offs, len(b))
+	b = docEnd(b, arr)
+	s.cbuf, s.cmdStart, s.cmdDocsEnd = b, i, len(b)
 	if auto {
 		ts.observe(top)
 	}
+	lean := rows.N <= s.e.maxBatch && len(b)+len(s.e.insertWC)+32 <= s.e.maxCmd
 	return s.own(ctx, func(ctx context.Context) error {
+		if lean && (s.inTxn || s.e.insertLean) {
+			return s.insertCmd(ctx, rows.N)
+		}
+		s.docs = s.docs[:0]
+		for r := 0; r < rows.N; r++ {
+			// Each document ends where the next array element's header starts.
+			end := s.offs[r+1]
+			if r+1 < rows.N {
+				end -= 2 + len(arrayKey(r+1))
+			}
+			s.docs = append(s.docs, bson.Raw(s.cbuf[s.offs[r]:end]))
+		}
 		_, err := ts.coll.InsertMany(s.octx(ctx), s.docs)
 		return s.fail(ctx, err)
 	})
+}
+
+// insertCmd completes the insert command Insert built in s.cbuf, as InsertMany sends it (its
+// documents array in the command instead of a document sequence of the message): ordered:
+// true and, outside a transaction, the client's write concern; the driver adds the session's
+// fields (lsid; within a transaction txnNumber, autocommit, startTransaction and the
+// transaction's read concern), $clusterTime and $db to every command alike. The reply is
+// checked as InsertMany's: an error for ok: 0, a WriteException for writeErrors or a
+// writeConcernError (RunCommand converts both), and n must be the number of documents.
+func (s *session) insertCmd(ctx context.Context, n int) error {
+	b := bsoncore.AppendBooleanElement(s.cbuf[:s.cmdDocsEnd], "ordered", true)
+	if !s.inTxn && s.e.insertWC != nil {
+		b = bsoncore.AppendDocumentElement(b, "writeConcern", s.e.insertWC)
+	}
+	s.cbuf = docEnd(b, s.cmdStart)
+	res := s.e.db.RunCommand(s.octx(ctx), bson.Raw(s.cbuf))
+	if err := res.Err(); err != nil {
+		return s.fail(ctx, err)
+	}
+	reply, err := res.Raw()
+	if err != nil {
+		return s.fail(ctx, err)
+	}
+	v, err := bsoncore.Document(reply).LookupErr("n")
+	got, ok := v.AsInt64OK()
+	if err != nil || !ok || got != int64(n) {
+		return fmt.Errorf("mongo: insert of %d documents: the server's reply %s does not count them (n)", n, reply)
+	}
+	return nil
 }
 
 // Get implements table.Session: a find by _id (one key) or _id $in (several).
@@ -299,6 +379,8 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	if len(pks) == 0 {
 		return nil
 	}
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return err
@@ -370,6 +452,8 @@ func (s *session) appendTupleFrom(dst []byte, ts *tstate, cols []int, vals []tab
 // Scan implements table.Session: a find on the index's fields from start, sorted by the index
 // (its columns, then _id), hinted to it, covering (the index's columns only).
 func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []table.Value, inclusive bool, limit int, out *table.Rows) error {
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return err
@@ -404,6 +488,8 @@ var emptyDoc = bson.Raw{5, 0, 0, 0, 0}
 // Count implements table.Session: countDocuments of the collection, hinted to the index when
 // one is named (every document has one entry in every index).
 func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, error) {
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return 0, err
@@ -422,6 +508,8 @@ func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, 
 // it finds the key of the row that is the (n-deleted)-th after the range (a find sorted by _id
 // with skip) and deletes the range up to it.
 func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64, n int) (int, error) {
+	s.pin()
+	defer s.unpin()
 	ts, err := s.e.state(t)
 	if err != nil {
 		return 0, err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/rumbench/rumbench/internal/engine"
@@ -148,29 +147,9 @@ func (e *Engine) newNativeSession(ctx context.Context) (table.Session, error) {
 		s.textInsert, s.texts = true, map[stmtKey]string{}
 	}
 	if s.holdsP {
-		heldPs(1)
+		netblock.HoldPs(1)
 	}
 	return s, nil
-}
-
-// held counts the open sessions whose threads keep their P while they wait in the kernel;
-// procsBase is GOMAXPROCS before the first of them opened.
-var (
-	heldMu    sync.Mutex
-	held      int
-	procsBase int
-)
-
-// heldPs adds d to the sessions that hold a P while they wait, and sets GOMAXPROCS to its value
-// before them plus their number, so that the process's other goroutines keep the Ps they had.
-func heldPs(d int) {
-	heldMu.Lock()
-	defer heldMu.Unlock()
-	if held == 0 {
-		procsBase = runtime.GOMAXPROCS(0)
-	}
-	held += d
-	runtime.GOMAXPROCS(procsBase + held)
 }
 
 // enter starts a statement: it watches ctx (registered once per context) and locks the thread

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rumbench/rumbench/internal/netblock"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -293,7 +294,7 @@ func (s *nativeSession) Close() error {
 		s.stop()
 	}
 	if s.holdsP {
-		heldPs(-1)
+		netblock.HoldPs(-1)
 	}
 	err := s.conn.Close()
 	if s.interrupted.Load() {
