@@ -19,37 +19,24 @@ import (
 )
 
 // The statements of the client-path benchmark, as the reference runs them: sysbench's point
-// query and the insert benchmark's 100-row INSERT into pi1 (sqlfam's insertSQL for the table of
-// insert's newTable).
+// query and the insert benchmark's 100-row INSERT into pi1 (sqlfam.InsertSQL for the table of
+// insert.NewTable).
 const (
 	pointSQL   = "SELECT c FROM sbtest1 WHERE id=?"
 	sbRows     = 10_000
 	insertRows = 100
 )
 
-// piTable is the insert benchmark's table (insert.newTable(0)), without its secondary indexes
+// piTable is the insert benchmark's table (insert.NewTable(0)), without its secondary indexes
 // as l.i0 loads it.
 func piTable() *table.Table {
-	return &table.Table{Name: "pi1", Columns: []table.Column{
-		{Name: "transactionid", Type: table.Int64, NotNull: true},
-		{Name: "dateandtime", Type: table.Timestamp},
-		{Name: "cashregisterid", Type: table.Int32, NotNull: true},
-		{Name: "customerid", Type: table.Int32, NotNull: true},
-		{Name: "productid", Type: table.Int32, NotNull: true},
-		{Name: "price", Type: table.Int32, NotNull: true},
-		{Name: "data", Type: table.Bytes, MaxLen: 4000, Text: true},
-	}}
+	t := insert.NewTable(0)
+	t.Indexes = nil
+	return t
 }
 
-// multiInsertSQL is sqlfam's insertSQL for MySQL: a multi-row INSERT of n rows of t.
-func multiInsertSQL(t *table.Table, n int) string {
-	all := make([]int, len(t.Columns))
-	for i := range all {
-		all[i] = i
-	}
-	row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(t.Columns)), ",") + ")"
-	return "INSERT INTO " + t.Name + " (" + sqlfam.ColumnList(t, all) + ") VALUES " + strings.TrimSuffix(strings.Repeat(row+",", n), ",")
-}
+// multiInsertSQL is the multi-row INSERT of n rows of t that the mysql engine sends.
+func multiInsertSQL(t *table.Table, n int) string { return sqlfam.InsertSQL(dialect{}, t, n) }
 
 // clientPath is one way of running a statement: open connects, run runs text with args.
 type clientPath struct {

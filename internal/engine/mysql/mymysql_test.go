@@ -163,29 +163,12 @@ func (c *mmConn) read(res mm.Result, row *mm.Row, cols []sqlfam.ColKind, out *ta
 	}
 }
 
+// mmCell reads one mymysql value as the native session's cell does (mymysql also returns int32).
 func mmCell(dst *table.Value, v any, k sqlfam.ColKind, out *table.Rows) error {
-	switch v := v.(type) {
-	case nil:
-	case int64:
-		dst.I = v
-	case int32:
-		dst.I = int64(v)
-	case time.Time:
-		dst.I = v.Unix()
-	case []byte:
-		if k == sqlfam.ColBytes {
-			dst.B = out.CopyBytes(v)
-			return nil
-		}
-		x, err := sqlfam.ParseInt(v)
-		if err != nil {
-			return err
-		}
-		dst.I = x
-	default:
-		return fmt.Errorf("a result value of type %T", v)
+	if x, ok := v.(int32); ok {
+		v = int64(x)
 	}
-	return nil
+	return cell(dst, v, k, out)
 }
 
 // Interrupt implements sqlfam.Conn.

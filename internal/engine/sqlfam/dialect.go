@@ -125,8 +125,9 @@ func ColumnList(t *table.Table, cols []int) string {
 	return strings.Join(names, ",")
 }
 
-// insertSQL returns a multi-row INSERT of n rows with every column.
-func insertSQL(d Dialect, t *table.Table, n int) string {
+// InsertSQL returns the multi-row INSERT of n rows of t with every column, in d's placeholders:
+// the statement every SQL engine loads rows with.
+func InsertSQL(d Dialect, t *table.Table, n int) string {
 	var b strings.Builder
 	all := make([]int, len(t.Columns))
 	for i := range all {

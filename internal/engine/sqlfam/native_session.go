@@ -54,12 +54,12 @@ func (s *nativeSession) insertChunk(ctx context.Context, t *table.Table, rows *t
 	var text string
 	if s.textInsert {
 		if text = s.texts[k]; text == "" {
-			text = insertSQL(s.e.d, t, n)
+			text = InsertSQL(s.e.d, t, n)
 			s.texts[k] = text
 		}
 	} else {
 		var err error
-		if st, err = s.stmt(ctx, k, func() string { return insertSQL(s.e.d, t, n) }); err != nil {
+		if st, err = s.stmt(ctx, k, func() string { return InsertSQL(s.e.d, t, n) }); err != nil {
 			return err
 		}
 	}

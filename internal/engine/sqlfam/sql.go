@@ -211,7 +211,7 @@ func (s *session) insert(ctx context.Context, t *table.Table, rows *table.Rows) 
 }
 
 func (s *session) insertChunk(ctx context.Context, t *table.Table, rows *table.Rows, from, n int) error {
-	st, err := s.stmt(ctx, stmtKey{kind: kindInsert, table: t.Name, n: n}, func() string { return insertSQL(s.e.d, t, n) })
+	st, err := s.stmt(ctx, stmtKey{kind: kindInsert, table: t.Name, n: n}, func() string { return InsertSQL(s.e.d, t, n) })
 	if err != nil {
 		return err
 	}

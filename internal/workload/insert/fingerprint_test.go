@@ -32,7 +32,7 @@ func fpGenerator(seed uint64, tableNo int) *Generator { return NewGenerator(seed
 // fpAppendRows appends a canonical encoding of every row of rows to dst: per cell, an int as 8
 // big-endian bytes, bytes as 0xFF for NULL or a uvarint length and the bytes.
 func fpAppendRows(dst []byte, rows *table.Rows) []byte {
-	t := newTable(0)
+	t := NewTable(0)
 	for r := 0; r < rows.N; r++ {
 		for c, v := range rows.Row(r) {
 			if t.Columns[c].Type != table.Bytes {

@@ -17,7 +17,7 @@ func (w *Workload) LoadSteps() []string { return []string{"l.i0", "l.x"} }
 func (w *Workload) Tables() []*table.Table {
 	var out []*table.Table
 	for _, i := range w.clientNos() {
-		out = append(out, newTable(i))
+		out = append(out, NewTable(i))
 	}
 	return out
 }

@@ -90,7 +90,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 	r := &Run{w: w, eng: eng}
 	withIndexes := !slices.Contains(w.steps, "l.x")
 	for _, i := range w.clientNos() {
-		c := &client{no: i, t: newTable(i), gen: NewGenerator(w.cfg.Seed, i), indexed: withIndexes}
+		c := &client{no: i, t: NewTable(i), gen: NewGenerator(w.cfg.Seed, i), indexed: withIndexes}
 		c.nextID.Store(1)
 		c.minID.Store(1)
 		if err := eng.CreateTable(ctx, c.t, withIndexes); err != nil {

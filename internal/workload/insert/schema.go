@@ -38,9 +38,9 @@ const (
 	ixPDC
 )
 
-// newTable returns the schema of client i's table (pi1, pi2, ...): the reference's columns and
+// NewTable returns the schema of client i's table (pi1, pi2, ...): the reference's columns and
 // its three secondary indexes.
-func newTable(i int) *table.Table {
+func NewTable(i int) *table.Table {
 	return &table.Table{
 		Name: "pi" + strconv.Itoa(i+1),
 		Columns: []table.Column{
