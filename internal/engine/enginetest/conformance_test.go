@@ -79,6 +79,7 @@ var variants = []struct {
 	extra map[string]string
 }{
 	{"mysql", map[string]string{"insert": "text"}},
+	{"mysql", map[string]string{"wire": "driver"}},
 }
 
 func TestConformanceVariants(t *testing.T) {

@@ -35,6 +35,7 @@ var options = map[string]string{
 	"server_config": "my.cnf fragment applied after rumbench's settings (managed mode)",
 	"server_bin":    "directory of mariadbd and mariadb-install-db (default: discovered)",
 	"insert":        "prepared (the multi-row INSERT prepared once per session, binary protocol; default) or text (sent as text, its values written in by rumbench exactly as the driver's client-side interpolation writes them: less client CPU); native client only",
+	"wire":          "own (rumbench speaks the statement commands, COM_STMT_PREPARE, COM_STMT_EXECUTE and COM_QUERY, itself on the driver's connection after its handshake, with buffers it reuses; a TLS or compressed connection stays with the driver; default) or driver (go-sql-driver/mysql's statement API); native client only",
 }
 
 func init() {
@@ -121,6 +122,17 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 		return nil, fmt.Errorf("%s: insert=text needs client=native", name)
 	}
 	info.Options["insert"] = ins
+	wire, err := engine.ChoiceOption(name, o.Extra, "wire", "own", "own", "driver")
+	if err != nil {
+		return nil, err
+	}
+	if !choice.Native {
+		wire = "driver"
+		if o.Extra["wire"] == "own" {
+			return nil, fmt.Errorf("%s: wire=own needs client=native", name)
+		}
+	}
+	info.Options["wire"] = wire
 	dsn := o.Extra["dsn"]
 	complete, note := true, ""
 	if te == "innodb" {
@@ -165,7 +177,7 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 			e.Close()
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		c.textInsert = ins == "text"
+		c.textInsert, c.ownWire = ins == "text", wire == "own"
 		e.SetConnector(c)
 	}
 	if err := e.describe(ctx); err != nil {

@@ -23,6 +23,7 @@ type connector struct {
 	cfg        *gomysql.Config
 	choice     sqlfam.ClientChoice
 	textInsert bool
+	ownWire    bool // wire=own: statements through wire on the connections that allow it
 }
 
 // TextInserts implements sqlfam.TextInserter: the insert=text option.
@@ -48,10 +49,18 @@ func (c *connector) HoldsP() bool { return c.choice.IO == "raw" }
 func (c *connector) Connect(ctx context.Context) (sqlfam.Conn, error) {
 	cfg := c.cfg.Clone()
 	mc := &conn{}
+	var hs *handshake
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		nc, err := c.choice.Dial()(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
 		mc.nc = nc
-		return nc, err
+		if !c.ownWire {
+			return nc, nil
+		}
+		hs = &handshake{Conn: nc}
+		return hs, nil
 	}
 	dc, err := gomysql.NewConnector(cfg)
 	if err != nil {
@@ -64,6 +73,14 @@ func (c *connector) Connect(ctx context.Context) (sqlfam.Conn, error) {
 	if mc.q, ok = mc.dc.(queryer); !ok {
 		mc.dc.Close()
 		return nil, errors.New("mysql: the driver's connection cannot run statements directly")
+	}
+	if hs != nil {
+		// The driver's commands and wire's take turns on the socket: wire reads and writes it
+		// directly, without the handshake watcher. A compressed or encrypted connection stays
+		// with the driver.
+		if caps, seen := hs.agreed(); seen && caps&(capSSL|capCompress) == 0 {
+			mc.w = newWire(mc.nc, caps&capDeprecateEOF != 0)
+		}
 	}
 	return mc, nil
 }
@@ -83,6 +100,7 @@ type conn struct {
 	dc   driver.Conn
 	q    queryer
 	nc   net.Conn
+	w    *wire // nil: statements through the driver
 	vals []driver.Value
 	dest []driver.Value
 	text textQuery
@@ -110,6 +128,13 @@ func (c *conn) values(args []sqlfam.Arg, prepared bool) []driver.Value {
 
 // Prepare implements sqlfam.Conn.
 func (c *conn) Prepare(_ context.Context, text string) (sqlfam.Stmt, error) {
+	if c.w != nil {
+		st, err := c.w.prepare(text)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
 	st, err := c.q.Prepare(text)
 	if err != nil {
 		return nil, err
@@ -122,7 +147,7 @@ type stmt struct {
 	st driver.Stmt
 }
 
-// Query implements sqlfam.Stmt: the binary protocol's COM_STMT_EXECUTE.
+// Query implements sqlfam.Stmt: the binary protocol's COM_STMT_EXECUTE, by the driver.
 func (s *stmt) Query(_ context.Context, args []sqlfam.Arg, cols []sqlfam.ColKind, out *table.Rows) (sqlfam.Result, error) {
 	vals := s.c.values(args, true)
 	if cols == nil {
@@ -138,8 +163,8 @@ func (s *stmt) Query(_ context.Context, args []sqlfam.Arg, cols []sqlfam.ColKind
 
 // Query implements sqlfam.Conn: COM_QUERY, the arguments written into the text by textQuery
 // (the same text as the driver's interpolation, without its boxing of each argument and its
-// copy of the text into a string), which the driver sends as it is; the statements textQuery
-// cannot handle are interpolated by the driver.
+// copy of the text into a string), which wire (or the driver) sends as it is; the statements
+// textQuery cannot handle are interpolated and sent by the driver.
 func (c *conn) Query(_ context.Context, text string, args []sqlfam.Arg, cols []sqlfam.ColKind, out *table.Rows) (sqlfam.Result, error) {
 	var vals []driver.Value
 	if len(args) == 0 {
@@ -149,6 +174,9 @@ func (c *conn) Query(_ context.Context, text string, args []sqlfam.Arg, cols []s
 		text = unsafe.String(unsafe.SliceData(b), len(b))
 	} else {
 		vals = c.values(args, false)
+	}
+	if c.w != nil && vals == nil {
+		return c.w.query(text, cols, out)
 	}
 	if cols == nil {
 		r, err := c.q.Exec(text, vals)

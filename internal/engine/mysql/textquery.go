@@ -68,28 +68,9 @@ func appendArg(b []byte, a sqlfam.Arg) ([]byte, bool) {
 	case sqlfam.ArgInt:
 		return strconv.AppendInt(b, a.I, 10), true
 	case sqlfam.ArgTime:
-		t := time.Unix(a.I, 0).UTC()
-		if t.IsZero() {
-			return append(b, "'0000-00-00'"...), true
-		}
-		y, mo, d := t.Date()
-		h, mi, s := t.Clock()
-		if y < 1 || y > 9999 {
+		b, ok := appendDateTime(append(b, '\''), a.I)
+		if !ok {
 			return nil, false
-		}
-		b = append(b, '\'')
-		b = append4(b, y)
-		b = append(b, '-')
-		b = append2(b, int(mo))
-		b = append(b, '-')
-		b = append2(b, d)
-		if h != 0 || mi != 0 || s != 0 {
-			b = append(b, ' ')
-			b = append2(b, h)
-			b = append(b, ':')
-			b = append2(b, mi)
-			b = append(b, ':')
-			b = append2(b, s)
 		}
 		return append(b, '\''), true
 	}
@@ -108,6 +89,35 @@ func appendArg(b []byte, a sqlfam.Arg) ([]byte, bool) {
 	b = append(b, '\'')
 	b = append(b, a.B...)
 	return append(b, '\''), true
+}
+
+// appendDateTime appends the timestamp secs (unix seconds, UTC) as the driver writes a
+// time.Time argument: "YYYY-MM-DD HH:MM:SS", the date alone at midnight, "0000-00-00" for the
+// zero time; ok is false outside years 1..9999.
+func appendDateTime(b []byte, secs int64) ([]byte, bool) {
+	t := time.Unix(secs, 0).UTC()
+	if t.IsZero() {
+		return append(b, "0000-00-00"...), true
+	}
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	if y < 1 || y > 9999 {
+		return nil, false
+	}
+	b = append4(b, y)
+	b = append(b, '-')
+	b = append2(b, int(mo))
+	b = append(b, '-')
+	b = append2(b, d)
+	if h != 0 || mi != 0 || s != 0 {
+		b = append(b, ' ')
+		b = append2(b, h)
+		b = append(b, ':')
+		b = append2(b, mi)
+		b = append(b, ':')
+		b = append2(b, s)
+	}
+	return b, true
 }
 
 func append2(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
