@@ -49,21 +49,31 @@ type clientPath struct {
 	interpolate bool
 }
 
-func nativeConn(dsn string) (sqlfam.Conn, error) {
+func nativeConn(dsn string) (sqlfam.Conn, error) { return connectRaw(dsn, false) }
+
+func wireConn(dsn string) (sqlfam.Conn, error) { return connectRaw(dsn, true) }
+
+// connectRaw opens a native session's connection over a raw socket, its statements through wire
+// when own is set, else through the driver.
+func connectRaw(dsn string, own bool) (sqlfam.Conn, error) {
 	c, err := newConnector(dsn, sqlfam.ClientChoice{Native: true, IO: "raw"})
 	if err != nil {
 		return nil, err
 	}
+	c.ownWire = own
 	return c.Connect(context.Background())
 }
 
 func mymysqlConn(dsn string) (sqlfam.Conn, error) { return mmConnect(dsn, netblock.DialRaw) }
 
-// clientPaths are the paths compared: go-sql-driver's driver connection with prepared statements
-// (the native session's default), with its client-side interpolation (text protocol), with the
-// text written by textQuery (the native session's unprepared statements); ziutek/mymysql's native
+// clientPaths are the paths compared: rumbench's wire with prepared statements (the native
+// session's default) and with the text written by textQuery (its unprepared statements);
+// go-sql-driver's driver connection with prepared statements (wire=driver), with its client-side
+// interpolation (text protocol), with the text written by textQuery; ziutek/mymysql's native
 // engine with prepared statements bound once to their slots, and with the text of textQuery.
 var clientPaths = []clientPath{
+	{name: "wire-prepared", open: wireConn, prepared: true},
+	{name: "wire-owntext", open: wireConn},
 	{name: "gosql-prepared", open: nativeConn, prepared: true},
 	{name: "gosql-interpolate", open: nativeConn, interpolate: true},
 	{name: "gosql-owntext", open: nativeConn},
@@ -79,7 +89,7 @@ var clientPaths = []clientPath{
 // (CLIENTPATH_ROTATE), so that the paths alternate:
 //
 //	go test -c -o /tmp/mysql.test ./internal/engine/mysql
-//	for i in 0 1 2 3 4; do (cd internal/engine/mysql && CLIENTPATH_ROTATE=$i /tmp/mysql.test -test.run '^$' -test.bench BenchmarkClientPath); done
+//	for i in 0 1 2 3 4 5 6; do (cd internal/engine/mysql && CLIENTPATH_ROTATE=$i /tmp/mysql.test -test.run '^$' -test.bench BenchmarkClientPath); done
 func BenchmarkClientPath(b *testing.B) {
 	ctx := context.Background()
 	e := testEngine(b, nil)
