@@ -245,6 +245,8 @@ func cell(dst *table.Value, v driver.Value, k sqlfam.ColKind, out *table.Rows) e
 		dst.I = int64(v)
 	case float64:
 		dst.I = int64(v)
+	case float32:
+		dst.I = int64(v)
 	case time.Time:
 		dst.I = v.Unix()
 	case []byte:

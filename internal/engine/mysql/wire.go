@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"strconv"
 	"time"
+	"unsafe"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -621,8 +623,8 @@ func binaryRow(p []byte, defs []column, cols []sqlfam.ColKind, out *table.Rows) 
 	return nil
 }
 
-// textRow appends a row of the text protocol to out: integer columns read as integers and date
-// columns as unix seconds, as the driver reads them (parseTime, UTC).
+// textRow appends a row of the text protocol to out: integer and floating-point columns read as
+// integers and date columns as unix seconds, as the driver reads them (parseTime, UTC).
 func textRow(p []byte, defs []column, cols []sqlfam.ColKind, out *table.Rows) error {
 	row := out.Append()
 	i := 0
@@ -639,8 +641,20 @@ func textRow(p []byte, defs []column, cols []sqlfam.ColKind, out *table.Rows) er
 		var x int64
 		isInt := true
 		switch col.typ {
-		case typeTiny, typeShort, typeInt24, typeYear, typeLong, typeLongLong:
+		case typeTiny, typeShort, typeInt24, typeYear, typeLong:
 			x, err = sqlfam.ParseInt(b)
+		case typeLongLong:
+			if col.unsigned {
+				var u uint64
+				u, err = strconv.ParseUint(unsafe.String(unsafe.SliceData(b), len(b)), 10, 64)
+				x = int64(u)
+			} else {
+				x, err = sqlfam.ParseInt(b)
+			}
+		case typeFloat, typeDouble:
+			var f float64
+			f, err = strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), 64)
+			x = int64(f)
 		case typeDate, typeDateTime, typeTimestamp, typeNewDate:
 			x, err = textDate(b)
 		default:
