@@ -89,6 +89,7 @@ type Conn struct {
 	raw           bool
 	local, remote net.Addr
 	closed        atomic.Bool
+	interrupting  atomic.Int32 // Interrupts that may still shut the descriptor down
 }
 
 var _ net.Conn = (*Conn)(nil)
@@ -96,6 +97,10 @@ var _ net.Conn = (*Conn)(nil)
 // Read reads up to len(p) bytes with one read system call (repeated when a signal interrupts
 // it); it returns io.EOF when the peer has closed the connection.
 func (c *Conn) Read(p []byte) (int, error) {
+	if c.closed.Load() {
+		// The descriptor's number may belong to another socket by now.
+		return 0, c.opError("read", net.ErrClosed)
+	}
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -115,6 +120,9 @@ func (c *Conn) Read(p []byte) (int, error) {
 
 // Write writes all of p, with as many write system calls as it takes.
 func (c *Conn) Write(p []byte) (int, error) {
+	if c.closed.Load() {
+		return 0, c.opError("write", net.ErrClosed)
+	}
 	done := 0
 	for done < len(p) {
 		n, err := c.write(p[done:])
@@ -182,14 +190,25 @@ func (c *Conn) opError(op string, err error) error {
 
 // Interrupt makes a read or write in flight, and every later one, fail (a shutdown of both
 // directions). The socket stays open until Close.
-func (c *Conn) Interrupt() { unix.Shutdown(c.fd, unix.SHUT_RDWR) }
+// After Close it does nothing: the descriptor's number may belong to another socket by then.
+func (c *Conn) Interrupt() {
+	c.interrupting.Add(1)
+	if !c.closed.Load() {
+		unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	}
+	c.interrupting.Add(-1)
+}
 
 // Close interrupts the connection and closes the socket; it is safe to call more than once.
 func (c *Conn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
-	c.Interrupt()
+	unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	// An Interrupt that saw the socket open shuts it down before the number is released.
+	for c.interrupting.Load() != 0 {
+		runtime.Gosched()
+	}
 	return os.NewSyscallError("close", syscall.Close(c.fd))
 }
 

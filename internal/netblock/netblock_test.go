@@ -90,6 +90,40 @@ func TestRoundTripAndInterrupt(t *testing.T) {
 	}
 }
 
+// TestClosedLeavesTheNumberAlone checks that a closed connection's Read, Write and Interrupt do
+// not touch its descriptor's number, which the next socket opened takes.
+func TestClosedLeavesTheNumberAlone(t *testing.T) {
+	addr := echo(t)
+	a, err := DialRaw(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	b, err := DialRaw(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if a.(*Conn).fd != b.(*Conn).fd {
+		t.Logf("the second socket took descriptor %d, not the first's %d", b.(*Conn).fd, a.(*Conn).fd)
+	}
+	a.(*Conn).Interrupt()
+	a.SetDeadline(time.Unix(1, 0))
+	if _, err := a.Write([]byte("stray")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write after close: %v, want net.ErrClosed", err)
+	}
+	if _, err := a.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("read after close: %v, want net.ErrClosed", err)
+	}
+	got := make([]byte, 2)
+	if _, err := b.Write([]byte("ok")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(b, got); err != nil || string(got) != "ok" {
+		t.Fatalf("the other socket read %q, %v, want \"ok\"", got, err)
+	}
+}
+
 func TestDialRefused(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

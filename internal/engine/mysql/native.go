@@ -268,13 +268,17 @@ func cell(dst *table.Value, v driver.Value, k sqlfam.ColKind, out *table.Rows) e
 }
 
 // Interrupt implements sqlfam.Conn.
-func (c *conn) Interrupt() {
-	if bc, ok := c.nc.(*netblock.Conn); ok {
+func (c *conn) Interrupt() { interrupt(c.nc) }
+
+// interrupt makes the reads and writes of nc, in flight and later, fail, without releasing its
+// descriptor.
+func interrupt(nc net.Conn) {
+	if bc, ok := nc.(*netblock.Conn); ok {
 		bc.Interrupt()
 		return
 	}
-	if c.nc != nil {
-		c.nc.SetDeadline(time.Unix(1, 0))
+	if nc != nil {
+		nc.SetDeadline(time.Unix(1, 0))
 	}
 }
 

@@ -63,7 +63,7 @@ const (
 // and no rows object. The arguments are sent as go-sql-driver/mysql sends them (integers as
 // LONGLONG, strings and timestamps as strings), so the server runs and logs the same statements.
 //
-// After an I/O or protocol error the connection is closed and every later command fails.
+// After an I/O or protocol error the socket is shut down and every later command fails.
 type wire struct {
 	nc           net.Conn
 	deprecateEOF bool // CLIENT_DEPRECATE_EOF was agreed: no EOF packet after column definitions
@@ -97,11 +97,12 @@ func newWire(nc net.Conn, deprecateEOF bool) *wire {
 	return &wire{nc: nc, deprecateEOF: deprecateEOF, in: make([]byte, 16<<10), out: make([]byte, 0, 4<<10)}
 }
 
-// fail closes the connection for err, the first such error, and returns the error.
+// fail ends the connection's use for err, the first such error, and returns the error. The
+// socket is shut down, not closed: the driver, which owns it, closes it with the connection.
 func (w *wire) fail(err error) error {
 	if w.err == nil {
 		w.err = err
-		w.nc.Close()
+		interrupt(w.nc)
 	}
 	return w.err
 }
