@@ -76,7 +76,7 @@ var engineOptions = func() map[string]string {
 		"server_config": "file of key=value lines setting the client options below (w, j, wtimeout_ms, read_concern, txn, id_format, database) for one target; they win over --engine-opt",
 		"server_bin":    "directory holding the rumbench-ferretdb helper (managed mode; default: beside rumbench, $RUMBENCH_FERRETDB, PATH)",
 		"io":            "how the driver's connections (and wire=own's) use their sockets: raw (blocking sockets read and written with raw system calls, unseen by the Go scheduler, each session's goroutine on its OS thread during an operation; GOMAXPROCS grows by one per session), blocking (the same through the scheduler's system calls) or netpoll (Go's network poller; default)",
-		"wire":          "how an insert batch reaches the server where the engine sends its own insert command (outside a transaction, acknowledged write concern, no retryable writes): own (one OP_MSG on the session's own connection, without handshake or authentication; default on the managed FerretDB; with a dsn only of one host without credentials, TLS or compressors) or driver (the driver's RunCommand; default with a dsn)",
+		"wire":          "how an insert batch reaches the server where the engine sends its own insert command (outside a transaction, acknowledged write concern, no retryable writes): own (one OP_MSG on the session's own connection, without handshake or authentication; default on the managed FerretDB; with a dsn only of one host without credentials, TLS or compressors; not with wtimeout_ms) or driver (the driver's RunCommand; default with a dsn or wtimeout_ms)",
 	}
 	for k, v := range clientKeys {
 		m[k] = v
@@ -178,11 +178,14 @@ func parseConfig(extra map[string]string, sync bool) (config, error) {
 		return config{}, err
 	}
 	defWire := "own"
-	if c.dsn != "" {
+	if c.dsn != "" || c.wtimeout > 0 {
 		defWire = "driver"
 	}
 	if c.wire, err = engine.ChoiceOption(Name, vals, "wire", defWire, wireModes...); err != nil {
 		return config{}, err
+	}
+	if c.wire == "own" && c.wtimeout > 0 {
+		return config{}, fmt.Errorf("engine mongo option wire=own: the own connection applies no operation timeout (wtimeout_ms=%d); valid: wire=own with wtimeout_ms=0, or wire=driver", c.wtimeout.Milliseconds())
 	}
 	if c.wire == "own" && c.dsn != "" {
 		if c.wireNet, c.wireAddr, err = wireAddr(c.dsn); err != nil {

@@ -103,17 +103,25 @@ type ownConn struct {
 	docsAt     int      // the offset of msg's first document
 	reqID      int32    // the last message's requestID
 
-	// Cancellation (as the SQL engines' sessions do it): watched is the context cancelled is
-	// registered on (once per context, stop ends it); busy is set while a message is in flight,
-	// so that a cancellation interrupts only that; interrupted is set when it did, and the next
-	// insert then opens a new connection. mu guards nc and watched against cancelled: the
+	// Cancellation (as the SQL engines' sessions do it, after a grace): watched is the context
+	// cancelled is registered on (once per context, stop ends it); inflight is the requestID of
+	// the message in flight (0: none), so that a cancellation interrupts only that one, and
+	// only when its reply has not come within wireGrace; interrupted is set when it did, and the
+	// next insert then opens a new connection. mu guards nc and watched against cancelled: the
 	// session takes it only to replace or close nc and to change watched.
 	mu          sync.Mutex
 	watched     context.Context
 	stop        func() bool
-	busy        atomic.Bool
+	inflight    atomic.Int32
 	interrupted atomic.Bool
 }
+
+// wireGrace is how long an insert in flight when its context ends may still wait for its reply
+// before its connection is interrupted. A write once sent then completes and is counted, as the
+// driver's path does (writeCtx: an interrupted ordered insert leaves the batch's first rows
+// written, uncounted, and the workload would insert their keys again), unless the server does
+// not answer: a stopped or stuck server, a run interrupted with Ctrl-C.
+const wireGrace = time.Second
 
 // watch registers cancellation of ctx, in place of the context watched before.
 func (w *ownConn) watch(ctx context.Context) {
@@ -126,12 +134,24 @@ func (w *ownConn) watch(ctx context.Context) {
 	w.stop = context.AfterFunc(ctx, func() { w.cancelled(ctx) })
 }
 
-// cancelled runs when ctx, a context the session watched, ends: when it is still the watched
-// one, it interrupts a message in flight (a read or write blocked on it fails at once).
+// cancelled runs when ctx, a context the session watched, ends: when a message is in flight
+// with ctx, it is interrupted after wireGrace unless its reply came by then.
 func (w *ownConn) cancelled(ctx context.Context) {
 	w.mu.Lock()
+	id := w.inflight.Load()
+	busy := w.watched == ctx && id != 0
+	w.mu.Unlock()
+	if busy {
+		time.AfterFunc(wireGrace, func() { w.interrupt(ctx, id) })
+	}
+}
+
+// interrupt makes the read or write of message id, when it is still in flight with ctx, fail
+// at once.
+func (w *ownConn) interrupt(ctx context.Context, id int32) {
+	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.watched != ctx || !w.busy.Load() || w.nc == nil {
+	if w.watched != ctx || w.inflight.Load() != id || w.nc == nil {
 		return
 	}
 	w.interrupted.Store(true)
@@ -171,8 +191,8 @@ func (w *ownConn) close() {
 // and whose document sequence "documents" holds the rows as documents, and checks the reply
 // as insertCmd does. It returns sent false, having sent nothing, when the message would exceed
 // the server's limit of one command (the caller then takes the driver's way). A cancelled ctx
-// interrupts a message in flight: the error then wraps ctx's, and the batch may or may not
-// have been written. In steady state it allocates nothing.
+// interrupts a message in flight whose reply has not come within wireGrace: the error is then
+// ctx's, and the batch may or may not have been written. In steady state it allocates nothing.
 func (s *session) insertOwn(ctx context.Context, ts *tstate, rows *table.Rows) (sent bool, err error) {
 	w := &s.wire
 	b := append(w.msg[:0], make([]byte, msgHeaderLen+4)...) // header and flagBits 0
@@ -198,7 +218,9 @@ func (s *session) insertOwn(ctx context.Context, ts *tstate, rows *table.Rows) (
 		return false, nil
 	}
 	binary.LittleEndian.PutUint32(b[seq:], uint32(len(b)-seq))
-	w.reqID++
+	if w.reqID++; w.reqID <= 0 {
+		w.reqID = 1 // 0 is inflight's none
+	}
 	binary.LittleEndian.PutUint32(b[0:], uint32(len(b)))
 	binary.LittleEndian.PutUint32(b[4:], uint32(w.reqID))
 	binary.LittleEndian.PutUint32(b[12:], opMsg)
@@ -220,8 +242,8 @@ func (s *session) roundTrip(ctx context.Context) ([]byte, error) {
 	if w.interrupted.Load() {
 		w.setConn(nil)
 	}
-	w.busy.Store(true)
-	defer w.busy.Store(false)
+	w.inflight.Store(w.reqID)
+	defer w.inflight.Store(0)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
