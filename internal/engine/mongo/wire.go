@@ -123,7 +123,8 @@ type ownConn struct {
 // not answer: a stopped or stuck server, a run interrupted with Ctrl-C.
 const wireGrace = time.Second
 
-// watch registers cancellation of ctx, in place of the context watched before.
+// watch registers cancellation of ctx, in place of the context watched before (it allocates:
+// once per context, which the runner keeps for a whole step).
 func (w *ownConn) watch(ctx context.Context) {
 	if w.stop != nil {
 		w.stop()
@@ -253,7 +254,7 @@ func (s *session) roundTrip(ctx context.Context) ([]byte, error) {
 			return nil, wrapCtx(ctx, err)
 		}
 		w.setConn(nc)
-		if err := ctx.Err(); err != nil { // cancelled before cancelled could see nc
+		if err := ctx.Err(); err != nil { // cancelled during the dial: nothing sent yet
 			return nil, err
 		}
 	}
@@ -442,6 +443,9 @@ func (s *session) insertResult(ctx context.Context, coll string, body []byte, n 
 // (the group ended, as fail does) for a write conflict.
 func (s *session) serverError(ctx context.Context, coll, what string, code int64, errmsg bsoncore.Value) error {
 	msg, _ := errmsg.StringValueOK()
+	if msg == "" {
+		msg = "no error message"
+	}
 	err := fmt.Errorf("insert into %s: %s%s (code %d)", coll, what, msg, code)
 	switch {
 	case duplicateCode(code):
