@@ -431,6 +431,11 @@ func (e *eng) describe(ctx context.Context) error {
 	if e.idString {
 		idf = "string"
 	}
+	wire := e.cfg.wire
+	if e.wireOwn && (e.txn || !e.insertLean) {
+		e.wireOwn = false
+		wire = "driver (wire=own serves acknowledged writes that are not retryable, outside transactions)"
+	}
 	j := strconv.FormatBool(e.cfg.j)
 	if e.cfg.w == "0" {
 		j = "n/a (w=0)"
@@ -441,7 +446,7 @@ func (e *eng) describe(ctx context.Context) error {
 	}
 	e.info = table.Info{Name: Name, Family: "document", Version: version, Stores: true, Options: map[string]string{
 		"database": e.cfg.database, "w": e.cfg.w, "j": j, "wtimeout_ms": strconv.FormatInt(e.cfg.wtimeout.Milliseconds(), 10),
-		"read_concern": rc, "txn": txn, "id_format": idf, "io": e.cfg.io, "wire": e.cfg.wire,
+		"read_concern": rc, "txn": txn, "id_format": idf, "io": e.cfg.io, "wire": wire,
 		"server.topology": e.topology, "server.storage_engine": orNotReported(status.StorageEngine.Name),
 		"server_config": e.cfg.serverConfig,
 	}}

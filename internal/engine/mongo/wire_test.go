@@ -141,7 +141,8 @@ func TestWireOwn(t *testing.T) {
 }
 
 // TestWireDSN checks wire=own through --dsn (the managed server's URI, one host without
-// credentials) and the default there (driver).
+// credentials) and the default there (driver); and that the manifest records driver where
+// wire=own cannot serve (w=0).
 func TestWireDSN(t *testing.T) {
 	ctx := context.Background()
 	m := openManaged(t, nil)
@@ -178,6 +179,11 @@ func TestWireDSN(t *testing.T) {
 	defer s.Close()
 	if n, err := s.Count(ctx, items, -1); err != nil || n != 200 {
 		t.Errorf("Count = %d, %v; want 200", n, err)
+	}
+	// Unacknowledged writes go through InsertMany: the manifest says the driver serves them.
+	w0 := openManaged(t, map[string]string{"w": "0", "wire": "own"})
+	if got := w0.Info().Options["wire"]; !strings.HasPrefix(got, "driver (") || w0.wireOwn {
+		t.Errorf("w=0: Info wire = %q (own path on: %v), want driver with the reason", got, w0.wireOwn)
 	}
 }
 
