@@ -375,3 +375,25 @@ func BenchmarkInsertWire(b *testing.B) {
 		}
 	}
 }
+
+// TestWireServerGone kills the server under the own connection: the next insert fails at once
+// (the connection's end), without a cancellation.
+func TestWireServerGone(t *testing.T) {
+	ctx := context.Background()
+	e := openManaged(t, nil)
+	if err := e.CreateTable(ctx, items, true); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.NewSession(ctx)
+	defer s.Close()
+	if err := s.Insert(ctx, items, itemRows(1, 100)); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(e.srv.Pid(), syscall.SIGKILL)
+	start := time.Now()
+	err := s.Insert(ctx, items, itemRows(101, 100))
+	if took := time.Since(start); err == nil || took > 2*time.Second || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Insert after the server was killed: %v after %v, want one line within 2 s", err, took)
+	}
+	t.Logf("server gone: %v", err)
+}
