@@ -58,6 +58,7 @@ func (e *eng) DropTable(ctx context.Context, t *table.Table) error {
 	}
 	e.mu.Lock()
 	delete(e.tables, t.Name)
+	e.dropped.Add(1)
 	e.mu.Unlock()
 	return nil
 }

@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"sort"
 	"strconv"
@@ -74,7 +75,8 @@ var engineOptions = func() map[string]string {
 		"dsn":           "MongoDB URI of a running server (external mode), e.g. mongodb://user:pw@host:27017/?replicaSet=rs0",
 		"server_config": "file of key=value lines setting the client options below (w, j, wtimeout_ms, read_concern, txn, id_format, database) for one target; they win over --engine-opt",
 		"server_bin":    "directory holding the rumbench-ferretdb helper (managed mode; default: beside rumbench, $RUMBENCH_FERRETDB, PATH)",
-		"io":            "how the driver's connections use their sockets: raw (blocking sockets read and written with raw system calls, unseen by the Go scheduler, each session's goroutine on its OS thread during an operation; GOMAXPROCS grows by one per session), blocking (the same through the scheduler's system calls) or netpoll (Go's network poller; default)",
+		"io":            "how the driver's connections (and wire=own's) use their sockets: raw (blocking sockets read and written with raw system calls, unseen by the Go scheduler, each session's goroutine on its OS thread during an operation; GOMAXPROCS grows by one per session), blocking (the same through the scheduler's system calls) or netpoll (Go's network poller; default)",
+		"wire":          "how an insert batch reaches the server where the engine sends its own insert command (outside a transaction, acknowledged write concern, no retryable writes): own (one OP_MSG on the session's own connection, without handshake or authentication; default on the managed FerretDB; with a dsn only of one host without credentials, TLS or compressors; not with wtimeout_ms) or driver (the driver's RunCommand; default with a dsn or wtimeout_ms)",
 	}
 	for k, v := range clientKeys {
 		m[k] = v
@@ -109,6 +111,9 @@ type config struct {
 	txn                          string // auto, on, off
 	idFormat                     string // auto, native, string
 	io                           string // raw, blocking, netpoll
+	wire                         string // own, driver
+	// wireNet and wireAddr are the server's address for wire=own with a dsn.
+	wireNet, wireAddr string
 }
 
 // parseConfig reads the options: --engine-opt values, then the server_config file's lines over
@@ -171,6 +176,21 @@ func parseConfig(extra map[string]string, sync bool) (config, error) {
 	}
 	if c.io, err = engine.ChoiceOption(Name, vals, "io", defaultIO, ioModes...); err != nil {
 		return config{}, err
+	}
+	defWire := "own"
+	if c.dsn != "" || c.wtimeout > 0 {
+		defWire = "driver"
+	}
+	if c.wire, err = engine.ChoiceOption(Name, vals, "wire", defWire, wireModes...); err != nil {
+		return config{}, err
+	}
+	if c.wire == "own" && c.wtimeout > 0 {
+		return config{}, fmt.Errorf("engine mongo option wire=own: the own connection applies no operation timeout (wtimeout_ms=%d); valid: wire=own with wtimeout_ms=0, or wire=driver", c.wtimeout.Milliseconds())
+	}
+	if c.wire == "own" && c.dsn != "" {
+		if c.wireNet, c.wireAddr, err = wireAddr(c.dsn); err != nil {
+			return config{}, err
+		}
 	}
 	if c.w == "0" && c.j {
 		if c.jSet {
@@ -279,12 +299,19 @@ type eng struct {
 	// block the thread); holdsP: the thread keeps its P while it waits (raw system calls), and
 	// every open session adds one to GOMAXPROCS (netblock.HoldPs).
 	lock, holdsP bool
+	// wireOwn: insert commands go on the sessions' own connections (option wire=own), to
+	// wireAddr on wireNet, dialed with wireDial (option io's sockets).
+	wireOwn           bool
+	wireNet, wireAddr string
+	wireDial          func(ctx context.Context, network, addr string) (net.Conn, error)
 	// last is the last serverStatus reading (ServerSample is called by one goroutine, the
 	// runner's sampler).
 	last table.ServerSample
 
 	mu     sync.Mutex
 	tables map[string]*tstate
+	// dropped counts DropTable's calls (a session's cached table state is then stale).
+	dropped atomic.Int64
 }
 
 func open(ctx context.Context, o engine.Options) (table.Engine, error) {
@@ -292,7 +319,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &eng{cfg: cfg, tables: map[string]*tstate{}}
+	e := &eng{cfg: cfg, tables: map[string]*tstate{}, wireOwn: cfg.wire == "own", wireNet: cfg.wireNet, wireAddr: cfg.wireAddr,
+		wireDial: wireDialer(cfg.io)}
 	dsn := cfg.dsn
 	if dsn == "" {
 		e.srv, err = server.Start(ctx, server.Config{Kind: server.FerretDB, BinDir: cfg.serverBin, Dir: o.Dir, Cgroup: o.Cgroup,
@@ -301,6 +329,12 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			return nil, err
 		}
 		dsn = e.srv.DSN()
+		if e.wireOwn {
+			if e.wireNet, e.wireAddr, err = wireAddr(dsn); err != nil {
+				e.CloseContext(context.WithoutCancel(ctx))
+				return nil, err
+			}
+		}
 	}
 	copts := options.Client().ApplyURI(dsn).SetAppName("rumbench").
 		SetWriteConcern(cfg.writeConcern())
@@ -397,6 +431,11 @@ func (e *eng) describe(ctx context.Context) error {
 	if e.idString {
 		idf = "string"
 	}
+	wire := e.cfg.wire
+	if e.wireOwn && (e.txn || !e.insertLean) {
+		e.wireOwn = false
+		wire = "driver (wire=own serves acknowledged writes that are not retryable, outside transactions)"
+	}
 	j := strconv.FormatBool(e.cfg.j)
 	if e.cfg.w == "0" {
 		j = "n/a (w=0)"
@@ -407,7 +446,7 @@ func (e *eng) describe(ctx context.Context) error {
 	}
 	e.info = table.Info{Name: Name, Family: "document", Version: version, Stores: true, Options: map[string]string{
 		"database": e.cfg.database, "w": e.cfg.w, "j": j, "wtimeout_ms": strconv.FormatInt(e.cfg.wtimeout.Milliseconds(), 10),
-		"read_concern": rc, "txn": txn, "id_format": idf, "io": e.cfg.io,
+		"read_concern": rc, "txn": txn, "id_format": idf, "io": e.cfg.io, "wire": wire,
 		"server.topology": e.topology, "server.storage_engine": orNotReported(status.StorageEngine.Name),
 		"server_config": e.cfg.serverConfig,
 	}}

@@ -386,9 +386,9 @@ func BenchmarkInsertBatch100(b *testing.B) {
 	}
 }
 
-// TestInsertCommand checks that Insert sends the command InsertMany sends for the same rows
-// (its documents, ordered, the write concern; the driver's session and cluster time fields
-// aside), and that a duplicate key is still table.ErrDuplicate.
+// TestInsertCommand checks that Insert with wire=driver sends the command InsertMany sends for
+// the same rows (its documents, ordered, the write concern; the driver's session and cluster
+// time fields aside), and that a duplicate key is still table.ErrDuplicate.
 func TestInsertCommand(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -401,7 +401,7 @@ func TestInsertCommand(t *testing.T) {
 		}
 	}}
 	defer func() { testMonitor = nil }()
-	for _, extra := range []map[string]string{nil, {"j": "false", "w": "majority"}} {
+	for _, extra := range []map[string]string{{"wire": "driver"}, {"wire": "driver", "j": "false", "w": "majority"}} {
 		e := openManaged(t, extra)
 		if err := e.CreateTable(ctx, items, true); err != nil {
 			t.Fatal(err)

@@ -25,6 +25,13 @@ type session struct {
 	// heldP: the session counts in netblock.HoldPs until it closes.
 	heldP bool
 
+	// wire is the own connection of insert commands (wire=own).
+	wire ownConn
+	// last is the state of the table of the last Insert, valid while the engine's dropped
+	// count is lastDropped (see state).
+	last        *tstate
+	lastDropped int64
+
 	// Buffers of one command: filter, projection, update or sort, document, key encoding, a
 	// whole insert command.
 	fbuf, pbuf, ubuf, dbuf, enc, cbuf []byte
@@ -163,6 +170,7 @@ func (s *session) Rollback(ctx context.Context) error {
 
 // Close implements table.Session.
 func (s *session) Close() error {
+	s.wire.close()
 	if s.sess != nil {
 		s.abort(context.Background())
 		s.sess.EndSession(context.Background())
@@ -289,19 +297,34 @@ func (s *session) readAll(ctx context.Context, ts *tstate, cur *mongo.Cursor, co
 }
 
 // Insert implements table.Session: one insert command of the rows (ordered), in one
-// transaction when transactions are used. The command is built whole in a buffer the session
-// reuses, the documents array appended from the rows, and run with RunCommand (see insertCmd);
-// where InsertMany would send more than that command (see eng.insertLean), or the rows exceed
-// the server's limits of one command, the same documents go through InsertMany.
+// transaction when transactions are used. With wire=own, outside a transaction and where
+// insertCmd would serve, the command goes as one OP_MSG on the session's own connection
+// (insertOwn). Otherwise the command is built whole in a buffer the session reuses, the
+// documents array appended from the rows, and run with RunCommand (see insertCmd); where
+// InsertMany would send more than that command (see eng.insertLean), or the rows exceed the
+// server's limits of one command, the same documents go through InsertMany.
 func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) error {
 	if rows.N == 0 {
 		return nil
 	}
 	s.pin()
 	defer s.unpin()
-	ts, err := s.e.state(t)
+	ts, err := s.state(t)
 	if err != nil {
 		return err
+	}
+	if t.Columns[0].AutoIncrement {
+		var top int64
+		for r := 0; r < rows.N; r++ {
+			top = max(top, rows.Row(r)[0].I)
+		}
+		ts.observe(top)
+	}
+	// The own wire path serves what insertCmd serves outside a transaction (no driver session).
+	if s.e.wireOwn && s.e.insertLean && s.sess == nil && rows.N <= s.e.maxBatch {
+		if sent, err := s.insertOwn(ctx, ts, rows); sent {
+			return err
+		}
 	}
 	// {insert: <collection>, documents: [<rows>] (the tail is added by insertCmd).
 	i, b := docStart(s.cbuf[:0])
@@ -309,23 +332,14 @@ func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) 
 	var arr int32
 	arr, b = subStart(b, "documents", true)
 	s.offs = s.offs[:0]
-	auto := t.Columns[0].AutoIncrement
-	var top int64
 	for r := 0; r < rows.N; r++ {
-		row := rows.Row(r)
 		b = bsoncore.AppendHeader(b, bsoncore.TypeEmbeddedDocument, arrayKey(r))
 		s.offs = append(s.offs, len(b))
-		b = s.appendDoc(b, ts, row)
-		if auto {
-			top = max(top, row[0].I)
-		}
+		b = s.appendDoc(b, ts, rows.Row(r))
 	}
 	s.offs = append(s.offs, len(b))
 	b = docEnd(b, arr)
 	s.cbuf, s.cmdStart, s.cmdDocsEnd = b, i, len(b)
-	if auto {
-		ts.observe(top)
-	}
 	lean := rows.N <= s.e.maxBatch && len(b)+len(s.e.insertWC)+32 <= s.e.maxCmd
 	return s.own(ctx, func(ctx context.Context) error {
 		if lean && (s.inTxn || s.e.insertLean) {
@@ -582,6 +596,21 @@ func (s *session) deleteRange(ctx context.Context, ts *tstate, lo table.Value, h
 		return 0, s.fail(ctx, err)
 	}
 	return res.DeletedCount, nil
+}
+
+// state returns e.state(t), without the engine's lock when t is the table of the session's
+// last call and no table was dropped since.
+func (s *session) state(t *table.Table) (*tstate, error) {
+	d := s.e.dropped.Load()
+	if s.last != nil && s.last.t == t && s.lastDropped == d {
+		return s.last, nil
+	}
+	ts, err := s.e.state(t)
+	if err != nil {
+		return nil, err
+	}
+	s.last, s.lastDropped = ts, d
+	return ts, nil
 }
 
 // observe records an explicit key of an auto-increment table, so generated keys stay above it.
