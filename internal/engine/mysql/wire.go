@@ -399,10 +399,11 @@ func (w *wire) result(st *wireStmt, cols []sqlfam.ColKind, out *table.Rows) (sql
 				}
 			}
 		case 0xff:
-			if first {
-				return res, errors.Join(errPacket(p), w.done())
+			// An error ends the reply (also one after the first result of several).
+			if err := w.done(); err != nil {
+				return res, err
 			}
-			return res, w.done()
+			return res, errPacket(p)
 		case 0xfb:
 			return res, w.fail(errors.New("mysql: the server asked for a local file"))
 		default:
