@@ -1,6 +1,7 @@
 // Package mysql registers the "mysql" engine: MariaDB or MySQL through go-sql-driver/mysql
 // (server-side prepared statements; sessions use the driver's connections directly, over blocking
-// sockets by default, see the client and io options) under the SQL family adapter, with the table engine InnoDB
+// sockets by default, and speak the statement commands on them themselves after the driver's
+// handshake, see wire.go and the client, io and wire options) under the SQL family adapter, with the table engine InnoDB
 // (update-in-place B-tree) or RocksDB (MyRocks, an LSM), chosen with the table_engine option.
 //
 // Managed mode (the default): rumbench creates a private MariaDB instance in the engine's data
