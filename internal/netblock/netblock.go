@@ -36,6 +36,19 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	return dial(ctx, network, addr, false)
 }
 
+// DialFor returns the dialer of an I/O mode: "blocking" (Dial), "raw" (DialRaw), anything else
+// Go's network poller (net.Dialer).
+func DialFor(mode string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	switch mode {
+	case "blocking":
+		return Dial
+	case "raw":
+		return DialRaw
+	}
+	var d net.Dialer
+	return d.DialContext
+}
+
 // DialRaw is Dial for a connection whose reads and writes are raw system calls:
 // the Go runtime is not told that the thread blocks (no entersyscall and exitsyscall, so no
 // scheduler work around them, and no wake-ups of its monitor thread), and the goroutine keeps its

@@ -320,7 +320,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		return nil, err
 	}
 	e := &eng{cfg: cfg, tables: map[string]*tstate{}, wireOwn: cfg.wire == "own", wireNet: cfg.wireNet, wireAddr: cfg.wireAddr,
-		wireDial: wireDialer(cfg.io)}
+		wireDial: netblock.DialFor(cfg.io)}
 	dsn := cfg.dsn
 	if dsn == "" {
 		e.srv, err = server.Start(ctx, server.Config{Kind: server.FerretDB, BinDir: cfg.serverBin, Dir: o.Dir, Cgroup: o.Cgroup,

@@ -81,19 +81,6 @@ func wireAddr(dsn string) (network, addr string, err error) {
 	return "tcp", h, nil
 }
 
-// wireDialer returns the dialer of the own connection for option io's mode: Go's network
-// poller (netpoll) or netblock's blocking sockets (blocking, raw).
-func wireDialer(io string) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	switch io {
-	case "blocking":
-		return netblock.Dial
-	case "raw":
-		return netblock.DialRaw
-	}
-	var d net.Dialer
-	return d.DialContext
-}
-
 // ownConn is a session's own connection for insert commands and the buffers of its messages.
 // It is used by the session's goroutine only, but for cancelled, which the watched context
 // runs.

@@ -283,14 +283,7 @@ type ClientChoice struct {
 
 // Dial returns the dialer of the IO mode.
 func (c ClientChoice) Dial() func(ctx context.Context, network, addr string) (net.Conn, error) {
-	switch c.IO {
-	case "blocking":
-		return netblock.Dial
-	case "raw":
-		return netblock.DialRaw
-	}
-	var d net.Dialer
-	return d.DialContext
+	return netblock.DialFor(c.IO)
 }
 
 // ParseClientOptions reads the options of ClientOptions from extra (name is the engine's name,
