@@ -93,9 +93,9 @@ type queryer interface {
 	Prepare(query string) (driver.Stmt, error)
 }
 
-// conn is a session's driver connection. Statements go through the driver's own statement API
-// (not database/sql's): arguments and destinations in reused slices, no context watch (the
-// session interrupts the socket instead).
+// conn is a session's driver connection. Statements go through wire on it when w is set, else
+// through the driver's own statement API (not database/sql's): arguments and destinations in
+// reused slices, no context watch (the session interrupts the socket instead).
 type conn struct {
 	dc   driver.Conn
 	q    queryer
