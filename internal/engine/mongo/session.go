@@ -27,7 +27,7 @@ type session struct {
 
 	// wire is the own connection of insert commands (wire=own).
 	wire ownConn
-	// last is the state of the table of the last Insert, valid while the engine's dropped
+	// last is the state of the table of the last operation, valid while the engine's dropped
 	// count is lastDropped (see state).
 	last        *tstate
 	lastDropped int64
@@ -395,7 +395,7 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	}
 	s.pin()
 	defer s.unpin()
-	ts, err := s.e.state(t)
+	ts, err := s.state(t)
 	if err != nil {
 		return err
 	}
@@ -468,7 +468,7 @@ func (s *session) appendTupleFrom(dst []byte, ts *tstate, cols []int, vals []tab
 func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []table.Value, inclusive bool, limit int, out *table.Rows) error {
 	s.pin()
 	defer s.unpin()
-	ts, err := s.e.state(t)
+	ts, err := s.state(t)
 	if err != nil {
 		return err
 	}
@@ -504,7 +504,7 @@ var emptyDoc = bson.Raw{5, 0, 0, 0, 0}
 func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, error) {
 	s.pin()
 	defer s.unpin()
-	ts, err := s.e.state(t)
+	ts, err := s.state(t)
 	if err != nil {
 		return 0, err
 	}
@@ -524,7 +524,7 @@ func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, 
 func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64, n int) (int, error) {
 	s.pin()
 	defer s.unpin()
-	ts, err := s.e.state(t)
+	ts, err := s.state(t)
 	if err != nil {
 		return 0, err
 	}
