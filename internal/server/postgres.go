@@ -12,7 +12,8 @@ import (
 
 // PostgreSQL instance: initdb as the postgres user, rumbench's settings and an include of the
 // user's file appended to data/postgresql.conf, the postmaster run directly (no pg_ctl) with
-// its stderr in Dir/server.log, readiness from postmaster.pid, setup with psql over the socket.
+// its stderr in Dir/server.log, readiness from postmaster.pid, setup with psql over TCP (libpq
+// reads a comma in a socket directory as a list of hosts).
 
 func (s *Server) pgInit(ctx context.Context) error {
 	off := s.logSize()
@@ -72,11 +73,16 @@ func pgQuote(v string) string {
 // so the user's file cannot move the server off 127.0.0.1 or its log out of server.log.
 func (s *Server) pgArgs() []string {
 	return []string{
-		"-D", s.dataDir, "-p", strconv.Itoa(s.port), "-k", s.dir,
+		"-D", s.dataDir, "-p", strconv.Itoa(s.port), "-k", pgSocketDirs(s.dir),
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "logging_collector=off", "-c", "log_destination=stderr",
 	}
 }
+
+// pgSocketDirs is dir as unix_socket_directories takes it: that setting is a comma-separated
+// list, so the directory is double-quoted (a comma in it stays in the name) and a double quote
+// in it doubled.
+func pgSocketDirs(dir string) string { return `"` + strings.ReplaceAll(dir, `"`, `""`) + `"` }
 
 // pgReady reports whether postmaster.pid names our postmaster with status "ready" (line 8),
 // which the postmaster writes once it accepts connections (what pg_ctl -w waits for).
@@ -95,7 +101,7 @@ func (s *Server) pgSetup(ctx context.Context) error {
 	off := s.logSize()
 	var out bytes.Buffer
 	err := s.runTool(ctx, false, &out, s.bins.client, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-		"-h", s.dir, "-p", strconv.Itoa(s.port), "-U", "postgres", "-d", "postgres",
+		"-h", "127.0.0.1", "-p", strconv.Itoa(s.port), "-U", "postgres", "-d", "postgres",
 		"-c", "CREATE DATABASE rumbench", "-c", "SHOW server_version")
 	if err != nil {
 		if ctx.Err() != nil {

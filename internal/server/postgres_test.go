@@ -143,7 +143,9 @@ func TestPostgresStartTimeout(t *testing.T) {
 func TestPostgresKilled(t *testing.T) {
 	requireKind(t, Postgres)
 	t.Parallel()
-	s := startServer(t, Config{Kind: Postgres, Dir: instanceDir(t)})
+	// A comma and a double quote in the directory: unix_socket_directories is a list, and libpq
+	// reads a comma in a socket directory as a list of hosts.
+	s := startServer(t, Config{Kind: Postgres, Dir: instanceDir(t) + `,x"y`})
 	db, err := sql.Open("pgx", s.DSN())
 	if err != nil {
 		t.Fatal(err)
