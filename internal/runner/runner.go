@@ -76,6 +76,8 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 	c.begin(start)
 
 	meters := make([]*Meter, len(st.Workers))
+	tb, ok := tgt.Engine.(table.ThreadBound)
+	pin := ok && tb.ThreadBound()
 	var drivers, background sync.WaitGroup
 	var errOnce sync.Once
 	var opErr error
@@ -92,6 +94,10 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 		wg.Add(1)
 		go func(w Worker, m *Meter) {
 			defer wg.Done()
+			if pin {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
 			defer func() {
 				// No panic of an engine or a workload ends the process: it fails the step.
 				if r := recover(); r != nil {

@@ -108,6 +108,15 @@ type CounterReporter interface {
 	EngineCounters() map[string]int64
 }
 
+// ThreadBound is implemented by engines whose sessions may wait for their server in blocking
+// system calls on the calling goroutine's thread. ThreadBound reports whether they do with the
+// options the engine was opened with; the runner then keeps each worker goroutine on one OS
+// thread for the whole step (runtime.LockOSThread), so that a worker does not move to another
+// thread between its operations (each move wakes another thread and migrates the work).
+type ThreadBound interface {
+	ThreadBound() bool
+}
+
 // ServerReporter is implemented by engines that run on a database server. The runner samples it
 // on every tick, next to the OS counters.
 type ServerReporter interface {

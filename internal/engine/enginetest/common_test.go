@@ -40,6 +40,13 @@ func testInfo(t *testing.T, h *harness) {
 	if spec.Description == "" {
 		t.Errorf("Spec.Description is empty")
 	}
+	// An engine whose sessions block their thread (io=raw or io=blocking) says so, for the
+	// runner to keep its workers on their threads; the others do not.
+	tb, ok := h.e.(table.ThreadBound)
+	io := info.Options["io"]
+	if want := io == "raw" || io == "blocking"; (ok && tb.ThreadBound()) != want {
+		t.Errorf("ThreadBound() = %v with io=%q, want %v", ok && tb.ThreadBound(), io, want)
+	}
 }
 
 func testRejectsUnknownOption(t *testing.T, h *harness) {

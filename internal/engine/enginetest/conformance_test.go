@@ -80,6 +80,8 @@ var variants = []struct {
 }{
 	{"mysql", map[string]string{"insert": "text"}},
 	{"mysql", map[string]string{"wire": "driver"}},
+	{"postgres", map[string]string{"io": "netpoll"}},
+	{"mongo", map[string]string{"io": "raw"}},
 }
 
 func TestConformanceVariants(t *testing.T) {

@@ -480,6 +480,10 @@ func orNotReported(s string) string {
 // Info implements table.Engine.
 func (e *eng) Info() table.Info { return e.info }
 
+// ThreadBound implements table.ThreadBound: with io=raw or io=blocking the sessions' connections
+// block their thread.
+func (e *eng) ThreadBound() bool { return e.lock }
+
 // tstate is what the engine knows of one table: its collection and how its rows map to
 // documents.
 type tstate struct {

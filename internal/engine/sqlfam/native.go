@@ -100,6 +100,10 @@ type TextInserter interface {
 // sessions are opened.
 func (e *Engine) SetConnector(c Connector) { e.native = c }
 
+// ThreadBound implements table.ThreadBound: the sessions of a connector that locks their thread
+// (blocking sockets) do; those of database/sql's pool do not.
+func (e *Engine) ThreadBound() bool { return e.native != nil && e.native.LocksThread() }
+
 // nativeSession is a session over a Conn: every statement is prepared once per session (but the
 // workload's unprepared ones) and run with the session's reused buffers.
 type nativeSession struct {
