@@ -34,12 +34,18 @@ type marker struct {
 	Options  map[string]string `json:"options"`
 }
 
-// dataOptions are the engine options that describe the data (the user's --engine-opt), without
-// those that say where the server is or how it runs.
-func dataOptions(o map[string]string) map[string]string {
+// dataOptions are the options of engine (as its Info records them) that describe the data:
+// without those that say where the server is or how it runs, and without the engine's client
+// options (engine.Spec.ClientOptions), which --reuse may change.
+func dataOptions(engineName string, o map[string]string) map[string]string {
 	out := maps.Clone(o)
 	for _, k := range []string{"dsn", "server_config", "server_bin"} {
 		delete(out, k)
+	}
+	if spec, ok := engine.Lookup(engineName); ok {
+		for _, k := range spec.ClientOptions {
+			delete(out, k)
+		}
 	}
 	if out == nil {
 		out = map[string]string{}
@@ -176,7 +182,9 @@ func checkMarker(ctx context.Context, cfg Config, t results.Target, eng table.En
 	if err := json.Unmarshal(out.Row(0)[1].B, &m); err != nil {
 		return fmt.Errorf("%s: --reuse: the preparation's record: %w", t.Label, err)
 	}
-	want := marker{Workload: cfg.Workload.Name(), Engine: t.Engine.Name, Options: dataOptions(t.Engine.Options)}
+	want := marker{Workload: cfg.Workload.Name(), Engine: t.Engine.Name, Options: dataOptions(t.Engine.Name, t.Engine.Options)}
+	// A record written before an option became a client option still names it.
+	m.Options = dataOptions(m.Engine, m.Options)
 	if r, ok := cfg.Workload.(workload.Reuser); ok {
 		want.Data = r.DataConfig()
 	}
@@ -234,7 +242,7 @@ func writeMarker(ctx context.Context, cfg Config, runID string, t results.Target
 		return err
 	}
 	m := marker{RunID: runID, Prepared: time.Now().UTC(), Workload: cfg.Workload.Name(), Data: cfg.Workload.(workload.Reuser).DataConfig(),
-		Engine: t.Engine.Name, Options: dataOptions(t.Engine.Options)}
+		Engine: t.Engine.Name, Options: dataOptions(t.Engine.Name, t.Engine.Options)}
 	doc, err := json.Marshal(m)
 	if err != nil {
 		return err

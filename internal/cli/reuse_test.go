@@ -47,7 +47,12 @@ func TestPrepareReuseDSN(t *testing.T) {
 		t.Fatalf("prepare --fresh: exit %d %s%s", tr.code, tr.stdout, tr.stderr)
 	}
 	for i := 1; i <= 2; i++ {
-		tr := sb("run", "--reuse")
+		var opt []string
+		if i == 2 {
+			// Another client path on the same data: a client option, not a data setting.
+			opt = []string{"--engine-opt", "io=netpoll"}
+		}
+		tr := sb("run", append([]string{"--reuse"}, opt...)...)
 		if tr.code != ExitOK {
 			t.Fatalf("run --reuse %d: exit %d %s", i, tr.code, tr.stderr)
 		}

@@ -58,6 +58,10 @@ type Spec struct {
 	// settings (the mongo engine's write and read concern), not the server's: --server-config
 	// then goes with --dsn too, one target per file against the same server.
 	ClientConfig bool
+	// ClientOptions are the keys of Options that change only how the client reaches the engine
+	// (its connections' I/O, its protocol path, its sessions' write concern), not the data the
+	// engine holds: rumbench run --reuse accepts data prepared with other values of them.
+	ClientOptions []string
 	// Check validates engine-specific options without opening anything (nil: only the keys of
 	// Options are checked).
 	Check func(extra map[string]string) error

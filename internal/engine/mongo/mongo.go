@@ -92,7 +92,10 @@ func init() {
 		Open:         open,
 		Server:       true,
 		ClientConfig: true,
-		Check:        func(extra map[string]string) error { _, err := parseConfig(extra, false); return err },
+		// How the sessions reach the server and what they ask of it per operation; database and
+		// id_format say where and how the data is stored.
+		ClientOptions: []string{"io", "wire", "w", "j", "wtimeout_ms", "read_concern", "txn"},
+		Check:         func(extra map[string]string) error { _, err := parseConfig(extra, false); return err },
 	})
 }
 

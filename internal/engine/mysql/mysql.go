@@ -57,6 +57,8 @@ func register(name, te, description string) {
 		Description: description,
 		Options:     options,
 		Server:      true,
+		// The client path: how the sessions talk to the server, not what it stores.
+		ClientOptions: append(sqlfam.ClientOptionKeys(), "insert", "wire"),
 		Open: func(ctx context.Context, o engine.Options) (table.Engine, error) {
 			return open(ctx, name, te, o)
 		},

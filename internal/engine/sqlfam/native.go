@@ -3,8 +3,10 @@ package sqlfam
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"runtime"
+	"slices"
 	"sync/atomic"
 
 	"github.com/rumbench/rumbench/internal/engine"
@@ -276,6 +278,9 @@ var ClientOptions = map[string]string{
 	"client": "native (the driver's own connection API, prepared statements with reused buffers; default) or sql (database/sql)",
 	"io":     "raw (each session reads and writes a blocking socket with raw system calls, unseen by the Go scheduler, its goroutine on its OS thread; GOMAXPROCS grows by one per session; default), blocking (the same through the scheduler's system calls) or netpoll (Go's network poller); native client only",
 }
+
+// ClientOptionKeys are the keys of ClientOptions, for an engine's Spec.ClientOptions.
+func ClientOptionKeys() []string { return slices.Sorted(maps.Keys(ClientOptions)) }
 
 // ClientChoice is the client path an engine's options chose.
 type ClientChoice struct {
