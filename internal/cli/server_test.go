@@ -231,3 +231,48 @@ func TestServerPSSEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresWALSyncTime: with track_wal_io_timing on (the user's config file), a write step
+// records the time PostgreSQL spent in its WAL syncs; without it the counter is absent, not 0.
+func TestPostgresWALSyncTime(t *testing.T) {
+	out, _, d := dirs(t)
+	conf := filepath.Join(t.TempDir(), "timing.conf")
+	os.WriteFile(conf, []byte("track_wal_io_timing = on\n"), 0o644)
+	for _, timing := range []bool{true, false} {
+		args := append([]string{"run", "--workload", "sysbench", "--engine", "postgres", "--table-size", "2000",
+			"--tests", "update-index", "--write-secs", "3", "--quiet", "--label", fmt.Sprint("timing-", timing)}, d...)
+		if timing {
+			args = append(args, "--server-config", conf)
+		}
+		if tr := run(t, nil, args...); tr.code != 0 {
+			t.Fatalf("exit %d\nstderr: %s", tr.code, tr.stderr)
+		}
+	}
+	runs, err := filepath.Glob(filepath.Join(out, "*-timing-*"))
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("run directories %v (%v)", runs, err)
+	}
+	for _, dir := range runs {
+		r, err := results.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range r.Steps {
+			if s.Step != "update-index" {
+				continue
+			}
+			syncs := s.ServerCounters["wal_sync"]
+			us, ok := s.ServerCounters["wal_sync_time_us"]
+			if !strings.HasSuffix(dir, "timing-true") {
+				if ok {
+					t.Errorf("without track_wal_io_timing: wal_sync_time_us = %d, want no such counter", us)
+				}
+				continue
+			}
+			// A sync on this machine's disk takes from microseconds to milliseconds.
+			if syncs <= 0 || !ok || us <= 0 || us/syncs > 1_000_000 {
+				t.Errorf("with track_wal_io_timing: %d syncs, %d µs (present %v) in %v", syncs, us, ok, s.ServerCounters)
+			}
+		}
+	}
+}

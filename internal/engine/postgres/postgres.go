@@ -50,7 +50,9 @@ func init() {
 		Options:     options,
 		Open:        open,
 		Server:      true,
-		Check:       check,
+		// The client path: how the sessions talk to the server, not what it stores.
+		ClientOptions: sqlfam.ClientOptionKeys(),
+		Check:         check,
 	})
 }
 
@@ -278,7 +280,8 @@ func (dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (string
 }
 
 // ServerSample implements table.ServerReporter: WAL bytes from the WAL insert position (exact and
-// immediate), WAL syncs, writes and full-page images from pg_stat_wal, checkpoints and buffers
+// immediate), WAL syncs, writes and full-page images from pg_stat_wal (with track_wal_io_timing
+// on, also the time spent in the syncs, wal_sync_time_us), checkpoints and buffers
 // written from pg_stat_bgwriter (backends publish them at most once a second, so a step
 // shorter than a few seconds undercounts), and the process tree of a managed server.
 func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.ServerSample, error) {
@@ -287,10 +290,16 @@ func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.Se
 		return s, err
 	}
 	var walWrite, walFPI int64
-	if err := e.DB().QueryRowContext(ctx, "SELECT wal_sync, wal_write, wal_fpi FROM pg_stat_wal").Scan(&s.Fsyncs, &walWrite, &walFPI); err != nil {
+	var syncUs sql.NullInt64
+	if err := e.DB().QueryRowContext(ctx, `SELECT wal_sync, wal_write, wal_fpi,
+		CASE WHEN current_setting('track_wal_io_timing')::bool THEN (wal_sync_time * 1000)::bigint END FROM pg_stat_wal`,
+	).Scan(&s.Fsyncs, &walWrite, &walFPI, &syncUs); err != nil {
 		s.Fsyncs = -1 // before PostgreSQL 14
 	} else {
 		s.Counters = map[string]int64{"wal_write": walWrite, "wal_fpi": walFPI, "wal_sync": s.Fsyncs}
+		if syncUs.Valid {
+			s.Counters["wal_sync_time_us"] = syncUs.Int64
+		}
 	}
 	var timed, req, bufCkpt, bufClean, bufBackend int64
 	if err := e.DB().QueryRowContext(ctx, `SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean,
