@@ -3,12 +3,15 @@
 // way for both (utime+stime of the client process from /proc/<pid>/stat, over its measured
 // phase: the load excluded), and QPS.
 //
-// sysbench's tables live in the database sbtest (prepared once per server by `sysbench
-// prepare`, a separate process), rumbench's in the database rumbench (loaded by each rumbench
-// run; its load is outside the measured window). Each repeat runs, for each thread count, the
-// tests with sysbench and then with rumbench, in the same order (update-index, read-only,
-// point-query: rumbench's reference order), so that both clients meet the server in the same
-// state and the same host load; the ratios are taken within a repeat.
+// Each client has a table of its own, loaded once per server and kept across the repeats:
+// sysbench's in the database sbtest (`sysbench prepare`), each rumbench variant's in a database
+// rb_v1, rb_v2... (`rumbench prepare`, then `rumbench run --reuse`, which neither loads nor
+// flushes before its first test). So every client's update-index meets a table its own earlier
+// runs aged, and none starts right after a checkpoint (after which PostgreSQL writes a full page
+// image at the first change of every page: 1.8 times the WAL per statement on this table). Each
+// repeat runs, for each thread count, the tests with each client in turn, in the same order
+// (update-index, read-only, point-query: rumbench's reference order), so that the clients meet
+// the server in the same state and the same host load; the ratios are taken within a repeat.
 //
 // With Config.InsertRows, each repeat also loads the insert benchmark's table (l.i0) on each
 // server with rumbench and with iiload (tools/pyload/iiload.py), a Python client of the insert
@@ -98,6 +101,17 @@ type Result struct {
 	Secs       float64 // the measured seconds
 	CPUSecs    float64 // the client's CPU over its measured phase
 	OwnCPUUs   float64 // rumbench's own ccpu_us/op (0 for sysbench)
+	// WALSyncs and WALSyncUs are PostgreSQL's WAL syncs over the run and the µs spent in them
+	// (pg_stat_wal with track_wal_io_timing on); 0 where not measured.
+	WALSyncs, WALSyncUs int64
+}
+
+// WALUsPerSync is the WAL's fsync latency during the run, µs (0 when not measured).
+func (r Result) WALUsPerSync() float64 {
+	if r.WALSyncs <= 0 {
+		return 0
+	}
+	return float64(r.WALSyncUs) / float64(r.WALSyncs)
 }
 
 // UsPerStatement is the client CPU per statement, µs.
@@ -132,6 +146,7 @@ func Run(ctx context.Context, cfg Config, w io.Writer) error {
 		}
 	}
 	printTables(w, cfg, sb, rb)
+	printWALTable(w, cfg, sb, rb)
 	if cfg.InsertRows > 0 {
 		printInsertTable(w, cfg, ins)
 	}
@@ -159,6 +174,11 @@ func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb,
 	if _, err := runProcess(ctx, time.Second, nil, cfg.Sysbench, prep...); err != nil {
 		return fmt.Errorf("sysbench prepare: %w", err)
 	}
+	for i, v := range cfg.Variants {
+		if err := prepareRumbench(ctx, cfg, v, i, srv, eng); err != nil {
+			return err
+		}
+	}
 	for rep := 1; rep <= cfg.Repeats; rep++ {
 		for _, th := range cfg.Threads {
 			// The clients take turns, in an order reversed every other repeat, so that a drift of
@@ -170,7 +190,7 @@ func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb,
 			for _, c := range clients {
 				if c == "" {
 					for _, t := range Tests {
-						r, err := runSysbench(ctx, cfg, sbArgs, t, th)
+						r, err := runSysbench(ctx, cfg, srv, sbArgs, t, th)
 						if err != nil {
 							return err
 						}
@@ -179,8 +199,9 @@ func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb,
 					}
 					continue
 				}
-				v := cfg.Variants[slices.Index(variantNames(cfg), c)]
-				rs, err := runRumbench(ctx, cfg, v, srv, eng, th, rep)
+				vi := slices.Index(variantNames(cfg), c)
+				v := cfg.Variants[vi]
+				rs, err := runRumbench(ctx, cfg, v, variantDSN(srv, vi), eng, th, rep)
 				if err != nil {
 					return err
 				}
@@ -197,6 +218,13 @@ func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb,
 					rr := rb[key{eng, t.Short, v.Name, th}]
 					r := rr[len(rr)-1]
 					fmt.Fprintf(w, "; %s %.1f µs/stmt (own %.1f) %.0f qps", v.Name, r.UsPerStatement(), r.OwnCPUUs, r.QPS())
+				}
+				if walMeasured(last) {
+					fmt.Fprintf(w, "; WAL µs/sync: sysbench %.0f", last.WALUsPerSync())
+					for _, v := range cfg.Variants {
+						rr := rb[key{eng, t.Short, v.Name, th}]
+						fmt.Fprintf(w, ", %s %.0f", v.Name, rr[len(rr)-1].WALUsPerSync())
+					}
 				}
 				fmt.Fprintln(w)
 			}
@@ -222,8 +250,9 @@ func variantNames(cfg Config) []string {
 // sync on commit, binlog off).
 func serverSettings(eng string) (server.Kind, []server.Setting, []string) {
 	if eng == "postgres" {
+		// track_wal_io_timing: the WAL's fsync latency in each client's window (WALUsPerSync).
 		return server.Postgres, []server.Setting{{Name: "shared_buffers", Value: "64MB"}, {Name: "synchronous_commit", Value: "on"},
-			{Name: "max_parallel_maintenance_workers", Value: "0"}}, nil
+			{Name: "max_parallel_maintenance_workers", Value: "0"}, {Name: "track_wal_io_timing", Value: "on"}}, nil
 	}
 	return server.MariaDB, []server.Setting{{Name: "skip-log-bin"}, {Name: "innodb_flush_log_at_trx_commit", Value: "1"},
 		{Name: "innodb_buffer_pool_size", Value: "67108864"}}, nil
@@ -246,6 +275,20 @@ func admin(ctx context.Context, srv *server.Server, q string) error {
 	return nil
 }
 
+// walSyncs reads PostgreSQL's cumulative WAL syncs and the µs spent in them (0, 0 on MariaDB).
+func walSyncs(ctx context.Context, srv *server.Server) (syncs, us int64, err error) {
+	if srv.Kind() != server.Postgres {
+		return 0, 0, nil
+	}
+	db, err := sql.Open("pgx", srv.DSN())
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	err = db.QueryRowContext(ctx, "SELECT wal_sync, (wal_sync_time * 1000)::bigint FROM pg_stat_wal").Scan(&syncs, &us)
+	return syncs, us, err
+}
+
 // sysbenchConn returns sysbench's connection options for srv, database sbtest.
 func sysbenchConn(srv *server.Server) []string {
 	port := strconv.Itoa(srv.Port())
@@ -261,13 +304,22 @@ var sbQueries = regexp.MustCompile(`queries:\s+(\d+)\s+\(([0-9.]+) per sec`)
 var sbTime = regexp.MustCompile(`total time:\s+([0-9.]+)s`)
 
 // runSysbench runs one test; its CPU is counted from the line "Threads started!" (after the
-// connections and the statements' preparation) to its exit.
-func runSysbench(ctx context.Context, cfg Config, conn []string, t Test, threads int) (Result, error) {
+// connections and the statements' preparation) to its exit, PostgreSQL's WAL syncs from its start
+// to its exit (its backends publish their counters as they end).
+func runSysbench(ctx context.Context, cfg Config, srv *server.Server, conn []string, t Test, threads int) (Result, error) {
+	syncs0, us0, err := walSyncs(ctx, srv)
+	if err != nil {
+		return Result{}, err
+	}
 	args := append(append([]string{t.Script}, conn...), t.Options...)
 	args = append(args, "--tables=1", "--table-size="+strconv.FormatInt(cfg.Rows, 10), "--threads="+strconv.Itoa(threads),
 		"--time="+strconv.FormatFloat(cfg.Secs, 'f', -1, 64), "--events=0", "--rand-type=uniform", "run")
 	const started = "Threads started!"
 	p, err := runProcess(ctx, 100*time.Millisecond, []string{started}, cfg.Sysbench, args...)
+	if err != nil {
+		return Result{}, err
+	}
+	syncs1, us1, err := walSyncs(ctx, srv)
 	if err != nil {
 		return Result{}, err
 	}
@@ -280,25 +332,43 @@ func runSysbench(ctx context.Context, cfg Config, conn []string, t Test, threads
 	os.WriteFile(filepath.Join(cfg.Dir, fmt.Sprintf("sysbench-%s-%d.out", t.Short, threads)), []byte(out), 0o644)
 	n, _ := strconv.ParseInt(m[1], 10, 64)
 	secs, _ := strconv.ParseFloat(mt[1], 64)
-	return Result{Statements: n, Secs: secs, CPUSecs: p.total() - c0}, nil
+	return Result{Statements: n, Secs: secs, CPUSecs: p.total() - c0, WALSyncs: syncs1 - syncs0, WALSyncUs: us1 - us0}, nil
 }
 
-// runRumbench runs every test in one rumbench run (one load) against srv, and returns each
-// test's figures: its CPU over the test's measured window.
-func runRumbench(ctx context.Context, cfg Config, v Variant, srv *server.Server, eng string, threads, rep int) (map[string]Result, error) {
-	if err := admin(ctx, srv, "DROP TABLE IF EXISTS sbtest1"); err != nil {
-		return nil, err
+// variantDSN is srv's DSN on the database of the i-th variant's table (rb_v1, rb_v2...).
+func variantDSN(srv *server.Server, i int) string {
+	return strings.Replace(srv.DSN(), "/rumbench", fmt.Sprintf("/rb_v%d", i+1), 1)
+}
+
+// prepareRumbench creates the i-th variant's database and loads its table with its own
+// executable (rumbench prepare, its preparation record included).
+func prepareRumbench(ctx context.Context, cfg Config, v Variant, i int, srv *server.Server, eng string) error {
+	if err := admin(ctx, srv, fmt.Sprintf("CREATE DATABASE rb_v%d", i+1)); err != nil {
+		return err
 	}
+	args := append([]string{"prepare", "--workload", "sysbench", "--engine", eng, "--dsn", variantDSN(srv, i),
+		"--table-size", strconv.FormatInt(cfg.Rows, 10), "--quiet", "--store", "none",
+		"--out", filepath.Join(cfg.Dir, fmt.Sprintf("results-%s-%s-prepare", v.Name, eng)),
+		"--data-dir", filepath.Join(cfg.Dir, "rumbench-data")}, v.Args...)
+	if _, err := runProcess(ctx, time.Second, nil, v.Bin, args...); err != nil {
+		return fmt.Errorf("%s prepare: %w", v.Name, err)
+	}
+	return nil
+}
+
+// runRumbench runs every test in one rumbench run on the table prepareRumbench loaded (at dsn),
+// and returns each test's figures: its CPU over the test's measured window.
+func runRumbench(ctx context.Context, cfg Config, v Variant, dsn, eng string, threads, rep int) (map[string]Result, error) {
 	out := filepath.Join(cfg.Dir, fmt.Sprintf("results-%s-%s-%d-%d", v.Name, eng, threads, rep))
 	var names []string
 	for _, t := range Tests {
 		names = append(names, t.Name)
 	}
 	secs := strconv.FormatFloat(cfg.Secs, 'f', -1, 64)
-	args := append([]string{"run", "--workload", "sysbench", "--engine", eng, "--dsn", srv.DSN(), "--tests", strings.Join(names, ","),
+	args := append([]string{"run", "--workload", "sysbench", "--engine", eng, "--dsn", dsn, "--tests", strings.Join(names, ","),
 		"--threads", strconv.Itoa(threads), "--table-size", strconv.FormatInt(cfg.Rows, 10), "--read-secs", secs, "--write-secs", secs,
 		"--warmup-secs", "0", "--cleanup-wait-secs", "0", "--quiet", "--store", "none", "--out", out,
-		"--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--fresh"}, v.Args...)
+		"--data-dir", filepath.Join(cfg.Dir, "rumbench-data"), "--reuse"}, v.Args...)
 	p, err := runProcess(ctx, 50*time.Millisecond, nil, v.Bin, args...)
 	if err != nil {
 		return nil, err
@@ -310,7 +380,8 @@ func runRumbench(ctx context.Context, cfg Config, v Variant, srv *server.Server,
 	res := map[string]Result{}
 	for _, st := range steps {
 		from := st.End.Add(-time.Duration(st.Secs * float64(time.Second)))
-		res[st.Step] = Result{Statements: st.Ops, Secs: st.Secs, CPUSecs: p.window(from, st.End), OwnCPUUs: st.ClientCPUUsPerOp}
+		res[st.Step] = Result{Statements: st.Ops, Secs: st.Secs, CPUSecs: p.window(from, st.End), OwnCPUUs: st.ClientCPUUsPerOp,
+			WALSyncs: st.ServerCounters["wal_sync"], WALSyncUs: st.ServerCounters["wal_sync_time_us"]}
 	}
 	for _, t := range Tests {
 		if _, ok := res[t.Name]; !ok {
@@ -359,6 +430,53 @@ func printTables(w io.Writer, cfg Config, sb, rb map[key][]Result) {
 					}
 					fmt.Fprintf(w, "%-9s %-13s %3d %-10s %9.1f %9.1f %18s %9.0f %9.0f %18s\n", eng, t.Short, th, v.Name, median(su), median(ru),
 						spread(cr), median(sq), median(rq), spread(qr))
+				}
+			}
+		}
+	}
+}
+
+// walMeasured says whether r's run synced PostgreSQL's WAL enough for its fsync latency to mean
+// something (a sync per 100 statements or more: the write tests), and timed the syncs (a
+// rumbench build older than wal_sync_time_us does not report the time).
+func walMeasured(r Result) bool {
+	return r.WALSyncs > 0 && r.WALSyncUs > 0 && r.WALSyncs*100 >= r.Statements
+}
+
+// EqualSyncQPSRatio is the QPS ratio of rumbench (r) to sysbench (s) with the WAL's fsync
+// latency of r's window brought to that of s's: where commits wait for the WAL's fsync, the
+// statements a client gets through in a second are inversely proportional to it, and it is the
+// device's (it varies from window to window by more than the clients differ), not the client's.
+func EqualSyncQPSRatio(r, s Result) float64 {
+	return r.QPS() / s.QPS() * r.WALUsPerSync() / s.WALUsPerSync()
+}
+
+// printWALTable prints, for the tests whose commits waited for PostgreSQL's WAL fsync, the
+// fsync latency in each client's windows and the QPS ratio at equal fsync latency.
+func printWALTable(w io.Writer, cfg Config, sb, rb map[key][]Result) {
+	header := false
+	for _, eng := range cfg.Engines {
+		for _, t := range Tests {
+			for _, th := range cfg.Threads {
+				for _, v := range cfg.Variants {
+					s, r := sb[key{engine: eng, test: t.Short, threads: th}], rb[key{eng, t.Short, v.Name, th}]
+					var su, ru, eq []float64
+					for i := 0; i < min(len(s), len(r)); i++ {
+						if walMeasured(s[i]) && walMeasured(r[i]) {
+							su, ru = append(su, s[i].WALUsPerSync()), append(ru, r[i].WALUsPerSync())
+							eq = append(eq, EqualSyncQPSRatio(r[i], s[i]))
+						}
+					}
+					if len(eq) == 0 {
+						continue
+					}
+					if !header {
+						fmt.Fprintf(w, "\nPostgreSQL WAL fsync latency in each client's windows (pg_stat_wal, track_wal_io_timing), µs, medians;\n"+
+							"QPS ratio rumbench/sysbench at equal fsync latency (QPS ratio x rumbench's µs/sync / sysbench's) within each repeat: median [min-max]\n")
+						fmt.Fprintf(w, "%-9s %-13s %3s %-10s %11s %11s %18s\n", "engine", "test", "thr", "rumbench", "sb_us/sync", "rb_us/sync", "qps_ratio_eq_sync")
+						header = true
+					}
+					fmt.Fprintf(w, "%-9s %-13s %3d %-10s %11.0f %11.0f %18s\n", eng, t.Short, th, v.Name, median(su), median(ru), spread(eq))
 				}
 			}
 		}

@@ -133,6 +133,17 @@ func TestPyLoadPostgres(t *testing.T) {
 	if r.Statements != 2000 || r.Secs <= 0 || r.CPUSecs < 0 {
 		t.Errorf("result %+v, want 2000 rows, some seconds", r)
 	}
+	// The loader's commits were synced, and the server (track_wal_io_timing on) timed the syncs.
+	// The loader's backend publishes its counters as it exits, which may follow the loader's.
+	var syncs, us int64
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if syncs, us, err = walSyncs(ctx, srv); err != nil || syncs >= 2000/InsertRowsPerCommit {
+			break
+		}
+	}
+	if err != nil || syncs < 2000/InsertRowsPerCommit || us <= 0 {
+		t.Errorf("pg_stat_wal after the load: %d syncs, %d µs (%v); want a sync per commit or more, some time", syncs, us, err)
+	}
 	db, err := sql.Open("pgx", srv.DSN())
 	if err != nil {
 		t.Fatal(err)
@@ -182,5 +193,19 @@ func TestProcessTreeCancel(t *testing.T) {
 			t.Fatalf("child %d still running after the cancellation: %s", child, data)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestEqualSyncQPSRatio: the QPS ratio with rumbench's window's fsync latency brought to
+// sysbench's.
+func TestEqualSyncQPSRatio(t *testing.T) {
+	r := Result{Statements: 10000, Secs: 10, WALSyncs: 5000, WALSyncUs: 750000} // 1000 qps, 150 µs/sync
+	s := Result{Statements: 11000, Secs: 10, WALSyncs: 5500, WALSyncUs: 742500} // 1100 qps, 135 µs/sync
+	if got, want := EqualSyncQPSRatio(r, s), 1000.0/1100*150/135; math.Abs(got-want) > 1e-12 {
+		t.Errorf("EqualSyncQPSRatio = %v, want %v", got, want)
+	}
+	if !walMeasured(r) || walMeasured(Result{Statements: 10000, WALSyncs: 99, WALSyncUs: 9900}) || walMeasured(Result{}) ||
+		walMeasured(Result{Statements: 10000, WALSyncs: 5000}) {
+		t.Errorf("walMeasured: a sync per 100 statements or more, their time known")
 	}
 }
