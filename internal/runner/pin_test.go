@@ -61,7 +61,8 @@ func threadsPerWorker(t *testing.T, bound bool) []int {
 }
 
 // TestThreadBoundPinsWorkers: the workers of an engine whose sessions block their thread stay on
-// one OS thread for the whole step, however often they pass through the scheduler.
+// one OS thread for the whole step, however often they pass through the scheduler (a step of
+// several workers; a lone worker is left unpinned, see Run).
 func TestThreadBoundPinsWorkers(t *testing.T) {
 	for i, n := range threadsPerWorker(t, true) {
 		if n != 1 {

@@ -110,9 +110,10 @@ type CounterReporter interface {
 
 // ThreadBound is implemented by engines whose sessions may wait for their server in blocking
 // system calls on the calling goroutine's thread. ThreadBound reports whether they do with the
-// options the engine was opened with; the runner then keeps each worker goroutine on one OS
-// thread for the whole step (runtime.LockOSThread), so that a worker does not move to another
-// thread between its operations (each move wakes another thread and migrates the work).
+// options the engine was opened with; the runner then keeps each worker goroutine of a step with
+// several workers on one OS thread for the whole step (runtime.LockOSThread), so that a worker
+// does not move to another thread between its operations (each move wakes another thread and
+// migrates the work).
 type ThreadBound interface {
 	ThreadBound() bool
 }
