@@ -77,10 +77,9 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 
 	meters := make([]*Meter, len(st.Workers))
 	// Workers of a thread-bound engine stay on their threads when several of them compete for
-	// threads; a lone worker is resumed on its own thread anyway, and pinning it only adds a
-	// hand-off between threads at each of the runtime's preemptions (PostgreSQL update-index, one
-	// thread: 8.10 µs of client CPU per statement pinned, 7.62 not; four threads: 14.84 pinned,
-	// 15.29 not; medians of 8 alternating runs).
+	// threads. A lone worker is left alone: pinned, it cost more client CPU (PostgreSQL
+	// update-index, one thread: 8.10 µs per statement pinned, 7.62 not; four threads: 14.84
+	// pinned, 15.29 not; medians of 8 alternating runs; docs/client-cost.md).
 	tb, ok := tgt.Engine.(table.ThreadBound)
 	pin := ok && tb.ThreadBound() && len(st.Workers) > 1
 	var drivers, background sync.WaitGroup
