@@ -332,7 +332,14 @@ func TestWireAllocs(t *testing.T) {
 				}
 			}
 			insert()
-			if a := testing.AllocsPerRun(50, insert); a != 0 {
+			// AllocsPerRun counts the whole process's allocations, the driver's background
+			// monitoring (a heartbeat every 10 s) included: the least of three measurements
+			// is the batch's own.
+			a := testing.AllocsPerRun(50, insert)
+			for range 2 {
+				a = min(a, testing.AllocsPerRun(50, insert))
+			}
+			if a != 0 {
 				t.Errorf("%v allocations per 100-row batch, want 0", a)
 			}
 		})
