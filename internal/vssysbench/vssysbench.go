@@ -223,7 +223,11 @@ func runEngine(ctx context.Context, cfg Config, eng string, w io.Writer, sb, rb,
 					fmt.Fprintf(w, "; WAL µs/sync: sysbench %.0f", last.WALUsPerSync())
 					for _, v := range cfg.Variants {
 						rr := rb[key{eng, t.Short, v.Name, th}]
-						fmt.Fprintf(w, ", %s %.0f", v.Name, rr[len(rr)-1].WALUsPerSync())
+						if r := rr[len(rr)-1]; walMeasured(r) {
+							fmt.Fprintf(w, ", %s %.0f", v.Name, r.WALUsPerSync())
+						} else {
+							fmt.Fprintf(w, ", %s -", v.Name) // a build without wal_sync_time_us
+						}
 					}
 				}
 				fmt.Fprintln(w)
@@ -260,11 +264,7 @@ func serverSettings(eng string) (server.Kind, []server.Setting, []string) {
 
 // admin runs q on the server's database rumbench.
 func admin(ctx context.Context, srv *server.Server, q string) error {
-	driver := "pgx"
-	if srv.Kind() == server.MariaDB {
-		driver = "mysql"
-	}
-	db, err := sql.Open(driver, srv.DSN())
+	db, err := serverDB(srv)
 	if err != nil {
 		return err
 	}
@@ -275,18 +275,45 @@ func admin(ctx context.Context, srv *server.Server, q string) error {
 	return nil
 }
 
+// serverDB opens srv's database rumbench.
+func serverDB(srv *server.Server) (*sql.DB, error) {
+	driver := "pgx"
+	if srv.Kind() == server.MariaDB {
+		driver = "mysql"
+	}
+	return sql.Open(driver, srv.DSN())
+}
+
 // walSyncs reads PostgreSQL's cumulative WAL syncs and the µs spent in them (0, 0 on MariaDB).
-func walSyncs(ctx context.Context, srv *server.Server) (syncs, us int64, err error) {
+// Backends publish their counters at most once a second and as they exit, which may follow
+// their client's exit: after a run, settle waits (up to 2 s) for two readings 100 ms apart to
+// agree.
+func walSyncs(ctx context.Context, srv *server.Server, settle bool) (syncs, us int64, err error) {
 	if srv.Kind() != server.Postgres {
 		return 0, 0, nil
 	}
-	db, err := sql.Open("pgx", srv.DSN())
+	db, err := serverDB(srv)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer db.Close()
-	err = db.QueryRowContext(ctx, "SELECT wal_sync, (wal_sync_time * 1000)::bigint FROM pg_stat_wal").Scan(&syncs, &us)
-	return syncs, us, err
+	read := func() (int64, int64, error) {
+		var s, u int64
+		err := db.QueryRowContext(ctx, "SELECT wal_sync, (wal_sync_time * 1000)::bigint FROM pg_stat_wal").Scan(&s, &u)
+		return s, u, err
+	}
+	if syncs, us, err = read(); err != nil || !settle {
+		return syncs, us, err
+	}
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		s, u, err := read()
+		if err != nil || s == syncs {
+			return syncs, us, err
+		}
+		syncs, us = s, u
+	}
+	return syncs, us, nil
 }
 
 // sysbenchConn returns sysbench's connection options for srv, database sbtest.
@@ -305,9 +332,9 @@ var sbTime = regexp.MustCompile(`total time:\s+([0-9.]+)s`)
 
 // runSysbench runs one test; its CPU is counted from the line "Threads started!" (after the
 // connections and the statements' preparation) to its exit, PostgreSQL's WAL syncs from its start
-// to its exit (its backends publish their counters as they end).
+// until its backends have published their counters.
 func runSysbench(ctx context.Context, cfg Config, srv *server.Server, conn []string, t Test, threads int) (Result, error) {
-	syncs0, us0, err := walSyncs(ctx, srv)
+	syncs0, us0, err := walSyncs(ctx, srv, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -319,7 +346,7 @@ func runSysbench(ctx context.Context, cfg Config, srv *server.Server, conn []str
 	if err != nil {
 		return Result{}, err
 	}
-	syncs1, us1, err := walSyncs(ctx, srv)
+	syncs1, us1, err := walSyncs(ctx, srv, true)
 	if err != nil {
 		return Result{}, err
 	}

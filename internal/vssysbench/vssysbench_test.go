@@ -134,13 +134,8 @@ func TestPyLoadPostgres(t *testing.T) {
 		t.Errorf("result %+v, want 2000 rows, some seconds", r)
 	}
 	// The loader's commits were synced, and the server (track_wal_io_timing on) timed the syncs.
-	// The loader's backend publishes its counters as it exits, which may follow the loader's.
-	var syncs, us int64
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if syncs, us, err = walSyncs(ctx, srv); err != nil || syncs >= 2000/InsertRowsPerCommit {
-			break
-		}
-	}
+	// walSyncs waits for the loader's backend to publish its counters as it exits.
+	syncs, us, err := walSyncs(ctx, srv, true)
 	if err != nil || syncs < 2000/InsertRowsPerCommit || us <= 0 {
 		t.Errorf("pg_stat_wal after the load: %d syncs, %d µs (%v); want a sync per commit or more, some time", syncs, us, err)
 	}
