@@ -41,6 +41,7 @@ var cases = []testCase{
 	{"Scan", true, testScan},
 	{"DeleteOldest", true, testDeleteOldest},
 	{"Statements", true, testStatements},
+	{"CancelledStatement", true, testCancelledStatement},
 	{"StringKeys", true, testStringKeys},
 	{"CompositeKeys", true, testCompositeKeys},
 	{"StoreReverse", true, testStoreReverse},

@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -595,4 +596,50 @@ func testLinkWrites(t *testing.T, h *harness) {
 		table.Stmt{Kind: table.Select, Index: -1, Prefix: 2, Match: table.In, InLen: 3, KeyOrder: []int{1, 0}, Cols: []int{2, 3, 4}})
 	got, _ = exec(h, s, multiget, true, iv(1, 7, 5, 2, 9)...)
 	wantRows(t, "multiget under (id1, link_type)", got, "2,1,a", "5,0,e")
+}
+
+// testCancelledStatement ends statements' contexts at moments spread over a round trip, before a
+// statement starts or while it is in flight: the statement either completes with the right row
+// or fails with the context's error, and the same session then runs the next statement, under
+// another context, with the right result. This is how a step's time limit and an interrupt
+// stop a worker, whose session outlives the contexts it runs statements with.
+func testCancelledStatement(t *testing.T, h *harness) {
+	tb := stmtTable("cancelled")
+	h.createTable(tb, true)
+	s := h.session()
+	st := stmts{tb}
+	ins := st.mk("INSERT INTO {T} (id, k, c) VALUES (?, ?, ?)", table.Stmt{Kind: table.InsertRow, Index: -1})
+	for id := int64(1); id <= 20; id++ {
+		exec(h, s, ins, false, table.Value{I: id}, table.Value{I: id}, bv(fmt.Sprintf("c%02d", id)))
+	}
+	pointC := st.mk("SELECT c FROM {T} WHERE id=?", table.Stmt{Kind: table.Select, Index: -1, Match: table.Eq, Cols: []int{2}})
+	out := table.NewRows(1, 1)
+	failed := 0
+	for i := range 300 {
+		id := int64(i%20 + 1)
+		ctx, cancel := context.WithCancel(h.ctx)
+		end := time.AfterFunc(time.Duration(i%30)*20*time.Microsecond, cancel)
+		out.Reset(1)
+		_, err := s.Exec(ctx, pointC, iv(id), out)
+		end.Stop()
+		cancel()
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled):
+			t.Fatalf("statement %d, its context cancelled: %v; want the context's error", i, err)
+		case err != nil:
+			failed++
+		case out.N != 1 || strings.TrimRight(string(out.Row(0)[0].B), " ") != fmt.Sprintf("c%02d", id):
+			t.Fatalf("statement %d completed under a cancelled context with %v, want c%02d", i, formatRows(tb, pointC.Cols, out, 0), id)
+		}
+		got, _ := exec(h, s, pointC, false, iv(21-id)...)
+		wantRows(t, fmt.Sprintf("the statement after statement %d", i), got, fmt.Sprintf("c%02d", 21-id))
+	}
+	t.Logf("%d of 300 statements failed with the context's error", failed)
+	updK := st.mk("UPDATE {T} SET k=k+1 WHERE id=?", table.Stmt{Kind: table.Update, Index: -1, Match: table.Eq, Set: []table.Assign{{Col: 1, Add: 1}}})
+	if _, n := exec(h, s, updK, false, iv(7)...); n != 1 {
+		t.Fatalf("update after the cancellations: %d rows changed, want 1", n)
+	}
+	pointK := st.mk("SELECT k FROM {T} WHERE id=?", table.Stmt{Kind: table.Select, Index: -1, Match: table.Eq, Cols: []int{1}})
+	got, _ := exec(h, s, pointK, false, iv(7)...)
+	wantRows(t, "k after the update", got, "8")
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/rumbench/rumbench/internal/engine"
@@ -124,15 +125,26 @@ type nativeSession struct {
 	textInsert bool
 	texts      map[stmtKey]string
 
-	// Cancellation: watched is the context a stop function is registered on; busy is set while
-	// a statement runs, so that a cancellation interrupts only a statement in flight;
-	// interrupted is set when one was, and the next statement then opens a new connection (a
-	// worker's session outlives the contexts it is used with).
+	// Cancellation. watched is the context the session watches (one AfterFunc per context, not
+	// per statement), w its watch. inflight is the watch of the statement in flight (nil between
+	// statements); a cancellation claims it by swapping in claimed, so that it interrupts only a
+	// statement of its own context, never one that began after it (under the next context). A
+	// claimed statement sets interrupted, and the next statement opens a new connection (a
+	// worker's session outlives the contexts it is used with). swap orders an interruption
+	// against reconnect's close and replacement of conn.
 	watched     context.Context
+	w           *watch
 	stop        func() bool
-	busy        atomic.Bool
-	interrupted atomic.Bool
+	inflight    atomic.Pointer[watch]
+	interrupted bool
+	swap        sync.Mutex
 }
+
+// watch is one context a session watches; its address identifies it.
+type watch struct{ ctx context.Context }
+
+// claimed marks a statement in flight that a cancellation interrupts.
+var claimed = &watch{}
 
 // nativeExec is a workload statement as a native session runs it.
 type nativeExec struct {
@@ -165,16 +177,17 @@ func (s *nativeSession) enter(ctx context.Context) error {
 		if s.stop != nil {
 			s.stop()
 		}
-		s.watched, s.stop = ctx, context.AfterFunc(ctx, s.cancelled)
+		w := &watch{ctx: ctx}
+		s.watched, s.w, s.stop = ctx, w, context.AfterFunc(ctx, func() { s.cancelled(w) })
 	}
-	if s.interrupted.Load() {
+	if s.interrupted {
 		if err := s.reconnect(ctx); err != nil {
 			return err
 		}
 	}
-	s.busy.Store(true)
+	s.inflight.Store(s.w)
 	if err := ctx.Err(); err != nil {
-		s.busy.Store(false)
+		s.settle()
 		return err
 	}
 	if s.lock {
@@ -187,28 +200,41 @@ func (s *nativeSession) leave() {
 	if s.lock {
 		runtime.UnlockOSThread()
 	}
-	s.busy.Store(false)
+	s.settle()
 }
 
-// cancelled runs when the watched context ends: it interrupts a statement in flight.
-func (s *nativeSession) cancelled() {
-	if s.busy.Load() {
-		s.interrupted.Store(true)
+// settle ends the statement in flight; when a cancellation claimed it, the connection was (or
+// is being) interrupted and the next statement reconnects.
+func (s *nativeSession) settle() {
+	if s.inflight.Swap(nil) == claimed {
+		s.interrupted = true
+	}
+}
+
+// cancelled runs when w's context ends: it interrupts a statement of that context in flight.
+func (s *nativeSession) cancelled(w *watch) {
+	s.swap.Lock()
+	defer s.swap.Unlock()
+	if s.inflight.CompareAndSwap(w, claimed) {
 		s.conn.Interrupt()
 	}
 }
 
 // reconnect replaces an interrupted connection with a new one; statements are prepared anew.
 func (s *nativeSession) reconnect(ctx context.Context) error {
+	s.swap.Lock()
 	s.conn.Close()
+	s.swap.Unlock()
 	c, err := s.e.native.Connect(ctx)
 	if err != nil {
 		return err
 	}
+	s.swap.Lock()
 	s.conn = c
+	s.swap.Unlock()
+	s.interrupted = false
 	clear(s.stmts)
 	clear(s.execs)
-	s.interrupted.Store(false)
 	return nil
 }
 

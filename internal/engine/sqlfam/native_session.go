@@ -297,7 +297,7 @@ func (s *nativeSession) Close() error {
 		netblock.HoldPs(-1)
 	}
 	err := s.conn.Close()
-	if s.interrupted.Load() {
+	if s.interrupted {
 		return nil // the connection was cut on purpose: its goodbye cannot be sent
 	}
 	return err
