@@ -37,6 +37,19 @@ func (s stmts) mk(sql string, st table.Stmt) *table.Stmt {
 	return &st
 }
 
+// fill inserts rows 1..20 of the table (id, k = kOf(id), c = "c01".."c20") and returns the
+// INSERT it used.
+func (s stmts) fill(h *harness, sess table.Session, kOf func(id int64) int64) *table.Stmt {
+	h.t.Helper()
+	ins := s.mk("INSERT INTO {T} (id, k, c) VALUES (?, ?, ?)", table.Stmt{Kind: table.InsertRow, Index: -1})
+	for id := int64(1); id <= 20; id++ {
+		if _, n := exec(h, sess, ins, false, table.Value{I: id}, table.Value{I: kOf(id)}, bv(fmt.Sprintf("c%02d", id))); n != 1 {
+			h.t.Fatalf("insert %d: %d rows", id, n)
+		}
+	}
+	return ins
+}
+
 func iv(xs ...int64) []table.Value {
 	out := make([]table.Value, len(xs))
 	for i, x := range xs {
@@ -97,12 +110,7 @@ func testStatements(t *testing.T, h *harness) {
 	h.createTable(tb, false)
 	s := h.session()
 	st := stmts{tb}
-	ins := st.mk("INSERT INTO {T} (id, k, c) VALUES (?, ?, ?)", table.Stmt{Kind: table.InsertRow, Index: -1})
-	for id := int64(1); id <= 20; id++ {
-		if _, n := exec(h, s, ins, false, table.Value{I: id}, table.Value{I: id % 5}, bv(fmt.Sprintf("c%02d", id))); n != 1 {
-			t.Fatalf("insert %d: %d rows", id, n)
-		}
-	}
+	ins := st.fill(h, s, func(id int64) int64 { return id % 5 })
 	if err := h.e.CreateIndexes(h.ctx, tb); err != nil {
 		t.Fatal(err)
 	}
@@ -608,10 +616,7 @@ func testCancelledStatement(t *testing.T, h *harness) {
 	h.createTable(tb, true)
 	s := h.session()
 	st := stmts{tb}
-	ins := st.mk("INSERT INTO {T} (id, k, c) VALUES (?, ?, ?)", table.Stmt{Kind: table.InsertRow, Index: -1})
-	for id := int64(1); id <= 20; id++ {
-		exec(h, s, ins, false, table.Value{I: id}, table.Value{I: id}, bv(fmt.Sprintf("c%02d", id)))
-	}
+	st.fill(h, s, func(id int64) int64 { return id })
 	pointC := st.mk("SELECT c FROM {T} WHERE id=?", table.Stmt{Kind: table.Select, Index: -1, Match: table.Eq, Cols: []int{2}})
 	out := table.NewRows(1, 1)
 	failed := 0

@@ -125,14 +125,13 @@ type nativeSession struct {
 	textInsert bool
 	texts      map[stmtKey]string
 
-	// Cancellation. watched is the context the session watches (one AfterFunc per context, not
-	// per statement), w its watch. inflight is the watch of the statement in flight (nil between
+	// Cancellation. w is the watch of the context the session watches (one AfterFunc per
+	// context, not per statement). inflight is the watch of the statement in flight (nil between
 	// statements); a cancellation claims it by swapping in claimed, so that it interrupts only a
 	// statement of its own context, never one that began after it (under the next context). A
 	// claimed statement sets interrupted, and the next statement opens a new connection (a
 	// worker's session outlives the contexts it is used with). swap orders an interruption
 	// against reconnect's close and replacement of conn.
-	watched     context.Context
 	w           *watch
 	stop        func() bool
 	inflight    atomic.Pointer[watch]
@@ -140,7 +139,8 @@ type nativeSession struct {
 	swap        sync.Mutex
 }
 
-// watch is one context a session watches; its address identifies it.
+// watch is one context a session watches; its address identifies it (the field makes the type
+// non-empty, so that distinct watches have distinct addresses).
 type watch struct{ ctx context.Context }
 
 // claimed marks a statement in flight that a cancellation interrupts.
@@ -173,12 +173,12 @@ func (e *Engine) newNativeSession(ctx context.Context) (table.Session, error) {
 // enter starts a statement: it watches ctx (registered once per context) and locks the thread
 // when the connection blocks it. Every enter that returns nil is followed by leave.
 func (s *nativeSession) enter(ctx context.Context) error {
-	if ctx != s.watched {
+	if s.w == nil || ctx != s.w.ctx {
 		if s.stop != nil {
 			s.stop()
 		}
 		w := &watch{ctx: ctx}
-		s.watched, s.w, s.stop = ctx, w, context.AfterFunc(ctx, func() { s.cancelled(w) })
+		s.w, s.stop = w, context.AfterFunc(ctx, func() { s.cancelled(w) })
 	}
 	if s.interrupted {
 		if err := s.reconnect(ctx); err != nil {
