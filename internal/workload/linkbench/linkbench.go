@@ -13,7 +13,8 @@
 //
 //	load     the nodes, then each node's links and count rows, by --loaders clients taking
 //	         ranges of 2048 nodes (a node with more than 100,000 links is cut into slices)
-//	loopN    --requesters clients issue requests for --loop-secs seconds; N = 1..--loops
+//	loopN    --requesters clients issue requests for --loop-secs seconds (or until --requests
+//	         are done); N = 1..--loops
 package linkbench
 
 import (
@@ -84,6 +85,7 @@ type definition struct {
 	reference, mix, props, pcts string
 	maxID1, maxDegree           int64
 	loaders, requesters, loops  int
+	requests                    int64
 	loopSecs, requestRate       float64
 	expunge                     bool
 }
@@ -100,6 +102,7 @@ func newDefinition() workload.Definition {
 	fl.IntVar(&d.requesters, "requesters", 1, "request clients of each loop")
 	fl.IntVar(&d.loops, "loops", 0, "request loops, one step each (default from --profile)")
 	fl.Float64Var(&d.loopSecs, "loop-secs", 0, "seconds of each request loop (default from --profile)")
+	fl.Int64Var(&d.requests, "requests", 0, "end each request loop after this many requests, spread over the requesters, if --loop-secs is not up first (0: by time only)")
 	fl.Float64Var(&d.requestRate, "request-rate", 0, "requests per second of each requester, paced, with latency from the intended start (0: unthrottled)")
 	fl.BoolVar(&d.expunge, "expunge", false, "DELETE_LINK deletes the row instead of hiding it (visibility 0)")
 	fl.StringVar(&d.pcts, "percentiles", "", "extra response-time percentiles, comma-separated (e.g. 99.99)")
@@ -143,7 +146,7 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 		g.MaxDegree = d.maxDegree
 	}
 	c := Config{Graph: g, Reference: d.reference, MixName: d.mix, Loaders: d.loaders, Requesters: d.requesters,
-		Loops: p.loops, LoopSecs: p.loopSecs, RequestRate: d.requestRate, Expunge: d.expunge, Seed: s.Seed}
+		Loops: p.loops, LoopSecs: p.loopSecs, Requests: d.requests, RequestRate: d.requestRate, Expunge: d.expunge, Seed: s.Seed}
 	if c.MixName == "" {
 		c.MixName = d.reference
 	}
@@ -190,6 +193,9 @@ type Config struct {
 	// Loops request loops of LoopSecs each; WarmupSecs at the start of each are not measured.
 	Loops                int
 	LoopSecs, WarmupSecs float64
+	// Requests, when > 0, ends each loop after this many requests (spread over all requesters,
+	// every shard's), before LoopSecs if they are done sooner.
+	Requests int64
 	// RequestRate paces each requester at this many requests per second (0: unthrottled).
 	RequestRate float64
 	// Expunge deletes links instead of hiding them.
@@ -209,6 +215,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--requesters %d: must be 1..4096", c.Requesters)
 	case c.Loops < 0 || c.Loops > maxLoops:
 		return fmt.Errorf("--loops %d: must be 0..%d", c.Loops, maxLoops)
+	case c.Requests < 0:
+		return fmt.Errorf("--requests %d: must be >= 0", c.Requests)
 	case !(c.LoopSecs > 0) || !(c.WarmupSecs >= 0) || !(c.RequestRate >= 0):
 		return fmt.Errorf("--loop-secs %g, --warmup-secs %g, --request-rate %g: want a positive loop and no negative figure", c.LoopSecs, c.WarmupSecs, c.RequestRate)
 	}
@@ -267,7 +275,7 @@ func (w *Workload) Config() map[string]any {
 		"reference": w.cfg.Reference, "mix_name": w.cfg.MixName, "mix": mix, "getlinklist_history": g.Mix.GetLinkListHistory,
 		"startid1": g.StartID1, "maxid1": g.MaxID1, "max_degree": g.MaxDegree, "link_type_count": g.LinkTypeCount,
 		"degree_data": g.DegreeData, "link_datasize": g.LinkDataSize, "node_datasize": g.NodeDataSize,
-		"loaders": w.cfg.Loaders, "requesters": w.cfg.Requesters, "loops": w.cfg.Loops, "loop_secs": w.cfg.LoopSecs,
+		"loaders": w.cfg.Loaders, "requesters": w.cfg.Requesters, "loops": w.cfg.Loops, "loop_secs": w.cfg.LoopSecs, "requests": w.cfg.Requests,
 		"warmup_secs": w.cfg.WarmupSecs, "request_rate": w.cfg.RequestRate, "expunge": w.cfg.Expunge,
 		"percentiles": w.cfg.Percentiles, "seed": w.cfg.Seed, "nodes": w.model.Nodes(),
 	}
@@ -280,7 +288,7 @@ func (w *Workload) Summary() string {
 	if g.MaxDegree > 0 {
 		deg = fmt.Sprintf(" max_degree=%d", g.MaxDegree)
 	}
-	return fmt.Sprintf("reference=%s mix=%s maxid1=%d%s loaders=%d requesters=%d loops=%d loop_secs=%g request_rate=%g expunge=%v seed=%d",
+	return fmt.Sprintf("reference=%s mix=%s maxid1=%d%s loaders=%d requesters=%d loops=%d loop_secs=%g requests=%d request_rate=%g expunge=%v seed=%d",
 		w.cfg.Reference, w.cfg.MixName, g.MaxID1, deg, w.cfg.Loaders, w.cfg.Requesters, w.cfg.Loops, w.cfg.LoopSecs,
-		w.cfg.RequestRate, w.cfg.Expunge, w.cfg.Seed)
+		w.cfg.Requests, w.cfg.RequestRate, w.cfg.Expunge, w.cfg.Seed)
 }

@@ -95,8 +95,8 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	return runner.Step{}, fmt.Errorf("linkbench: unknown step %q (valid: load, loop1 .. loop%d)", name, r.w.cfg.Loops)
 }
 
-// loopStep makes the requesters of one loop: each draws requests until the loop's time is up,
-// paced at RequestRate when it is set.
+// loopStep makes the requesters of one loop: each draws requests until the loop's time is up or
+// its share of Requests is done, paced at RequestRate when it is set.
 func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 	cfg := &r.w.cfg
 	warmup := time.Duration(cfg.WarmupSecs * float64(time.Second))
@@ -111,23 +111,31 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 	loop := 0
 	fmt.Sscanf(name, "loop%d", &loop)
 	var deadline atomic.Int64
+	all := int64(cfg.Requesters * max(r.w.shard.Count, 1))
 	for i := 0; i < cfg.Requesters; i++ {
 		sess, err := r.sessions.Open(ctx, r.eng)
 		if err != nil {
 			return st, err
 		}
 		g := r.w.shard.Index*cfg.Requesters + i // the requester's number among all shards'
-		q, err := r.w.model.NewRequester(g, cfg.Requesters*max(r.w.shard.Count, 1))
+		q, err := r.w.model.NewRequester(g, int(all))
 		if err != nil {
 			return st, err
 		}
 		c := &requester{r: r, st: r.w.st, sess: sess, q: q, out: table.NewRows(len(linkCols), 64),
 			rng: gen.NewRand(gen.Mix(cfg.Seed ^ uint64(loop)<<40 ^ uint64(g+1)))}
+		left := int64(-1) // requests still to do (-1: no count, the loop's time only)
+		if cfg.Requests > 0 {
+			left = cfg.Requests / all
+			if int64(g) < cfg.Requests%all {
+				left++
+			}
+		}
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("requester %d", i+1), Role: runner.Driver, Rate: cfg.RequestRate,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 				now := time.Now()
 				deadline.CompareAndSwap(0, now.Add(total).UnixNano())
-				if now.UnixNano() >= deadline.Load() {
+				if left == 0 || now.UnixNano() >= deadline.Load() {
 					return true, nil
 				}
 				c.q.Next(&c.rng, &c.req)
@@ -135,6 +143,9 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 					rows, err := c.do(ctx)
 					if err == nil {
 						m.Done(kinds[c.req.Op], now, rows)
+						if left > 0 {
+							left--
+						}
 						if opKinds[c.req.Op].Role != results.RoleRead {
 							m.Commit(1)
 						}
