@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -291,11 +292,27 @@ func TestRunAllStepsTiny(t *testing.T) {
 func TestInterruptKeepsResults(t *testing.T) {
 	out, _, d := dirs(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(1500*time.Millisecond, cancel)
+	defer cancel()
+	var cancelled atomic.Int64 // when the run was interrupted (Unix ns)
+	go func() {
+		// Interrupt once qr100 has an interval (a second of queries), however long the start took.
+		for ctx.Err() == nil {
+			entries, _ := filepath.Glob(filepath.Join(out, "*", "intervals.jsonl"))
+			if len(entries) == 1 {
+				if b, _ := os.ReadFile(entries[0]); strings.Contains(string(b), `"step":"qr100"`) {
+					cancelled.Store(time.Now().UnixNano())
+					cancel()
+					return
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
 	args := append([]string{"run", "--engine", "pebble,bbolt", "--steps", "qr100", "--query-secs", "60", "--quiet"}, d...)
-	start := time.Now()
 	tr := run(t, ctx, args...)
-	if took := time.Since(start); took > 20*time.Second {
+	if at := cancelled.Load(); at == 0 {
+		t.Fatalf("the run ended before its first interval of qr100: exit %d, stderr %s", tr.code, tr.stderr)
+	} else if took := time.Since(time.Unix(0, at)); took > 20*time.Second {
 		t.Errorf("interrupted run took %v to stop", took)
 	}
 	if tr.code != ExitInterrupted {
