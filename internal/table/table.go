@@ -5,7 +5,10 @@
 // Nothing outside an engine package knows which engine runs.
 package table
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Type is the type of a column.
 type Type uint8
@@ -82,12 +85,39 @@ type Table struct {
 // Keys returns the number of primary key columns (at least 1).
 func (t *Table) Keys() int { return max(t.KeyLen, 1) }
 
-// Validate checks the table description: a name, primary key columns of an integer type or of
-// Bytes with a MaxLen (auto-increment only for a single integer key), and index columns that
-// exist (Bytes index columns need a MaxLen too).
+// Validate checks the table description: table, column and index names that CheckName accepts
+// (so no name can carry SQL or a document-store operator into an engine), column names unique,
+// primary key columns of an integer type or of Bytes with a MaxLen (auto-increment only for a
+// single integer key), and index columns that exist (Bytes index columns need a MaxLen too).
 func (t *Table) Validate() error {
 	if t.Name == "" {
 		return fmt.Errorf("table has no name")
+	}
+	if err := CheckName(t.Name); err != nil {
+		return fmt.Errorf("table name %w", err)
+	}
+	seen := make(map[string]bool, len(t.Columns))
+	for _, c := range t.Columns {
+		if err := CheckName(c.Name); err != nil {
+			return fmt.Errorf("table %s: column name %w", t.Name, err)
+		}
+		if seen[strings.ToLower(c.Name)] {
+			return fmt.Errorf("table %s: column %s appears twice", t.Name, c.Name)
+		}
+		seen[strings.ToLower(c.Name)] = true
+	}
+	for _, ix := range t.Indexes {
+		for _, n := range []string{ix.Name, ix.SQLName} {
+			if n == "" {
+				continue // an unnamed index is refused below; no SQLName means <table>_<Name>
+			}
+			if err := CheckName(n); err != nil {
+				return fmt.Errorf("table %s: index name %w", t.Name, err)
+			}
+		}
+		if ix.SQLName == "" && len(t.Name)+1+len(ix.Name) > MaxNameLen {
+			return fmt.Errorf("table %s: index %s: its SQL name %s_%s is longer than %d characters", t.Name, ix.Name, t.Name, ix.Name, MaxNameLen)
+		}
 	}
 	if len(t.Columns) <= t.Keys()-1 || t.KeyLen < 0 {
 		return fmt.Errorf("table %s: column 0 must be the int64, int32 or bytes primary key (and KeyLen at most the columns)", t.Name)

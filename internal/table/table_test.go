@@ -43,6 +43,17 @@ func TestValidate(t *testing.T) {
 		{"composite key with a timestamp", func(t *Table) { t.KeyLen = 3 }, "column 2 must be"},
 		{"auto-increment in a composite key", func(t *Table) { t.KeyLen = 2; t.Columns[0].AutoIncrement = true }, "only key column"},
 		{"key longer than the table", func(t *Table) { t.KeyLen = 5 }, "KeyLen"},
+		{"SQL in the table name", func(t *Table) { t.Name = "t1 (x int); CREATE TABLE pwned (y int); CREATE TABLE t" }, "character ' ' at 2"},
+		{"SQL in a column name", func(t *Table) { t.Columns[1].Name = "a int, b" }, "column name"},
+		{"operator in a column name", func(t *Table) { t.Columns[1].Name = "$where" }, "character '$' at 0"},
+		{"dotted column name", func(t *Table) { t.Columns[1].Name = "a.b" }, "character '.' at 1"},
+		{"quote in an index name", func(t *Table) { t.Indexes[0].Name = `a"` }, "index name"},
+		{"SQL in an index's SQL name", func(t *Table) { t.Indexes[0].SQLName = "x ON t (a); DROP TABLE t; --" }, "index name"},
+		{"reserved table name", func(t *Table) { t.Name = "Select" }, "reserved word"},
+		{"leading digit", func(t *Table) { t.Name = "1t" }, "at 0"},
+		{"name too long", func(t *Table) { t.Name = strings.Repeat("t", 64) }, "64 characters, more than 63"},
+		{"index SQL name too long", func(t *Table) { t.Name = strings.Repeat("t", 62) }, "longer than 63"},
+		{"duplicate column", func(t *Table) { t.Columns[2].Name = "A" }, "appears twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := validTable()
@@ -57,6 +68,35 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("Validate() = %v, want an error with %q", err, tc.errHas)
 			}
 		})
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for _, ok := range []string{"usertable", "field0", "_x", "sbtest1", "linktable", "id1_type", "YCSB_KEY", strings.Repeat("a", 63)} {
+		if err := CheckName(ok); err != nil {
+			t.Errorf("CheckName(%q) = %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "a b", "a;b", "a'b", "a\"b", "a`b", "a-b", "a/b", "a\x00", "é", "table", "ORDER", "key", strings.Repeat("a", 64)} {
+		if err := CheckName(bad); err == nil {
+			t.Errorf("CheckName(%q) = nil, want an error", bad)
+		}
+	}
+	long := strings.Repeat("x", 5000)
+	if err := CheckName(long); err == nil || len(err.Error()) > 200 {
+		t.Errorf("CheckName of 5000 bytes = %v, want a short error", err)
+	}
+}
+
+func TestCut(t *testing.T) {
+	if got := Cut("abc", 5); got != "abc" {
+		t.Errorf("Cut(abc, 5) = %q", got)
+	}
+	if got := Cut("abcdef", 3); got != "abc…(6 bytes)" {
+		t.Errorf("Cut(abcdef, 3) = %q", got)
+	}
+	if got := Cut("ééé", 3); got != "é…(6 bytes)" {
+		t.Errorf("Cut(ééé, 3) = %q, want whole characters", got)
 	}
 }
 

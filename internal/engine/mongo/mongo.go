@@ -139,8 +139,8 @@ func parseConfig(extra map[string]string, sync bool) (config, error) {
 	if c.database == "" {
 		c.database = "rumbench"
 	}
-	if strings.ContainsAny(c.database, "/\\. \"$\x00") {
-		return config{}, fmt.Errorf("engine mongo option database=%q: a MongoDB database name has none of / \\ . space \" $", c.database)
+	if err := table.CheckName(c.database); err != nil {
+		return config{}, fmt.Errorf("engine mongo option database: not a database name: %w", err)
 	}
 	c.w = vals["w"]
 	if c.w == "" {

@@ -30,6 +30,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rumbench/rumbench/internal/table"
 )
 
 // Props holds YCSB properties, name to value, as read from property files
@@ -562,8 +564,20 @@ func Build(p Props) (Config, []string, error) {
 	return c, unknown, nil
 }
 
-// check applies the checks that involve more than one property.
+// check applies the checks that involve more than one property, and the name checks: the
+// table and every field name (fieldnameprefix then 0..fieldcount-1) must be names that
+// table.CheckName accepts, since they go into SQL text and documents as they are.
 func (c *Config) check() error {
+	if err := table.CheckName(c.Table); err != nil {
+		return fmt.Errorf("table: %w", err)
+	}
+	if c.FieldCount >= 1 {
+		for _, f := range []int64{0, c.FieldCount - 1} {
+			if err := table.CheckName(c.FieldNamePrefix + strconv.FormatInt(f, 10)); err != nil {
+				return fmt.Errorf("fieldnameprefix=%s: field name %d: %w", table.Cut(c.FieldNamePrefix, 40), f, err)
+			}
+		}
+	}
 	var sum float64
 	for _, f := range c.Proportions() {
 		sum += f

@@ -151,18 +151,52 @@ func TestSet(t *testing.T) {
 			t.Fatalf("Set(%q): %v", kv, err)
 		}
 	}
+	if p["fieldnameprefix"] != "f=x" {
+		t.Errorf("fieldnameprefix=f=x set %q, want f=x (the value is all after the first =)", p["fieldnameprefix"])
+	}
+	if _, _, err := Build(p); err == nil || !strings.Contains(err.Error(), "fieldnameprefix=f=x: field name 0") {
+		t.Errorf("Build with fieldnameprefix f=x: %v, want the field name refused", err)
+	}
+	if err := p.Set("fieldnameprefix=col_"); err != nil {
+		t.Fatal(err)
+	}
 	c, _, err := Build(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ReadProportion != 0.9 || c.UpdateProportion != 0.1 || c.FieldNamePrefix != "f=x" {
-		t.Errorf("read %v update %v prefix %q, want 0.9 0.1 f=x", c.ReadProportion, c.UpdateProportion, c.FieldNamePrefix)
+	if c.ReadProportion != 0.9 || c.UpdateProportion != 0.1 || c.FieldNamePrefix != "col_" {
+		t.Errorf("read %v update %v prefix %q, want 0.9 0.1 col_", c.ReadProportion, c.UpdateProportion, c.FieldNamePrefix)
 	}
 	for _, kv := range []string{"readproportion", "", "=1"} {
 		err := p.Set(kv)
 		if err == nil || !strings.Contains(err.Error(), "key=value") {
 			t.Errorf("Set(%q) error %v, want one naming key=value", kv, err)
 		}
+	}
+}
+
+// TestNames checks that the names that reach SQL text and documents (table, the field names)
+// are refused unless they are plain identifiers, with the property named.
+func TestNames(t *testing.T) {
+	for _, tc := range []struct {
+		props Props
+		want  string
+	}{
+		{Props{"table": "t1 (x int); CREATE TABLE pwned (y int); CREATE TABLE usertable"}, "table: \"t1 (x int); CREATE TABLE pwned (y int); …(62 bytes)\": character ' ' at 2"},
+		{Props{"table": "user"}, "table: user: a reserved word"},
+		{Props{"table": "a.b"}, "character '.' at 1"},
+		{Props{"fieldnameprefix": "f; DROP TABLE usertable; --"}, "fieldnameprefix=f; DROP TABLE usertable; --: field name 0"},
+		{Props{"fieldnameprefix": "$set."}, "character '$' at 0"},
+		{Props{"fieldnameprefix": ""}, "field name 0: \"0\": character '0' at 0"},
+		{Props{"fieldnameprefix": strings.Repeat("f", 62), "fieldcount": "11"}, "field name 10"},
+	} {
+		_, _, err := Build(tc.props)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Build(%v) = %v, want an error with %q", tc.props, err, tc.want)
+		}
+	}
+	if _, _, err := Build(Props{"table": "UserTable_2", "fieldnameprefix": "col_"}); err != nil {
+		t.Errorf("plain names refused: %v", err)
 	}
 }
 
