@@ -46,14 +46,44 @@ type Env struct {
 func OSEnv() Env {
 	return Env{
 		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Args: os.Args[1:], Getenv: os.Getenv, Now: time.Now,
-		Context: func() (context.Context, context.CancelFunc) {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			// After the first signal, restore the default handling: a second Ctrl-C kills at once.
-			go func() { <-ctx.Done(); stop() }()
-			return ctx, stop
-		},
+		Context:   signalContext,
 		StderrTTY: isTerminal(os.Stderr),
 	}
+}
+
+// repeatGrace is how long after the first SIGINT or SIGTERM further ones are taken as copies
+// of it: timeout(1) signals its command and then its own process group, which holds the
+// command, so the command gets the signal twice, microseconds apart.
+const repeatGrace = time.Second
+
+// signalContext returns a context cancelled by the first SIGINT or SIGTERM, which starts the
+// run's clean stop (engine workers and servers stopped, cgroups and data removed, results
+// written). Signals in the repeatGrace after it are the same interrupt and are ignored; after
+// that, the default handling is restored: a second Ctrl-C kills at once. (Restoring it at the
+// first signal let the copy that timeout(1) sends kill rumbench in the middle of its cleanup.)
+func signalContext() (context.Context, context.CancelFunc) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer signal.Stop(sigs)
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+			return
+		}
+		t := time.NewTimer(repeatGrace)
+		defer t.Stop()
+		for {
+			select {
+			case <-sigs: // a copy of the first: ignored
+			case <-t.C:
+				return
+			}
+		}
+	}()
+	return ctx, cancel
 }
 
 func isTerminal(f *os.File) bool {
