@@ -5,12 +5,47 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// output is a command's stdout or stderr, safe to read while the command writes it.
+type output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
+
+// waitTick waits until the run's progress (on stderr, without --quiet) has a line of step's:
+// the step is running. Two minutes are a guard against a hang only; a loaded host just takes
+// longer to get there.
+func (o *output) waitTick(t *testing.T, cmd *exec.Cmd, step string) {
+	t.Helper()
+	tick := regexp.MustCompile(`(?m)^\S+ +` + regexp.QuoteMeta(step) + ` +\d+s `)
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if tick.MatchString(o.String()) {
+			return
+		}
+	}
+	cmd.Process.Kill()
+	t.Fatalf("no progress line of %s within 2 minutes:\n%s", step, o)
+}
 
 // TestSIGINT builds the binary, interrupts a run with SIGINT and checks the clean stop: exit
 // code 130, the results written, the message on stderr.
@@ -22,12 +57,12 @@ func TestSIGINT(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "run", "--engine", "sqlite", "--steps", "qp100", "--query-secs", "60",
 		"--out", filepath.Join(dir, "results"), "--data-dir", filepath.Join(dir, "data"))
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr output
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	stderr.waitTick(t, cmd, "qp100")
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +103,14 @@ func TestKilledRun(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	out, data := filepath.Join(dir, "results"), filepath.Join(dir, "data")
-	first := exec.Command(bin, "run", "--engine", "sqlite", "--steps", "qp100", "--query-secs", "60", "--quiet", "--out", out, "--data-dir", data)
+	first := exec.Command(bin, "run", "--engine", "sqlite", "--steps", "qp100", "--query-secs", "60", "--out", out, "--data-dir", data)
+	var progress output
+	first.Stderr = &progress
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer first.Process.Kill()
-	time.Sleep(2 * time.Second)
+	progress.waitTick(t, first, "qp100") // the data directory is locked by now
 
 	second := exec.Command(bin, "run", "--engine", "pebble", "--steps", "l.i0", "--rows", "1000", "--out", out, "--data-dir", data)
 	msg, _ := second.CombinedOutput()

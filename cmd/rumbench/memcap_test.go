@@ -69,11 +69,11 @@ func buildBinary(t *testing.T) string {
 }
 
 // capped starts a capped run of bin and returns it with its stdout and stderr.
-func capped(t *testing.T, bin, dir string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func capped(t *testing.T, bin, dir string, args ...string) (*exec.Cmd, *output, *output) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"run", "--memory-limit", "256M", "--store", "none",
 		"--out", filepath.Join(dir, "results"), "--data-dir", filepath.Join(dir, "data")}, args...)...)
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr output
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func capped(t *testing.T, bin, dir string, args ...string) (*exec.Cmd, *bytes.Bu
 func waitWorker(t *testing.T, h memcap.Hierarchy, coordinator int) (int, string) {
 	t.Helper()
 	prefix := "rumbench-" + strconv.Itoa(coordinator) + "-"
-	for i := 0; i < 300; i++ {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
 		entries, _ := os.ReadDir(h.Own)
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), prefix) {
@@ -98,7 +98,7 @@ func waitWorker(t *testing.T, h memcap.Hierarchy, coordinator int) (int, string)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal("no engine worker appeared in a cgroup within 15 s")
+	t.Fatal("no engine worker appeared in a cgroup within 2 minutes")
 	return 0, ""
 }
 
@@ -195,7 +195,7 @@ func TestCappedRunInterrupted(t *testing.T) {
 	before := tree()
 	cmd, _, stderr := capped(t, bin, dir, "--engine", "pebble", "--steps", "l.i0,qp100", "--rows", "10000", "--query-secs", "60")
 	worker, _ := waitWorker(t, h, cmd.Process.Pid)
-	time.Sleep(3 * time.Second)
+	stderr.waitTick(t, cmd, "qp100")
 	cmd.Process.Signal(syscall.SIGINT)
 	wait(t, cmd, 45*time.Second)
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
@@ -216,7 +216,7 @@ func TestCappedWorkerKilled(t *testing.T) {
 	before := tree()
 	cmd, _, stderr := capped(t, bin, dir, "--engine", "pebble", "--steps", "l.i0,qp100", "--rows", "10000", "--query-secs", "60")
 	worker, _ := waitWorker(t, h, cmd.Process.Pid)
-	time.Sleep(3 * time.Second)
+	stderr.waitTick(t, cmd, "qp100")
 	syscall.Kill(worker, syscall.SIGKILL)
 	wait(t, cmd, 45*time.Second)
 	if code := cmd.ProcessState.ExitCode(); code != 1 {

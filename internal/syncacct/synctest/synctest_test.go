@@ -102,7 +102,9 @@ func TestInjectedLatency(t *testing.T) {
 		if x.InjectedLatencyUs != 1000 {
 			t.Errorf("%s: injected_latency_us = %g, want 1000", s.Target, x.InjectedLatencyUs)
 		}
-		if min := float64(x.Syncs) * lat.Seconds(); x.DelaySecs < min || x.DelaySecs > 20*min {
+		// Slept delays: a loaded host lengthens them, so the ceiling (200 times) only catches a
+		// wrong unit.
+		if min := float64(x.Syncs) * lat.Seconds(); x.DelaySecs < min || x.DelaySecs > 200*min {
 			t.Errorf("%s: delay %.3fs for %d syncs, want at least %.3fs", s.Target, x.DelaySecs, x.Syncs, min)
 		}
 		within(t, s.Target+" syncs/commit", x.SyncsPerCommit, 0.95, 1.2)
