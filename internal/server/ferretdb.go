@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,10 +10,15 @@ import (
 )
 
 // FerretDB instance: the rumbench-ferretdb helper (FerretDB v1 embedded, built from
-// tools/ferretdb in a Go module of its own) runs as the current user with its SQLite files in
-// Dir/data. It needs no initialization program and no setup client: once it listens it writes
+// tools/ferretdb in a Go module of its own) runs as the current user. Over SQLite (the
+// server-level default) its files are in Dir/data. Over PostgreSQL (Config.Backend) Start first
+// creates and starts a private PostgreSQL instance in Dir/postgresql (an instance of this
+// package, as the postgres engine's), and the helper stores each collection in a table of its
+// database rumbench, reached over TCP on 127.0.0.1 as postgres with the instance's random
+// password, which the helper gets in its environment (PGPASSWORD), never on its command line.
+// The helper needs no initialization program and no setup client: once it listens it writes
 // Dir/ready with its pid, its address and its version, which is what readiness waits for.
-// Settings become the helper's flags (-name=value: handler, postgresql-url, log-level).
+// Settings become the helper's flags (-name=value: log-level, sqlite-params).
 
 // FerretDBHelper is the file name of the FerretDB helper program.
 const FerretDBHelper = "rumbench-ferretdb"
@@ -70,31 +76,110 @@ func isExecutable(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
-// ferretInit creates the data directory.
-func (s *Server) ferretInit() error {
+// ferretInit creates the data directory and, over PostgreSQL, starts the backend instance.
+func (s *Server) ferretInit(ctx context.Context) error {
 	if err := os.MkdirAll(s.dataDir, 0o700); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 	// A ready file left by an earlier launch (a port conflict) must not be taken for this one.
 	_ = os.Remove(s.readyPath())
+	if s.cfg.Backend != BackendPostgreSQL {
+		return nil
+	}
+	// PostgreSQL runs as its service user when rumbench is root: it must traverse Dir (which
+	// stays unreadable to others: the password and the log are 0600).
+	if err := os.Chmod(s.dir, 0o711); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	s.step = "postgresql backend"
+	// force_custom_plan: see ginTriggerSQL. The caller's settings come after (and win).
+	settings := append([]Setting{{Name: "plan_cache_mode", Value: "force_custom_plan"}}, s.cfg.BackendSettings...)
+	pg, err := Start(ctx, Config{Kind: Postgres, Dir: s.backendDir(), Settings: settings,
+		Cgroup: s.cfg.Cgroup, StartTimeout: s.cfg.StartTimeout})
+	if err != nil {
+		return fmt.Errorf("ferretdb's postgresql backend: %w", err)
+	}
+	s.backend = pg
+	off := pg.logSize()
+	err = pg.runToolInput(ctx, false, strings.NewReader(ginTriggerSQL), nil, pg.bins.client, "-X", "-q", "-v", "ON_ERROR_STOP=1",
+		"-h", "127.0.0.1", "-p", strconv.Itoa(pg.port), "-U", "postgres", "-d", "rumbench")
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return pg.startError("setup", fmt.Sprintf("psql could not create the index event trigger (%v)", err), "see the server log", off, err)
+	}
 	return nil
 }
+
+// ginTriggerSQL makes every index FerretDB creates in the PostgreSQL backend serve the lookups
+// FerretDB sends. FerretDB stores a document as the jsonb column _jsonb, indexes a field f as the
+// B-tree expression (_jsonb -> 'f') (the _id index among them), but filters an equality on f as
+// containment, _jsonb -> 'f' @> value, which a B-tree cannot serve: PostgreSQL scanned the table
+// for every find by _id. After each such B-tree index the trigger adds a GIN index
+// (jsonb_path_ops, which serves @>) on the index's first expression, named rumbench_gin_<oid of
+// the B-tree index>, in the same transaction. The planner matches it when it plans with the
+// values (FerretDB passes the field name as a parameter too), which plan_cache_mode =
+// force_custom_plan guarantees for FerretDB's cached prepared statements.
+const ginTriggerSQL = `
+CREATE FUNCTION rumbench_gin_companion() RETURNS event_trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+	r record;
+	expr text;
+BEGIN
+	FOR r IN SELECT c.objid FROM pg_event_trigger_ddl_commands() c
+		JOIN pg_class i ON i.oid = c.objid JOIN pg_am a ON a.oid = i.relam
+		WHERE c.command_tag = 'CREATE INDEX' AND a.amname = 'btree'
+	LOOP
+		expr := pg_get_indexdef(r.objid, 1, false);
+		IF expr LIKE '((_jsonb -> %' THEN
+			EXECUTE format('CREATE INDEX %I ON %s USING gin (%s jsonb_path_ops)', 'rumbench_gin_' || r.objid,
+				(SELECT indrelid::regclass FROM pg_index WHERE indexrelid = r.objid), expr);
+		END IF;
+	END LOOP;
+END
+$fn$;
+CREATE EVENT TRIGGER rumbench_gin_companion ON ddl_command_end WHEN TAG IN ('CREATE INDEX')
+	EXECUTE FUNCTION rumbench_gin_companion();
+`
+
+// backendDir is Dir/postgresql, the PostgreSQL backend's instance directory.
+func (s *Server) backendDir() string { return filepath.Join(s.dir, "postgresql") }
+
+// Backend returns FerretDB's PostgreSQL backend instance, nil over SQLite and for the other
+// kinds. It is the FerretDB server's to stop.
+func (s *Server) Backend() *Server { return s.backend }
 
 // readyPath is Dir/ready, the file the helper writes once it listens.
 func (s *Server) readyPath() string { return filepath.Join(s.dir, "ready") }
 
-// ferretArgs is the helper's command line: the address and data directory first, rumbench's
-// settings as flags after them.
+// ferretArgs is the helper's command line: the address and data directory first, the backend,
+// then rumbench's settings as flags.
 func (s *Server) ferretArgs() []string {
 	_ = os.Remove(s.readyPath())
 	args := []string{"-listen", "127.0.0.1:" + strconv.Itoa(s.port), "-dir", s.dataDir, "-ready", s.readyPath()}
+	if s.backend != nil {
+		// No password here (the command line is logged and visible to ps): pgx takes it from
+		// PGPASSWORD (ferretEnv).
+		args = append(args, "-handler=postgresql",
+			fmt.Sprintf("-postgresql-url=postgres://postgres@127.0.0.1:%d/rumbench?sslmode=disable", s.backend.port))
+	}
 	for _, st := range s.cfg.Settings {
-		if st.Name == "listen" || st.Name == "dir" || st.Name == "ready" {
+		switch st.Name {
+		case "listen", "dir", "ready", "handler", "postgresql-url":
 			continue // the instance's own: not to be moved
 		}
 		args = append(args, "-"+st.Name+"="+st.Value)
 	}
 	return args
+}
+
+// ferretEnv is the helper's environment beyond the caller's: the PostgreSQL backend's password.
+func (s *Server) ferretEnv() []string {
+	if s.backend == nil {
+		return nil
+	}
+	return []string{"PGPASSWORD=" + s.backend.password}
 }
 
 // ferretReady reports whether Dir/ready names our helper process, and takes the version from it.
@@ -107,11 +192,38 @@ func (s *Server) ferretReady() bool {
 	if len(lines) < 3 || strings.TrimSpace(lines[0]) != strconv.Itoa(s.pid) {
 		return false
 	}
-	s.version = strings.TrimSpace(lines[2]) + " (SQLite backend)"
-	for _, st := range s.cfg.Settings {
-		if st.Name == "handler" && st.Value == "postgresql" {
-			s.version = strings.TrimSpace(lines[2]) + " (PostgreSQL backend)"
-		}
+	s.version = strings.TrimSpace(lines[2]) + " over SQLite"
+	if s.backend != nil {
+		s.version = strings.TrimSpace(lines[2]) + " over " + s.backend.version
 	}
 	return true
+}
+
+// stopBackend stops the PostgreSQL backend (after the helper: Stop, or kill for a failed start)
+// and appends its log to the server log, so that the one log a run keeps holds both.
+func (s *Server) stopBackend(ctx context.Context, kill bool) error {
+	pg := s.backend
+	if pg == nil {
+		return nil
+	}
+	var err error
+	if kill {
+		err = pg.kill(quitWait)
+		pg.stopMu.Lock()
+		pg.stopped, pg.stopErr = true, err
+		pg.stopMu.Unlock()
+	} else {
+		err = pg.Stop(ctx)
+	}
+	if b, rerr := os.ReadFile(pg.logPath); rerr == nil {
+		if f, oerr := s.openLog(); oerr == nil {
+			logLine(f, "the PostgreSQL backend's log ("+pg.logPath+") follows")
+			_, _ = f.Write(b)
+			f.Close()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("ferretdb's postgresql backend: %w", err)
+	}
+	return nil
 }

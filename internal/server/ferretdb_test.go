@@ -23,8 +23,8 @@ func TestFerretDBLifecycle(t *testing.T) {
 	pick, busy := busyPortFirst(t)
 	s := startServer(t, Config{Kind: FerretDB, Dir: instanceDir(t), pickPort: pick})
 	checkRetried(t, s, busy)
-	if !strings.HasPrefix(s.Version(), "FerretDB v1.") || !strings.HasSuffix(s.Version(), "(SQLite backend)") {
-		t.Errorf("Version() = %q, want FerretDB v1.x (SQLite backend)", s.Version())
+	if !strings.HasPrefix(s.Version(), "FerretDB v1.") || !strings.HasSuffix(s.Version(), " over SQLite") || s.Backend() != nil {
+		t.Errorf("Version() = %q, Backend() = %v, want FerretDB v1.x over SQLite and no backend instance", s.Version(), s.Backend())
 	}
 	if want := fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", s.Port()); s.DSN() != want {
 		t.Errorf("DSN() = %q, want %q", s.DSN(), want)
@@ -45,6 +45,62 @@ func TestFerretDBLifecycle(t *testing.T) {
 		t.Errorf("data directory %s: %v", s.DataDir(), err)
 	}
 	stopAndCheck(t, s)
+}
+
+// TestFerretDBPostgreSQL starts the helper over its private PostgreSQL backend and checks that
+// the instance reports both (version, process tree), that stopping it stops both and keeps the
+// backend's log in the server log, and that a helper that fails to start takes its backend down.
+func TestFerretDBPostgreSQL(t *testing.T) {
+	ferrettest.Helper(t)
+	requireKind(t, Postgres)
+	t.Parallel()
+	s := startServer(t, Config{Kind: FerretDB, Dir: instanceDir(t), Backend: BackendPostgreSQL,
+		BackendSettings: []Setting{{Name: "shared_buffers", Value: "16MB"}}})
+	pg := s.Backend()
+	if pg == nil || pg.Kind() != Postgres || pg.Dir() != filepath.Join(s.Dir(), "postgresql") {
+		t.Fatalf("Backend() = %+v, want a postgres instance in %s/postgresql", pg, s.Dir())
+	}
+	if !strings.HasPrefix(s.Version(), "FerretDB v1.") || !strings.Contains(s.Version(), " over PostgreSQL 1") {
+		t.Errorf("Version() = %q, want FerretDB v1.x over PostgreSQL", s.Version())
+	}
+	// The helper connects to PostgreSQL when a client sends its first command; a TCP
+	// connection is enough to see that it listens.
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.Port()), time.Second)
+	if err != nil {
+		t.Fatalf("the server does not accept connections: %v", err)
+	}
+	c.Close()
+	st, err := s.Stats(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pst, err := pg.Stats(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The helper and the postmaster with its auxiliary processes (checkpointer, WAL writer...).
+	if pst.Pids < 2 || st.Pids != pst.Pids+1 || st.RSSBytes <= pst.RSSBytes || st.PSSBytes <= 0 {
+		t.Errorf("Stats = %+v with the backend's %+v, want the helper's process on top of the backend's", st, pst)
+	}
+	if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", s.Pid())); err != nil || strings.Contains(string(cmd), pg.Password()) {
+		t.Errorf("the helper's command line holds the backend's password (or cannot be read: %v)", err)
+	}
+	stopAndCheck(t, s)
+	if left := leftovers(pg.Dir(), pg.Pid()); len(left) > 0 {
+		t.Fatalf("backend processes left after Stop: %v", left)
+	}
+	log, err := os.ReadFile(s.LogPath())
+	if err != nil || !strings.Contains(string(log), "the PostgreSQL backend's log") || !strings.Contains(string(log), "database system is shut down") {
+		t.Errorf("the server log lacks the backend's log (%v):\n%s", err, log)
+	}
+
+	// A helper that exits at start (a bad flag value) leaves no backend behind.
+	err = startFailure(t, Config{Kind: FerretDB, Dir: instanceDir(t), Backend: BackendPostgreSQL,
+		Settings: []Setting{{Name: "log-level", Value: "bogus"}}})
+	var se *StartError
+	if !errors.As(err, &se) || se.Step != "start" {
+		t.Errorf("Start with a bad helper flag = %v, want a StartError in step start", err)
+	}
 }
 
 // TestFerretDBKilled checks that an interrupted stop (a done context) kills the helper at once,
@@ -90,7 +146,14 @@ func TestFerretDBNotFound(t *testing.T) {
 	if _, err := findBinaries(FerretDB, ""); !errors.Is(err, ErrBinaryNotFound) {
 		t.Errorf("with %s naming a missing file: %v, want ErrBinaryNotFound", FerretDBEnv, err)
 	}
-	if err := (&Config{Kind: FerretDB, Dir: "x", ConfigFile: "y"}).validate(); err == nil {
-		t.Errorf("a FerretDB config file was accepted")
+	for _, c := range []Config{
+		{Kind: FerretDB, Dir: "x", ConfigFile: "y"},
+		{Kind: FerretDB, Dir: "x", Backend: "mysql"},
+		{Kind: FerretDB, Dir: "x", BackendSettings: []Setting{{Name: "fsync", Value: "off"}}},
+		{Kind: Postgres, Dir: "x", Backend: BackendPostgreSQL},
+	} {
+		if err := c.validate(); err == nil {
+			t.Errorf("config %+v was accepted", c)
+		}
 	}
 }

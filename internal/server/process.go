@@ -114,7 +114,7 @@ func (s *Server) launch(ctx context.Context) error {
 	logLine(logFile, "$ "+shellLine(s.bins.server, args))
 	cmd := exec.Command(s.bins.server, args...)
 	cmd.Dir = s.dir
-	cmd.Env = append(s.toolEnv(true), s.cfg.Env...)
+	cmd.Env = append(append(s.toolEnv(true), s.cfg.Env...), s.ferretEnv()...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:    true,
@@ -199,7 +199,14 @@ func (s *Server) Stop(ctx context.Context) error {
 	return s.stopErr
 }
 
+// stop stops the server, then FerretDB's PostgreSQL backend (once the helper has closed its
+// connections).
 func (s *Server) stop(ctx context.Context) error {
+	err := s.stopMain(ctx)
+	return errors.Join(err, s.stopBackend(ctx, false))
+}
+
+func (s *Server) stopMain(ctx context.Context) error {
 	if s.waitDone == nil {
 		return nil
 	}
@@ -225,12 +232,12 @@ func (s *Server) stop(ctx context.Context) error {
 		}
 	case <-timer.C:
 		err = fmt.Errorf("server: %s (pid %d) did not shut down within %v and was killed", s.kind, s.pid, StopTimeout)
-		return errors.Join(err, s.kill(quitWait))
+		return errors.Join(err, s.killMain(quitWait))
 	case <-ctx.Done():
 		// An interrupted run: no clean shutdown to wait for, and the server may not answer at
 		// all (stopped, hung): give PostgreSQL's immediate shutdown a moment, then kill.
 		err = fmt.Errorf("server: %s (pid %d) killed: stop interrupted (%w)", s.kind, s.pid, ctx.Err())
-		return errors.Join(err, s.kill(interruptedQuitWait))
+		return errors.Join(err, s.killMain(interruptedQuitWait))
 	}
 	return errors.Join(err, s.reap())
 }
@@ -247,7 +254,13 @@ const (
 // long). PostgreSQL first gets SIGQUIT, its immediate shutdown: the postmaster kills and
 // reaps its children itself, so none is orphaned. Then every process of the instance that
 // is left gets SIGKILL, and kill returns when the main process is reaped and none is left.
+// FerretDB's PostgreSQL backend is killed after the helper.
 func (s *Server) kill(wait time.Duration) error {
+	err := s.killMain(wait)
+	return errors.Join(err, s.stopBackend(context.Background(), true))
+}
+
+func (s *Server) killMain(wait time.Duration) error {
 	if s.waitDone == nil {
 		return nil
 	}

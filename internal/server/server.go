@@ -40,8 +40,9 @@ const (
 	Postgres Kind = "postgres"
 	// MariaDB is MariaDB (mariadbd, mariadb-install-db and mariadb are needed).
 	MariaDB Kind = "mariadb"
-	// FerretDB is FerretDB v1 over SQLite, a MongoDB wire-protocol server, run by the
-	// rumbench-ferretdb helper program (see ferretdb.go).
+	// FerretDB is FerretDB v1, a MongoDB wire-protocol server, run by the rumbench-ferretdb
+	// helper program over SQLite or over a private PostgreSQL instance (Config.Backend; see
+	// ferretdb.go).
 	FerretDB Kind = "ferretdb"
 )
 
@@ -63,7 +64,7 @@ type Setting struct{ Name, Value string }
 
 // Config describes the instance Start creates.
 type Config struct {
-	// Kind selects the server: Postgres or MariaDB.
+	// Kind selects the server: Postgres, MariaDB or FerretDB.
 	Kind Kind
 	// BinDir is the directory holding the server binaries. Empty means discover them:
 	// for PostgreSQL /usr/lib/postgresql/<highest version>/bin, then the directory of
@@ -97,8 +98,25 @@ type Config struct {
 	// connections. Empty: none. The set-up programs stay out.
 	Cgroup string
 
+	// Backend is FerretDB's storage (FerretDB only): BackendSQLite ("" too: SQLite files in
+	// Dir/data) or BackendPostgreSQL (a private PostgreSQL instance that Start creates first, in
+	// Dir/postgresql, and that the helper reaches over TCP on 127.0.0.1; it is stopped after
+	// the helper, its processes count as the server's in Stats, and its log is appended to
+	// Dir/server.log when it stops).
+	Backend string
+	// BackendSettings are the PostgreSQL backend's settings (Config.Settings of that instance).
+	BackendSettings []Setting
+
 	pickPort func() (int, error) // tests: the port source (nil: freePort)
 }
+
+// FerretDB's storage backends (Config.Backend).
+const (
+	// BackendSQLite stores each database in a SQLite file of Dir/data.
+	BackendSQLite = "sqlite"
+	// BackendPostgreSQL stores each collection in a table of a private PostgreSQL instance.
+	BackendPostgreSQL = "postgresql"
+)
 
 // Server is a running private server instance. Its methods are safe for concurrent use.
 // Every Server returned by Start must be stopped with Stop.
@@ -116,6 +134,8 @@ type Server struct {
 	// password is the benchmark user's random password (PostgreSQL: postgres; MariaDB:
 	// rumbench), also in Dir/password (0600).
 	password string
+	// backend is FerretDB's PostgreSQL instance (nil: none).
+	backend *Server
 
 	userConf []byte // content of cfg.ConfigFile
 
@@ -143,6 +163,14 @@ func (c *Config) validate() error {
 	}
 	if c.Kind == FerretDB && (c.ConfigFile != "" || len(c.Plugins) > 0) {
 		return errors.New("server: ferretdb takes no configuration file and no plugins")
+	}
+	switch {
+	case c.Kind != FerretDB && (c.Backend != "" || len(c.BackendSettings) > 0):
+		return fmt.Errorf("server: a storage backend is FerretDB's; %s has none", c.Kind)
+	case c.Backend != "" && c.Backend != BackendSQLite && c.Backend != BackendPostgreSQL:
+		return fmt.Errorf("server: unknown ferretdb backend %q (valid: %s, %s)", c.Backend, BackendSQLite, BackendPostgreSQL)
+	case c.Backend != BackendPostgreSQL && len(c.BackendSettings) > 0:
+		return errors.New("server: backend settings are the PostgreSQL backend's")
 	}
 	if c.Dir == "" {
 		return errors.New("server: no instance directory given")
@@ -336,7 +364,7 @@ func (s *Server) writeFile(path string, data []byte) error {
 
 func (s *Server) initialize(ctx context.Context) error {
 	if s.kind == FerretDB {
-		return s.ferretInit()
+		return s.ferretInit(ctx)
 	}
 	if s.kind == Postgres {
 		return s.pgInit(ctx)

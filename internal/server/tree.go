@@ -38,12 +38,25 @@ var ErrNotRunning = errors.New("server is not running")
 // Stats returns the server's process tree now, found from the main process down (see
 // treeWalker: a stat file per process and a children file per thread, nothing else of /proc).
 // With pss it also sums PSSBytes, reading each process's smaps_rollup, which walks its page
-// tables: ask for it at a step's start and end, not on every tick.
+// tables: ask for it at a step's start and end, not on every tick. For FerretDB over PostgreSQL
+// the figures are the sums over both trees, the helper's and the backend's.
 func (s *Server) Stats(pss bool) (TreeStats, error) {
 	if s.exited() {
 		return TreeStats{}, fmt.Errorf("server: %s (pid %d): %w", s.kind, s.pid, ErrNotRunning)
 	}
-	return s.walker.stats(s.pid, pss)
+	st, err := s.walker.stats(s.pid, pss)
+	if err != nil || s.backend == nil {
+		return st, err
+	}
+	b, err := s.backend.Stats(pss)
+	if err != nil {
+		return st, fmt.Errorf("server: ferretdb's postgresql backend: %w", err)
+	}
+	st.Pids += b.Pids
+	st.CPUTicks += b.CPUTicks
+	st.RSSBytes += b.RSSBytes
+	st.PSSBytes += b.PSSBytes
+	return st, nil
 }
 
 // procEntry is what the tree walk needs from /proc/<pid>/stat.
