@@ -34,7 +34,7 @@ func TestMongoConfigMatrix(t *testing.T) {
 		if tg.Engine.Options["j"] != want || tg.Engine.Options["w"] != "1" || tg.Engine.Family != "document" {
 			t.Errorf("%s: options %v, family %q", tg.Label, tg.Engine.Options, tg.Engine.Family)
 		}
-		if !strings.HasPrefix(tg.Engine.Version, "FerretDB v1.24.2 (SQLite backend)") {
+		if !strings.HasPrefix(tg.Engine.Version, "FerretDB v1.24.2 over PostgreSQL 1") || tg.Engine.Options["backend"] != "postgresql" {
 			t.Errorf("%s: version %q", tg.Label, tg.Engine.Version)
 		}
 	}

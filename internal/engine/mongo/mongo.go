@@ -16,9 +16,11 @@
 // member or mongos, detected with hello) and option txn allows; otherwise the per-statement
 // mode: every statement commits itself, Begin and Commit only mark the group.
 //
-// Managed mode (no dsn): rumbench starts FerretDB v1 over SQLite (the rumbench-ferretdb
-// helper, internal/server) in the data directory on 127.0.0.1 and stops it when the engine
-// closes. Figures measured through it describe FerretDB over SQLite, not MongoDB.
+// Managed mode (no dsn): rumbench starts FerretDB v1 (the rumbench-ferretdb helper,
+// internal/server) in the data directory on 127.0.0.1, over a private PostgreSQL instance it
+// starts there too (option backend=postgresql, the default) or over SQLite files
+// (backend=sqlite), and stops both when the engine closes. Figures measured through it describe
+// FerretDB over its backend, not MongoDB.
 package mongo
 
 import (
@@ -67,7 +69,7 @@ var clientKeys = map[string]string{
 	"wtimeout_ms":  "bound on a write's wait for its write concern, ms (0: none); the v2 driver applies it as the operation timeout (timeoutMS)",
 	"read_concern": "read concern level: local, available, majority, linearizable, snapshot, or default (the server's; default)",
 	"txn":          "multi-document transactions: auto (when the server supports them: replica set or mongos), on, off (per-statement mode; default auto)",
-	"id_format":    "_id of a single integer key: native (the integer), string (hex of the order-preserving encoding: FerretDB indexes only string _id lookups), auto (string on the managed FerretDB, native with dsn; default)",
+	"id_format":    "_id of a single integer key: native (the integer), string (hex of the order-preserving encoding: FerretDB over SQLite pushes down only string _id lookups), auto (string on the managed FerretDB, native with dsn; default)",
 }
 
 var engineOptions = func() map[string]string {
@@ -75,6 +77,7 @@ var engineOptions = func() map[string]string {
 		"dsn":           "MongoDB URI of a running server (external mode), e.g. mongodb://user:pw@host:27017/?replicaSet=rs0",
 		"server_config": "file of key=value lines setting the client options below (w, j, wtimeout_ms, read_concern, txn, id_format, database) for one target; they win over --engine-opt",
 		"server_bin":    "directory holding the rumbench-ferretdb helper (managed mode; default: beside rumbench, $RUMBENCH_FERRETDB, PATH)",
+		"backend":       "storage of the managed FerretDB: postgresql (a private PostgreSQL instance started in the engine's data directory, shared_buffers = --cache-mb, synchronous_commit = j; default) or sqlite (SQLite files, synchronous FULL or NORMAL by j; every find scans the collection). Managed mode only",
 		"io":            "how the driver's connections (and wire=own's) use their sockets: raw (blocking sockets read and written with raw system calls, unseen by the Go scheduler, each session's goroutine on its OS thread during an operation; GOMAXPROCS grows by one per session), blocking (the same through the scheduler's system calls) or netpoll (Go's network poller; default)",
 		"wire":          "how an insert batch reaches the server where the engine sends its own insert command (outside a transaction, acknowledged write concern, no retryable writes): own (one OP_MSG on the session's own connection, without handshake or authentication; default on the managed FerretDB; with a dsn only of one host without credentials, TLS or compressors; not with wtimeout_ms) or driver (the driver's RunCommand; default with a dsn or wtimeout_ms)",
 	}
@@ -87,7 +90,7 @@ var engineOptions = func() map[string]string {
 func init() {
 	engine.Register(engine.Spec{
 		Name:         Name,
-		Description:  "MongoDB through the official Go driver: --dsn mongodb://... or a private managed FerretDB v1 over SQLite (a MongoDB-compatible server: its figures are FerretDB's, not MongoDB's)",
+		Description:  "MongoDB through the official Go driver: --dsn mongodb://... or a private managed FerretDB v1 over PostgreSQL or SQLite (a MongoDB-compatible server: its figures are FerretDB's, not MongoDB's)",
 		Options:      engineOptions,
 		Open:         open,
 		Server:       true,
@@ -95,8 +98,21 @@ func init() {
 		// How the sessions reach the server and what they ask of it per operation; database and
 		// id_format say where and how the data is stored.
 		ClientOptions: []string{"io", "wire", "w", "j", "wtimeout_ms", "read_concern", "txn"},
-		Check:         func(extra map[string]string) error { _, err := parseConfig(extra, false); return err },
+		Check:         check,
 	})
+}
+
+// check refuses bad options and, for the managed FerretDB over PostgreSQL, missing PostgreSQL
+// programs, before anything starts.
+func check(extra map[string]string) error {
+	c, err := parseConfig(extra, false)
+	if err != nil || c.dsn != "" || c.backend != server.BackendPostgreSQL {
+		return err
+	}
+	if err := server.CheckBinaries(server.Postgres, ""); err != nil {
+		return fmt.Errorf("engine mongo: the managed FerretDB's PostgreSQL backend: %w (or pass --engine-opt mongo.backend=sqlite)", err)
+	}
+	return nil
 }
 
 // testMonitor, when set (by tests), sees the commands of the engines opened after.
@@ -105,16 +121,18 @@ var testMonitor *event.CommandMonitor
 // config is the engine's effective configuration.
 type config struct {
 	dsn, serverBin, serverConfig string
-	database                     string
-	w                            string // "1", "majority", a tag set name
-	j                            bool
-	jSet                         bool
-	wtimeout                     time.Duration
-	readConcern                  string // "" = the server's default
-	txn                          string // auto, on, off
-	idFormat                     string // auto, native, string
-	io                           string // raw, blocking, netpoll
-	wire                         string // own, driver
+	// backend is the managed FerretDB's storage: server.BackendPostgreSQL or BackendSQLite.
+	backend     string
+	database    string
+	w           string // "1", "majority", a tag set name
+	j           bool
+	jSet        bool
+	wtimeout    time.Duration
+	readConcern string // "" = the server's default
+	txn         string // auto, on, off
+	idFormat    string // auto, native, string
+	io          string // raw, blocking, netpoll
+	wire        string // own, driver
 	// wireNet and wireAddr are the server's address for wire=own with a dsn.
 	wireNet, wireAddr string
 }
@@ -130,10 +148,17 @@ func parseConfig(extra map[string]string, sync bool) (config, error) {
 		vals[k] = v
 	}
 	c := config{dsn: vals["dsn"], serverBin: vals["server_bin"], serverConfig: vals["server_config"]}
+	var err error
 	if c.serverConfig != "" {
 		if err := readClientFile(c.serverConfig, vals); err != nil {
 			return config{}, err
 		}
+	}
+	if c.backend, err = engine.ChoiceOption(Name, vals, "backend", server.BackendPostgreSQL, server.BackendPostgreSQL, server.BackendSQLite); err != nil {
+		return config{}, err
+	}
+	if _, set := vals["backend"]; set && c.dsn != "" {
+		return config{}, fmt.Errorf("engine mongo option backend=%s: the backend is the managed FerretDB's storage; with dsn the server is yours (drop one of them)", c.backend)
 	}
 	c.database = vals["database"]
 	if c.database == "" {
@@ -164,7 +189,6 @@ func parseConfig(extra map[string]string, sync bool) (config, error) {
 		}
 		c.wtimeout = time.Duration(ms) * time.Millisecond
 	}
-	var err error
 	if c.readConcern, err = engine.ChoiceOption(Name, vals, "read_concern", "default", "default", "local", "available", "majority", "linearizable", "snapshot"); err != nil {
 		return config{}, err
 	}
@@ -273,13 +297,39 @@ func sqliteParams(j bool) string {
 	return "_txlock=immediate&_pragma=busy_timeout(60000)&_pragma=synchronous(" + sync + ")"
 }
 
+// pgSettings are the managed FerretDB's PostgreSQL settings: shared_buffers is the engine's
+// cache (--cache-mb), and j maps onto synchronous_commit (on: a WAL flush per commit; off: the
+// WAL writer flushes within a few hundred milliseconds), as the postgres engine maps --sync.
+func pgSettings(cacheBytes int64, j bool) []server.Setting {
+	sync := "off"
+	if j {
+		sync = "on"
+	}
+	st := []server.Setting{{Name: "synchronous_commit", Value: sync}}
+	if mb := cacheBytes >> 20; mb > 0 {
+		st = append(st, server.Setting{Name: "shared_buffers", Value: strconv.FormatInt(mb, 10) + "MB"})
+	}
+	return st
+}
+
+// settingsText renders settings as "name=value name=value" for the manifest.
+func settingsText(st []server.Setting) string {
+	parts := make([]string, len(st))
+	for i, x := range st {
+		parts[i] = x.Name + "=" + x.Value
+	}
+	return strings.Join(parts, " ")
+}
+
 // eng is an open mongo engine.
 type eng struct {
 	cfg    config
 	client *mongo.Client
 	db     *mongo.Database
 	srv    *server.Server
-	info   table.Info
+	// pgSet are the managed PostgreSQL backend's settings (nil: none).
+	pgSet []server.Setting
+	info  table.Info
 	// txn: multi-document transactions are used; idString: single integer keys are encoded.
 	txn      bool
 	idString bool
@@ -326,8 +376,14 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		wireDial: netblock.DialFor(cfg.io)}
 	dsn := cfg.dsn
 	if dsn == "" {
-		e.srv, err = server.Start(ctx, server.Config{Kind: server.FerretDB, BinDir: cfg.serverBin, Dir: o.Dir, Cgroup: o.Cgroup,
-			Settings: []server.Setting{{Name: "sqlite-params", Value: sqliteParams(cfg.j)}}})
+		sc := server.Config{Kind: server.FerretDB, BinDir: cfg.serverBin, Dir: o.Dir, Cgroup: o.Cgroup, Backend: cfg.backend}
+		if cfg.backend == server.BackendSQLite {
+			sc.Settings = []server.Setting{{Name: "sqlite-params", Value: sqliteParams(cfg.j)}}
+		} else {
+			e.pgSet = pgSettings(o.CacheBytes, cfg.j)
+			sc.BackendSettings = e.pgSet
+		}
+		e.srv, err = server.Start(ctx, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -454,8 +510,14 @@ func (e *eng) describe(ctx context.Context) error {
 		"server_config": e.cfg.serverConfig,
 	}}
 	if e.srv != nil {
-		e.info.Options["server"] = "managed FerretDB (SQLite backend)"
-		e.info.Options["server.sqlite"] = sqliteParams(e.cfg.j)
+		e.info.Options["backend"] = e.cfg.backend
+		if e.cfg.backend == server.BackendSQLite {
+			e.info.Options["server"] = "managed FerretDB over SQLite"
+			e.info.Options["server.sqlite"] = sqliteParams(e.cfg.j)
+		} else {
+			e.info.Options["server"] = "managed FerretDB over PostgreSQL"
+			e.info.Options["server.postgresql"] = settingsText(e.pgSet)
+		}
 	}
 	if build.FerretDBVersion != "" {
 		// FerretDB accepts the write concern and read concern and ignores them.

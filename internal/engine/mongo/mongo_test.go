@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx": the PostgreSQL backend's tables
 	_ "github.com/mattn/go-sqlite3"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/event"
@@ -33,10 +34,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// serverDir returns a fresh data directory whose parent others can traverse: the managed
+// FerretDB's PostgreSQL backend runs as the postgres user when the tests run as root.
+func serverDir(tb testing.TB) string {
+	dir := tb.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755)
+	return dir
+}
+
 // openManaged opens the engine on a private FerretDB in a fresh directory.
 func openManaged(tb testing.TB, extra map[string]string) *eng {
 	tb.Helper()
-	e, err := open(context.Background(), engine.Options{Dir: tb.TempDir(), CacheBytes: 8 << 20, Sync: true, Extra: extra})
+	e, err := open(context.Background(), engine.Options{Dir: serverDir(tb), CacheBytes: 8 << 20, Sync: true, Extra: extra})
 	if err != nil {
 		tb.Fatalf("open: %v", err)
 	}
@@ -162,7 +171,8 @@ func TestDocumentMapping(t *testing.T) {
 		t.Errorf("prefix select: %d rows, %v, %v", n, err, out.Vals)
 	}
 	if info := e.Info(); info.Family != "document" || info.Options["txn"] != "per-statement" || info.Options["id_format"] != "string" ||
-		!strings.HasPrefix(info.Version, "FerretDB v1.24.2 (SQLite backend), MongoDB-compatible ") {
+		!strings.HasPrefix(info.Version, "FerretDB v1.24.2 over PostgreSQL 1") || !strings.Contains(info.Version, ", MongoDB-compatible ") ||
+		info.Options["backend"] != "postgresql" || !strings.Contains(info.Options["server.postgresql"], "synchronous_commit=on") {
 		t.Errorf("Info = %+v", info)
 	}
 }
@@ -184,7 +194,7 @@ func TestOptions(t *testing.T) {
 	if wc.W != "majority" || wc.Journal == nil || *wc.Journal {
 		t.Errorf("write concern = %+v", wc)
 	}
-	if c, _ := parseConfig(nil, true); !c.j || c.w != "1" || c.readConcernOf() != nil {
+	if c, _ := parseConfig(nil, true); !c.j || c.w != "1" || c.readConcernOf() != nil || c.backend != "postgresql" {
 		t.Errorf("defaults with --sync = %+v", c)
 	}
 	bad := filepath.Join(dir, "bad.conf")
@@ -207,6 +217,8 @@ func TestOptions(t *testing.T) {
 		{map[string]string{"server_config": bad}, `line 1: "shared_buffers = 1GB" is not key=value with a key among`},
 		{map[string]string{"server_config": filepath.Join(dir, "none")}, "no such file"},
 		{map[string]string{"journal": "true"}, `has no option "journal"`},
+		{map[string]string{"backend": "mysql"}, "valid: postgresql, sqlite"},
+		{map[string]string{"backend": "sqlite", "dsn": "mongodb://127.0.0.1:1/"}, "with dsn the server is yours"},
 	} {
 		_, err := parseConfig(tc.extra, false)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -220,21 +232,28 @@ func TestOptions(t *testing.T) {
 
 // TestTxnOnStandalone checks that txn=on is refused on a server without transactions.
 func TestTxnOnStandalone(t *testing.T) {
-	_, err := open(context.Background(), engine.Options{Dir: t.TempDir(), Extra: map[string]string{"txn": "on"}})
+	_, err := open(context.Background(), engine.Options{Dir: serverDir(t), Extra: map[string]string{"txn": "on"}})
 	if err == nil || !strings.Contains(err.Error(), "txn=on, but the server is a standalone FerretDB") {
 		t.Errorf("open with txn=on: %v", err)
 	}
 }
 
-// TestCrossCheck counts the rows the engine inserted three ways: the engine's Count, the
-// server's own insert command counter (one InsertMany of at most 100,000 documents is one
-// insert command), and, after the server stopped, the rows of the collection's table in
-// FerretDB's SQLite file. It also checks the step counters a managed server reports, and the
-// external mode (--dsn) on the same server.
+// TestCrossCheck counts the rows the engine inserted three ways, on each backend of the managed
+// FerretDB: the engine's Count, the server's own insert command counter (one InsertMany of at
+// most 100,000 documents is one insert command), and the rows of the collection's table in
+// FerretDB's storage: in PostgreSQL (with the GIN companion of each of FerretDB's indexes) while
+// the server runs, in the SQLite file after it stopped. It also checks the step counters a
+// managed server reports, and the external mode (--dsn) on the same server.
 func TestCrossCheck(t *testing.T) {
+	for _, backend := range []string{"postgresql", "sqlite"} {
+		t.Run(backend, func(t *testing.T) { crossCheck(t, backend) })
+	}
+}
+
+func crossCheck(t *testing.T, backend string) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	e0, err := open(ctx, engine.Options{Dir: dir, Sync: true})
+	dir := serverDir(t)
+	e0, err := open(ctx, engine.Options{Dir: dir, Sync: true, Extra: map[string]string{"backend": backend}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,6 +293,11 @@ func TestCrossCheck(t *testing.T) {
 	if err != nil || n != batches*per {
 		t.Errorf("Count = %d, %v; want %d", n, err, batches*per)
 	}
+	// A point read by _id finds its document.
+	out := table.NewRows(4, 1)
+	if err := s.Get(ctx, items, []int64{1234}, []int{0, 2}, out); err != nil || out.N != 1 || string(out.Row(0)[1].B) != "c1234" {
+		t.Errorf("Get(1234) = %d rows %v, %v", out.N, out.Vals, err)
+	}
 
 	// The same server through --dsn: no process figures, the same rows.
 	x0, err := open(ctx, engine.Options{Dir: t.TempDir(), Extra: map[string]string{"dsn": e.srv.DSN()}})
@@ -297,29 +321,67 @@ func TestCrossCheck(t *testing.T) {
 	xs.Close()
 	x.Close()
 	s.Close()
+
+	var rows int64
+	if backend == "postgresql" {
+		rows = pgRows(t, e, "items", 2) // the _id index and k_c
+	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if backend == "sqlite" {
+		// The SQLite file FerretDB wrote: one table per collection, one row per document.
+		db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "data", "rumbench.sqlite")+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var tbl string
+		if err := db.QueryRow(`SELECT table_name FROM _ferretdb_collections WHERE name = 'items'`).Scan(&tbl); err != nil {
+			t.Fatalf("FerretDB's collection catalog: %v", err)
+		}
+		if err := db.QueryRow(fmt.Sprintf("SELECT count(*) FROM %q", tbl)).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rows != batches*per {
+		t.Errorf("%s table holds %d rows, want %d", backend, rows, batches*per)
+	}
+	t.Logf("inserted %d rows in %d batches: Count %d, server insert commands %d, %s rows %d",
+		batches*per, batches, n, after.Counters["commands.insert"]-before.Counters["commands.insert"], backend, rows)
+}
 
-	// The SQLite file FerretDB wrote: one table per collection, one row per document.
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "data", "rumbench.sqlite")+"?mode=ro")
+// pgRows returns the rows of collection coll's table in the managed FerretDB's PostgreSQL
+// backend (found through FerretDB's catalog), and checks that each of its ixs B-tree indexes
+// has its GIN companion.
+func pgRows(t *testing.T, e *eng, coll string, ixs int) int64 {
+	t.Helper()
+	pg := e.srv.Backend()
+	if pg == nil {
+		t.Fatal("no PostgreSQL backend")
+	}
+	db, err := sql.Open("pgx", pg.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	var tbl string
-	if err := db.QueryRow(`SELECT table_name FROM _ferretdb_collections WHERE name = 'items'`).Scan(&tbl); err != nil {
+	if err := db.QueryRow(`SELECT _jsonb->>'table' FROM rumbench._ferretdb_database_metadata WHERE _jsonb->>'_id' = $1`, coll).Scan(&tbl); err != nil {
 		t.Fatalf("FerretDB's collection catalog: %v", err)
 	}
 	var rows int64
-	if err := db.QueryRow(fmt.Sprintf("SELECT count(*) FROM %q", tbl)).Scan(&rows); err != nil {
+	if err := db.QueryRow(fmt.Sprintf(`SELECT count(*) FROM rumbench.%q`, tbl)).Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if rows != batches*per {
-		t.Errorf("SQLite table %s holds %d rows, want %d", tbl, rows, batches*per)
+	var btree, gin int
+	if err := db.QueryRow(`SELECT count(*) FILTER (WHERE indexdef LIKE '% USING btree %'), count(*) FILTER (WHERE indexname LIKE 'rumbench_gin_%' AND indexdef LIKE '% USING gin %jsonb_path_ops%')
+		FROM pg_indexes WHERE schemaname = 'rumbench' AND tablename = $1`, tbl).Scan(&btree, &gin); err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("inserted %d rows in %d batches: Count %d, server insert commands %d, SQLite rows %d",
-		batches*per, batches, n, after.Counters["commands.insert"]-before.Counters["commands.insert"], rows)
+	if btree != ixs || gin != ixs {
+		t.Errorf("table %s: %d B-tree and %d GIN companion indexes, want %d of each", tbl, btree, gin, ixs)
+	}
+	return rows
 }
 
 // TestRefused checks the one-line refusal of a statement without a MongoDB form.
@@ -340,8 +402,8 @@ func TestRefused(t *testing.T) {
 }
 
 // The client's cost per operation (the server is another process: allocations are the
-// driver's and the engine's). FerretDB over SQLite scans the collection for each read, so the
-// table is kept small.
+// driver's and the engine's), on the managed FerretDB's default backend, PostgreSQL. The table
+// is kept small, so that backend=sqlite, which scans the collection for each read, runs them too.
 
 func BenchmarkPointRead(b *testing.B) {
 	ctx := context.Background()
