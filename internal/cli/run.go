@@ -251,6 +251,10 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 		}
 	}
 	shared := workload.Shared{Profile: f.profile, Seed: f.seed}
+	var err error
+	if shared.Memory, shared.Columns, err = runLimits(f); err != nil {
+		return bench.Config{}, err
+	}
 	if cmd.Flags().Changed("warmup-secs") {
 		shared.WarmupSecs = &f.warmupSecs
 	}

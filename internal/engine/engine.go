@@ -65,6 +65,9 @@ type Spec struct {
 	// Check validates engine-specific options without opening anything (nil: only the keys of
 	// Options are checked).
 	Check func(extra map[string]string) error
+	// MaxColumns is the most columns a table may have on the engine, key columns included (0: no
+	// limit): workloads whose column count is a setting refuse more before the run starts.
+	MaxColumns int
 	// Unavailable, when set, says why this binary cannot open the engine (a cgo engine built
 	// without its tag): the engine is listed, and refused with this line.
 	Unavailable string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rumbench/rumbench/internal/memneed"
 	"github.com/rumbench/rumbench/internal/registry"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
@@ -139,6 +140,12 @@ type Shared struct {
 	// cleanup, negative for the workload's reference formula); nil when not given, so the
 	// profile decides.
 	WarmupSecs, CleanupWaitSecs *float64
+	// Memory is what the run may plan to use (the smaller of the host's MemAvailable and
+	// --memory-limit): Build refuses sizes whose estimated need is above it. The zero Budget
+	// checks nothing.
+	Memory memneed.Budget
+	// Columns is the most columns a table may have on every engine of the run (zero: no limit).
+	Columns ColumnLimit
 }
 
 var specs = registry.New[Spec]("workload")

@@ -57,6 +57,8 @@ func register(name, te, description string) {
 		Description: description,
 		Options:     options,
 		Server:      true,
+		// InnoDB's limit, or the server's own for MyRocks tables.
+		MaxColumns: map[string]int{"innodb": 1017, "rocksdb": 4096}[te],
 		// The client path: how the sessions talk to the server, not what it stores.
 		ClientOptions: append(sqlfam.ClientOptionKeys(), "insert", "wire"),
 		Open: func(ctx context.Context, o engine.Options) (table.Engine, error) {

@@ -53,6 +53,7 @@ func init() {
 		// The client path: how the sessions talk to the server, not what it stores.
 		ClientOptions: sqlfam.ClientOptionKeys(),
 		Check:         check,
+		MaxColumns:    1600, // MaxHeapAttributeNumber
 	})
 }
 

@@ -100,5 +100,8 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 			return nil, err
 		}
 	}
+	if err := c.checkSizes(s); err != nil {
+		return nil, err
+	}
 	return New(c)
 }

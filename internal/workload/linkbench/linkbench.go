@@ -162,6 +162,9 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.pcts); err != nil {
 		return nil, err
 	}
+	if err := c.checkSizes(s); err != nil {
+		return nil, err
+	}
 	return New(c)
 }
 

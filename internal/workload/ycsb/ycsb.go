@@ -183,6 +183,9 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if c.Steps, err = workload.SplitList("--steps", d.steps); err != nil {
 		return nil, err
 	}
+	if err := c.checkSizes(s); err != nil {
+		return nil, err
+	}
 	return New(c)
 }
 
