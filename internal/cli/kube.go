@@ -3,13 +3,14 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rumbench/rumbench/internal/input"
 )
 
 // kubeFlags are the kube command's flags.
@@ -65,23 +66,23 @@ func runKube(env *Env, f *kubeFlags) error {
 	if f.shards < 1 || f.shards > 1000 {
 		return usagef("--shards %d: must be 1..1000", f.shards)
 	}
-	data, err := os.ReadFile(f.file)
+	data, err := input.ReadFile(f.file, input.MaxFileBytes)
 	if err != nil {
-		return usagef("-f %s: %v", f.file, err)
+		return usagef("-f %s: %v", input.Short(f.file), err)
 	}
 	if _, err := runFileArgs(f.file, []string{"run", "--dsn", "x", "--store", "x"}); err != nil {
-		return usagef("-f %s: %v", f.file, err)
+		return usagef("-f %s: %v", input.Short(f.file), err)
 	}
 	name := f.name
 	if name == "" {
 		name = "rumbench-" + strings.ToLower(env.Now().UTC().Format("20060102t150405"))
 	}
 	if !groupPattern.MatchString(name) {
-		return usagef("--name %q: want 1 to 48 lower-case letters, digits and '-', starting and ending with a letter or digit (it names the Job and the group)", name)
+		return usagef("--name %q: want 1 to 48 lower-case letters, digits and '-', starting and ending with a letter or digit (it names the Job and the group)", input.Short(name))
 	}
 	for _, q := range []struct{ flag, v string }{{"--cpu", f.cpu}, {"--memory", f.memory}} {
 		if !quantityPattern.MatchString(q.v) {
-			return usagef("%s %q: want a Kubernetes quantity (e.g. 500m, 2, 512Mi, 4Gi)", q.flag, q.v)
+			return usagef("%s %q: want a Kubernetes quantity (e.g. 500m, 2, 512Mi, 4Gi)", q.flag, input.Short(q.v))
 		}
 	}
 	var b bytes.Buffer

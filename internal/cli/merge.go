@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
@@ -51,6 +52,11 @@ func runMerge(env *Env, f *mergeFlags, args []string) error {
 	case f.group != "" && len(args) > 0:
 		return usagef("rumbench merge takes RUN... or --group ID, not both")
 	}
+	if f.label != "" {
+		if err := input.CheckName(f.label); err != nil {
+			return usagef("--label %q: %v (it names the run directory)", input.Short(f.label), err)
+		}
+	}
 	storeAt, err := storeSpec(f.store, f.out, true)
 	if err != nil {
 		return err
@@ -64,7 +70,7 @@ func runMerge(env *Env, f *mergeFlags, args []string) error {
 		}
 		st, err := store.OpenExisting(ctx, storeAt)
 		if err != nil {
-			return usagef("--group %s: %v", f.group, err)
+			return usagef("--group %s: %v", input.Short(f.group), err)
 		}
 		defer st.Close()
 		ids, count, err := st.GroupRuns(ctx, f.group)
@@ -108,6 +114,10 @@ func runMerge(env *Env, f *mergeFlags, args []string) error {
 	m, steps, ivs, err := results.Merge(runs, runID)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := input.CheckName(label); err != nil {
+		// From the shards' manifests: their group id names the merged run unless --label does.
+		return usagef("the merged run's label %q (the shards' group, then -merged): %v: give one with --label", input.Short(label), err)
 	}
 	m.Label, m.Command = label, append([]string{"rumbench"}, redact.Args(env.Args)...)
 	w, err := results.Create(f.out, runID, m.Private)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rumbench/rumbench/internal/bench"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/store"
@@ -88,7 +89,7 @@ func writeOutput(env *Env, file string, render func(io.Writer) error) error {
 		return err
 	}
 	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
-		return usagef("-o %s: %v", file, err)
+		return usagef("-o %s: %v", input.Short(file), input.Reason(err))
 	}
 	return nil
 }
@@ -109,7 +110,7 @@ func loadRuns(env *Env, o *outputFlags, args []string) ([]*results.Run, error) {
 		}
 		r, err := results.Load(dir)
 		if err != nil {
-			return nil, err
+			return nil, usageError{err} // a directory that is not a run's, or a damaged one
 		}
 		runs = append(runs, r)
 	}
@@ -144,11 +145,11 @@ func resolveRun(out, arg string) (string, error) {
 		return arg, nil
 	}
 	if strings.ContainsRune(arg, os.PathSeparator) {
-		return "", usagef("%s is not a run directory (it holds no run.json)", arg)
+		return "", usagef("%s is not a run directory (it holds no run.json)", input.Short(arg))
 	}
 	entries, err := os.ReadDir(out)
 	if err != nil {
-		return "", usagef("run %q: not a run directory, and --out %s cannot be read: %v", arg, out, err)
+		return "", usagef("run %q: not a run directory, and --out %s cannot be read: %v", input.Short(arg), input.Short(out), input.Reason(err))
 	}
 	var ids, matches []string
 	for _, e := range entries {
@@ -169,14 +170,14 @@ func resolveRun(out, arg string) (string, error) {
 	case 0:
 		sort.Strings(ids)
 		if len(ids) == 0 {
-			return "", usagef("run %q: no run directory of that name, and %s holds no runs", arg, out)
+			return "", usagef("run %q: no run directory of that name, and %s holds no runs", input.Short(arg), input.Short(out))
 		}
 		if len(ids) > 5 {
 			ids = append(ids[len(ids)-5:], "...")
 		}
-		return "", usagef("run %q: no such run in %s (latest: %s)", arg, out, strings.Join(ids, ", "))
+		return "", usagef("run %q: no such run in %s (latest: %s)", input.Short(arg), input.Short(out), strings.Join(ids, ", "))
 	}
-	return "", usagef("run %q is ambiguous in %s: %s", arg, out, strings.Join(matches, ", "))
+	return "", usagef("run %q is ambiguous in %s: %s", input.Short(arg), input.Short(out), strings.Join(matches, ", "))
 }
 
 // writeRunReport writes report.html into a run directory from what the directory holds (a failed

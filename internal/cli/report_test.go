@@ -20,7 +20,7 @@ func writeRun(t *testing.T, out, id string, targets, steps []string, rate func(t
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: id, Workload: "insert", Start: t0, End: t0, Status: "ok"}
+	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: id, Version: "dev", Workload: "insert", Start: t0, End: t0, Status: "ok"}
 	for _, tg := range targets {
 		m.Targets = append(m.Targets, results.Target{Label: tg})
 	}

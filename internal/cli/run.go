@@ -19,6 +19,7 @@ import (
 	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/check"
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/report"
@@ -236,10 +237,10 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	}
 	spec, ok := workload.Lookup(f.workload)
 	if !ok || f.def == nil {
-		return bench.Config{}, usagef("unknown workload %q (valid: %s)", f.workload, strings.Join(workload.Names(), ", "))
+		return bench.Config{}, usagef("unknown workload %q (valid: %s)", input.Short(f.workload), strings.Join(workload.Names(), ", "))
 	}
 	if !slices.Contains(spec.Profiles, f.profile) {
-		return bench.Config{}, usagef("unknown profile %q (valid: %s)", f.profile, strings.Join(spec.Profiles, ", "))
+		return bench.Config{}, usagef("unknown profile %q (valid: %s)", input.Short(f.profile), strings.Join(spec.Profiles, ", "))
 	}
 	if p, ok := memoryProfiles[f.profile]; ok {
 		// A memory profile's cache and cap, unless given.
@@ -276,7 +277,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	}
 	for _, e := range engines {
 		if _, ok := engine.Lookup(e); !ok {
-			return bench.Config{}, usagef("unknown engine %q (valid: %s)", e, strings.Join(engine.Names(), ", "))
+			return bench.Config{}, usagef("unknown engine %q (valid: %s)", input.Short(e), strings.Join(engine.Names(), ", "))
 		}
 	}
 	opts, err := parseEngineOpts(f.engineOpts, engines)
@@ -312,15 +313,16 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	}
 	for _, d := range []struct{ flag, dir string }{{"--out", f.out}, {"--data-dir", f.dataDir}} {
 		if err := writableDir(d.dir); err != nil {
-			return bench.Config{}, usagef("%s %s: %v", d.flag, d.dir, err)
+			return bench.Config{}, usagef("%s %s: %v", d.flag, input.Short(d.dir), err)
 		}
 	}
 	label := f.label
 	if label == "" {
 		label = f.workload
 	}
-	if strings.ContainsAny(label, "/\\ ") {
-		return bench.Config{}, usagef("--label %q: must not contain spaces or slashes", label)
+	// The label is part of the run id, the run directory's name.
+	if err := input.CheckName(label); err != nil {
+		return bench.Config{}, usagef("--label %q: %v (it names the run directory)", input.Short(label), err)
 	}
 	return bench.Config{
 		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, Sync: f.sync,
@@ -405,38 +407,53 @@ func expandConfigs(vals []string) ([]string, error) {
 	for _, v := range vals {
 		abs, err := filepath.Abs(v)
 		if err != nil {
-			return nil, usagef("--server-config %q: %v", v, err)
+			return nil, usagef("--server-config %q: %v", input.Short(v), err)
 		}
 		st, err := os.Stat(abs)
 		if err != nil {
-			return nil, usagef("--server-config %q: no such file or directory", v)
+			return nil, usagef("--server-config %q: no such file or directory", input.Short(v))
 		}
 		if !st.IsDir() {
-			if err := readable(abs); err != nil {
-				return nil, usagef("--server-config %q: %v", v, err)
+			if err := configFile(abs); err != nil {
+				return nil, usagef("--server-config %q: %v", input.Short(v), err)
 			}
 			out = append(out, abs)
 			continue
 		}
 		entries, err := os.ReadDir(abs)
 		if err != nil {
-			return nil, usagef("--server-config %q: %v", v, err)
+			return nil, usagef("--server-config %q: %v", input.Short(v), err)
 		}
 		n := len(out)
 		for _, e := range entries {
 			if e.Type().IsRegular() {
 				file := filepath.Join(abs, e.Name())
-				if err := readable(file); err != nil {
-					return nil, usagef("--server-config %q: %v", v, err)
+				if err := configFile(file); err != nil {
+					return nil, usagef("--server-config %q: %s: %v", input.Short(v), input.Short(e.Name()), err)
 				}
 				out = append(out, file)
 			}
 		}
 		if len(out) == n {
-			return nil, usagef("--server-config %q: the directory holds no files", v)
+			return nil, usagef("--server-config %q: the directory holds no files", input.Short(v))
 		}
 	}
 	return out, nil
+}
+
+// configFile checks a --server-config file: a readable regular file of at most
+// input.MaxFileBytes whose name can be part of its target's label, which names the target's
+// data directory (engine_name) and goes in reports.
+func configFile(file string) error {
+	f, err := input.Open(file, input.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if err := input.CheckName(filepath.Base(file)); err != nil {
+		return fmt.Errorf("its name: %v (it names the target and its data directory)", err)
+	}
+	return nil
 }
 
 // writableDir checks, leaving nothing behind, that dir is a directory this process can create
@@ -447,19 +464,25 @@ func writableDir(dir string) error {
 	if err != nil {
 		return err
 	}
+	if err := input.CheckPath(abs); err != nil {
+		return err
+	}
 	for p := abs; ; p = filepath.Dir(p) {
 		st, err := os.Stat(p)
 		if errors.Is(err, os.ErrNotExist) && p != filepath.Dir(p) {
 			continue
 		}
 		if err != nil {
-			return err
+			if p == abs {
+				return input.Reason(err) // the path is long: the caller echoes it cut
+			}
+			return fmt.Errorf("%s: %v", input.Short(p), input.Reason(err))
 		}
 		if !st.IsDir() {
 			if p == abs {
 				return errors.New("is a file, not a directory")
 			}
-			return fmt.Errorf("%s is a file, not a directory", p)
+			return fmt.Errorf("%s is a file, not a directory", input.Short(p))
 		}
 		probe, err := os.MkdirTemp(p, ".rumbench-probe-")
 		if err != nil {
@@ -467,19 +490,10 @@ func writableDir(dir string) error {
 			if p == abs {
 				return fmt.Errorf("not writable: %v", err)
 			}
-			return fmt.Errorf("cannot be created: %s is not writable: %v", p, err)
+			return fmt.Errorf("cannot be created: %s is not writable: %v", input.Short(p), err)
 		}
 		return os.Remove(probe)
 	}
-}
-
-// readable checks that file can be opened for reading.
-func readable(file string) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	return f.Close()
 }
 
 // splitList splits a comma-separated flag value, refusing empty items and duplicates.
@@ -501,11 +515,19 @@ func parseEngineOpts(vals []string, engines []string) (map[string]map[string]str
 	for _, v := range vals {
 		k, val, ok := strings.Cut(v, "=")
 		if !ok || k == "" {
-			return nil, usagef("--engine-opt %q: want key=value or engine.key=value", v)
+			return nil, usagef("--engine-opt %q: want key=value or engine.key=value", input.Short(v))
+		}
+		if k == "server_config" || strings.HasSuffix(k, ".server_config") {
+			// A file the engine reads: the checks of --server-config's files but the name's.
+			f, err := input.Open(val, input.MaxFileBytes)
+			if err != nil {
+				return nil, usagef("--engine-opt %q: %v", input.Short(v), err)
+			}
+			f.Close()
 		}
 		if eng, key, scoped := strings.Cut(k, "."); scoped {
 			if _, sel := opts[eng]; !sel {
-				return nil, usagef("--engine-opt %q: engine %s is not in --engine (%s)", v, eng, strings.Join(engines, ","))
+				return nil, usagef("--engine-opt %q: engine %s is not in --engine (%s)", input.Short(v), input.Short(eng), strings.Join(engines, ","))
 			}
 			opts[eng][key] = val
 			continue

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/redact"
 )
 
@@ -65,13 +66,13 @@ func expandRunFile(args []string) ([]string, error) {
 			val = args[i]
 		}
 		if file != "" {
-			return nil, usagef("%s %s: one run file per run (already %s %s)", name, val, flag, file)
+			return nil, usagef("%s %s: one run file per run (already %s %s)", name, input.Short(val), flag, input.Short(file))
 		}
 		file, flag = val, name
 		if name == "--replay" {
 			file = filepath.Join(val, RunFileName)
 			if _, err := os.Stat(file); err != nil {
-				return nil, usagef("--replay %s: no %s in it (a run directory of this version of rumbench holds one)", val, RunFileName)
+				return nil, usagef("--replay %s: no %s in it (a run directory of this version of rumbench holds one)", input.Short(val), RunFileName)
 			}
 		}
 	}
@@ -80,17 +81,18 @@ func expandRunFile(args []string) ([]string, error) {
 	}
 	fromFile, err := runFileArgs(file, rest)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("%s %s: %w", flag, file, err)}
+		return nil, usageError{fmt.Errorf("%s %s: %w", flag, input.Short(file), err)}
 	}
 	// The file's flags first: those of the command line, after them, override them.
 	return append(append([]string{args[0]}, fromFile...), rest[1:]...), nil
 }
 
-// runFileArgs reads a run file and returns its flags as command-line arguments.
+// runFileArgs reads a run file (a regular file of at most input.MaxFileBytes) and returns its
+// flags as command-line arguments. Values are not checked here: the flags' parsers check them.
 func runFileArgs(file string, cmdline []string) ([]string, error) {
-	data, err := os.ReadFile(file)
+	data, err := input.ReadFile(file, input.MaxFileBytes)
 	if err != nil {
-		return nil, errors.Unwrap(err)
+		return nil, err
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -118,13 +120,13 @@ func runFileArgs(file string, cmdline []string) ([]string, error) {
 		key, val := root.Content[i], root.Content[i+1]
 		fl := flags.Lookup(key.Value)
 		if fl == nil || slices.Contains([]string{"file", "replay"}, key.Value) {
-			if err := flagError(f, fmt.Errorf("unknown flag: --%s", key.Value)); err != nil {
+			if err := flagError(f, fmt.Errorf("unknown flag: --%s", input.Short(key.Value))); err != nil {
 				return nil, fmt.Errorf("line %d: %v", key.Line, err)
 			}
 		}
 		items, err := flagValues(fl, val)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %s: %v", val.Line, key.Value, err)
+			return nil, fmt.Errorf("line %d: %s: %v", val.Line, input.Short(key.Value), err)
 		}
 		if masked := slices.ContainsFunc(items, func(v string) bool { return strings.Contains(v, redact.Mask) }); masked {
 			// A password the file does not hold: the command line must give the flag again.

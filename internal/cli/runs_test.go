@@ -292,7 +292,7 @@ func TestImportSkipsBadDirectory(t *testing.T) {
 	tr := run(t, nil, "runs", "import", out, "--out", out)
 	if tr.code != ExitFailure || !strings.HasPrefix(tr.stdout, "20261121T120000Z-insert: imported from "+filepath.Join(out, "20261121T120000Z-insert")+" (ok; steps 1, ") ||
 		strings.Count(tr.stdout, "\n") != 1 ||
-		!strings.HasPrefix(tr.stderr, "rumbench: import "+bad+": results: "+bad+" is not a run directory") ||
+		!strings.HasPrefix(tr.stderr, "rumbench: import "+bad+": "+filepath.Join(bad, "run.json")+": unexpected end of JSON input (truncated?)\n") ||
 		!strings.HasSuffix(tr.stderr, "rumbench: 1 of 2 run directories not imported\n") {
 		t.Errorf("exit %d\nstdout %q\nstderr %q", tr.code, tr.stdout, tr.stderr)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/store"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -44,7 +45,7 @@ func applyShard(env *Env, f *runFlags, cfg *bench.Config, storeAt string) error 
 	sf := f.shardFlags
 	if sf.shard == "" {
 		if sf.group != "" {
-			return usagef("--group %s goes with --shard I/N", sf.group)
+			return usagef("--group %s goes with --shard I/N", input.Short(sf.group))
 		}
 		return nil
 	}
@@ -79,7 +80,7 @@ func applyShard(env *Env, f *runFlags, cfg *bench.Config, storeAt string) error 
 		group = defaultGroup(env.Args)
 	}
 	if !groupPattern.MatchString(group) {
-		return usagef("--group %q: want 1 to 48 lower-case letters, digits and '-', starting and ending with a letter or digit", group)
+		return usagef("--group %q: want 1 to 48 lower-case letters, digits and '-', starting and ending with a letter or digit (it goes in the run id)", input.Short(group))
 	}
 	cfg.Shard = &results.ShardInfo{Group: group, Index: sh.Index, Count: sh.Count, Part: sharder.ShardPart(), Barriers: store.IsPostgres(storeAt)}
 	if _, shared := cfg.Workload.(workload.SharedTables); shared && sh.Count > 1 && !cfg.Shard.Barriers {

@@ -249,7 +249,8 @@ func writeJSON(path string, v any, mode os.FileMode) error {
 	return os.Rename(tmp, path)
 }
 
-// ReadSteps reads a run directory's steps.json, in the schema version of its run.json.
+// ReadSteps reads a run directory's steps.json, in the schema version of its run.json; both are
+// validated (see ReadManifest and Load).
 func ReadSteps(dir string) ([]Step, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
@@ -258,23 +259,21 @@ func ReadSteps(dir string) ([]Step, error) {
 	return readSteps(dir, m.SchemaVersion)
 }
 
-func readSteps(dir string, schema int) ([]Step, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "steps.json"))
-	if err != nil {
-		return nil, err
-	}
-	return DecodeSteps(data, schema)
-}
-
-// ReadManifest reads a run directory's run.json.
+// ReadManifest reads and validates a run directory's run.json (see Manifest.Validate). An error
+// is one line that starts with the file's path: "DIR/run.json: unexpected end of JSON input
+// (truncated?)"; a missing file is an error that errors.Is fs.ErrNotExist.
 func ReadManifest(dir string) (*Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	file := filepath.Join(dir, ManifestFile)
+	data, err := readRunFile(file, maxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %s", file, jsonError(err, data))
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	UpgradeManifest(&m)
 	return &m, nil

@@ -24,7 +24,7 @@ func TestCreateNeverSharesADirectory(t *testing.T) {
 		if w.RunID() != want || w.Dir() != filepath.Join(out, want) {
 			t.Errorf("writer %d: id %q, dir %q; want %q in %s", i, w.RunID(), w.Dir(), want, out)
 		}
-		if err := w.Manifest(&Manifest{RunID: w.RunID()}); err != nil {
+		if err := w.Manifest(testManifest(w.RunID())); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Close(); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/memneed"
 	"github.com/rumbench/rumbench/internal/registry"
 	"github.com/rumbench/rumbench/internal/results"
@@ -247,7 +248,7 @@ func ParseShard(v string) (Shard, error) {
 	i, ierr := strconv.Atoi(is)
 	n, nerr := strconv.Atoi(ns)
 	if !ok || ierr != nil || nerr != nil || n < 1 || n > 10000 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N <= 10000 (shard I of N, counted from 0, e.g. 0/3)", v)
+		return Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N <= 10000 (shard I of N, counted from 0, e.g. 0/3)", input.Short(v))
 	}
 	return Shard{Index: i, Count: n}, nil
 }

@@ -18,13 +18,14 @@
 package linkbench
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/linkbench/lbgen"
 )
@@ -119,17 +120,15 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	}
 	g, err := lbgen.NamedConfig(d.reference)
 	if err != nil {
-		return nil, fmt.Errorf("--reference %s: want smalldatum or upstream", d.reference)
+		return nil, fmt.Errorf("--reference %s: want smalldatum or upstream", input.Short(d.reference))
 	}
 	g.MaxID1, g.MaxDegree = p.maxID1, p.maxDegree
 	if d.props != "" {
-		f, err := os.Open(d.props)
+		data, err := input.ReadFile(d.props, input.MaxFileBytes)
 		if err != nil {
-			return nil, fmt.Errorf("--properties: %v", err)
+			return nil, fmt.Errorf("--properties %s: %v", input.Short(d.props), err)
 		}
-		err = lbgen.LoadConfig(d.props, f, &g)
-		f.Close()
-		if err != nil {
+		if err := lbgen.LoadConfig(d.props, bytes.NewReader(data), &g); err != nil {
 			return nil, fmt.Errorf("--properties: %v", err)
 		}
 	}
@@ -168,17 +167,17 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	return New(c)
 }
 
-// readMix reads --mix: a mix's name or a LinkBench workload file.
+// readMix reads --mix: a mix's name or a LinkBench workload file (a regular file of at most
+// input.MaxFileBytes).
 func readMix(v string) (lbgen.Mix, error) {
 	if m, err := lbgen.NamedMix(v); err == nil {
 		return m, nil
 	}
-	f, err := os.Open(v)
+	data, err := input.ReadFile(v, input.MaxFileBytes)
 	if err != nil {
-		return lbgen.Mix{}, fmt.Errorf("--mix %s: neither upstream, smalldatum nor a readable file (%v)", v, err)
+		return lbgen.Mix{}, fmt.Errorf("--mix %s: neither upstream, smalldatum nor a readable file (%v)", input.Short(v), err)
 	}
-	defer f.Close()
-	m, err := lbgen.ParseMix(v, f)
+	m, err := lbgen.ParseMix(v, bytes.NewReader(data))
 	if err != nil {
 		return lbgen.Mix{}, fmt.Errorf("--mix: %v", err)
 	}

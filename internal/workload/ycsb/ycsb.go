@@ -20,6 +20,7 @@
 package ycsb
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/ycsb/ycsbconf"
 )
@@ -189,12 +191,13 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	return New(c)
 }
 
-// readPropertyFile reads -P path; a path that does not exist but names a shipped file
-// ("workloada", "workloads/workloadc") reads the shipped copy, as YCSB's own checkout has them.
+// readPropertyFile reads -P path, a regular file of at most input.MaxFileBytes; a path that
+// does not exist but names a shipped file ("workloada", "workloads/workloadc") reads the shipped
+// copy, as YCSB's own checkout has them.
 func readPropertyFile(path string) (ycsbconf.Props, error) {
-	p, err := ycsbconf.ReadFile(path)
+	data, err := input.ReadFile(path, input.MaxFileBytes)
 	if err == nil {
-		return p, nil
+		return ycsbconf.Parse(bytes.NewReader(data), "-P "+input.Short(path))
 	}
 	if os.IsNotExist(err) {
 		base := path[strings.LastIndexByte(path, '/')+1:]
@@ -203,9 +206,9 @@ func readPropertyFile(path string) (ycsbconf.Props, error) {
 				return p, nil
 			}
 		}
-		return nil, fmt.Errorf("-P %s: no such file (the shipped workloads are workloada .. workloadf)", path)
+		return nil, fmt.Errorf("-P %s: no such file (the shipped workloads are workloada .. workloadf)", input.Short(path))
 	}
-	return nil, fmt.Errorf("-P %v", err)
+	return nil, fmt.Errorf("-P %s: %v", input.Short(path), err)
 }
 
 // Config is the configured workload.
