@@ -299,8 +299,9 @@ func (s *Server) start(ctx context.Context) error {
 // sslmode=disable", scram-sha-256) or a go-sql-driver/mysql DSN
 // ("rumbench:PW@tcp(127.0.0.1:PORT)/rumbench"). It holds a secret: never record it. For
 // FerretDB it is a MongoDB URI without credentials ("mongodb://127.0.0.1:PORT/?
-// directConnection=true": FerretDB v1 over SQLite does not authenticate; it listens on the
-// loopback address only).
+// directConnection=true": FerretDB v1 over SQLite does not authenticate, and over PostgreSQL it
+// uses the backend's user and password for a client that does not; it listens on the loopback
+// address only).
 func (s *Server) DSN() string {
 	switch s.kind {
 	case Postgres:
@@ -328,6 +329,7 @@ func (s *Server) Pid() int { return s.pid }
 func (s *Server) Dir() string { return s.dir }
 
 // DataDir returns the absolute data directory (Dir/data): the bytes a size figure measures.
+// FerretDB over PostgreSQL keeps its documents in the backend's (Backend().DataDir()).
 func (s *Server) DataDir() string { return s.dataDir }
 
 // SocketPath returns the absolute path of the server's unix socket.
