@@ -19,6 +19,7 @@ import (
 	"github.com/rumbench/rumbench/internal/datalock"
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/memcap"
+	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/syncacct"
@@ -136,19 +137,23 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	// The data directory is this run's until it ends: taken before anything in it is touched.
-	lock, err := datalock.Acquire(cfg.DataDir, cfg.RunID)
-	if errors.Is(err, datalock.ErrHeld) {
-		return nil, UsageError{err}
+	// A run whose every target is a --dsn server keeps no data in it: it neither creates nor
+	// locks it.
+	lock := &datalock.Lock{}
+	if localData(cfg) {
+		if lock, err = datalock.Acquire(cfg.DataDir, cfg.RunID); errors.Is(err, datalock.ErrHeld) {
+			return nil, UsageError{err}
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Release()
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Release()
 	if lock.Stale != "" {
 		event(cfg, "warning: data dir %s was locked by a run that is gone (%s); taking it over", cfg.DataDir, lock.Stale)
 	}
 	for _, t := range cfg.Targets {
-		for rep := 1; rep <= max(cfg.Repeat, 1); rep++ {
+		for rep := 1; rep <= max(cfg.Repeat, 1) && !external(t); rep++ {
 			if err := prepareDir(targetDir(cfg, t, rep), cfg.Fresh); err != nil {
 				return nil, err
 			}
@@ -258,7 +263,9 @@ func Validate(cfg Config) error {
 }
 
 func validate(cfg Config) ([]engine.Spec, error) {
-	if err := datalock.Check(cfg.DataDir); err != nil {
+	if !localData(cfg) {
+		// nothing of this run goes in the data directory: another run's lock on it is no matter
+	} else if err := datalock.Check(cfg.DataDir); err != nil {
 		return nil, UsageError{err}
 	}
 	if cfg.Prepare {
@@ -292,7 +299,7 @@ func validate(cfg Config) ([]engine.Spec, error) {
 		if err := s.CheckOptions(t.Engine.Options); err != nil {
 			return nil, UsageError{err}
 		}
-		for rep := 1; rep <= max(cfg.Repeat, 1) && !cfg.Reuse; rep++ {
+		for rep := 1; rep <= max(cfg.Repeat, 1) && !cfg.Reuse && !external(t); rep++ {
 			if err := checkDir(targetDir(cfg, t, rep), cfg.Fresh); err != nil {
 				return nil, err
 			}
@@ -309,6 +316,21 @@ func validate(cfg Config) ([]engine.Spec, error) {
 	return specs, nil
 }
 
+// external says whether target t is a server given with --dsn, whose data live on the server:
+// it has no data directory here.
+func external(t results.Target) bool { return t.Engine.Options["dsn"] != "" }
+
+// localData says whether any target keeps data in the data directory (an embedded engine, or
+// a server rumbench starts).
+func localData(cfg Config) bool {
+	for _, t := range cfg.Targets {
+		if !external(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // targetDir is a target's data directory: its label, with characters unsafe in a file name
 // replaced. Repetitions share it (each removes its data at its end), except with KeepData,
 // which keeps each repetition's data in a directory of its own (label.rN for N >= 2).
@@ -322,10 +344,15 @@ func targetDir(cfg Config, t results.Target, rep int) string {
 
 // runEngine opens one engine in dir, runs every step on it, checks the workload's invariants and
 // always closes it; what it measures goes to out. mem, when not nil, is the memory cgroup that
-// caps the engine: the runner reads it, and a managed server's processes are placed in it.
+// caps the engine: the runner reads it, and a managed server's processes are placed in it. A
+// --dsn server has no directory here: dir is "" and nothing is created for it.
 func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Spec, dir string, out sink, mem *memcap.Group) (err error) {
 	label := t.Label
-	out.event("%s: opening in %s", label, dir)
+	if external(t) {
+		out.event("%s: opening on server %s (--dsn)", label, redact.Server(t.Engine.Options["dsn"]))
+	} else {
+		out.event("%s: opening in %s", label, dir)
+	}
 	var eng table.Engine
 	defer func() {
 		if eng != nil {
@@ -348,8 +375,13 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	if t.Engine.Options["dsn"] != "" {
-		out.note(label + " runs on an external server (--dsn): server CPU, RSS and PSS are not measured, and the storage counters are those of the device behind " + dir + ", not the server's")
+	sampler, serr := newSampler(cfg, dir)
+	if serr != nil {
+		return fmt.Errorf("%s: sampler: %w", label, serr)
+	}
+	defer sampler.Close()
+	if external(t) {
+		out.note(label + " runs on an external server (--dsn): server CPU, RSS and PSS are not measured, and the storage counters are those of this host's " + deviceName(sampler) + ", not the server's")
 	}
 	if err := out.opened(results.Target{Label: label, Engine: eng.Info(), DataDir: dir}); err != nil {
 		return err
@@ -363,11 +395,6 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	defer run.Close()
-	sampler, serr := sysstat.NewSampler(dir)
-	if serr != nil {
-		return fmt.Errorf("%s: sampler: %w", label, serr)
-	}
-	defer sampler.Close()
 	if r, ok := eng.(syncacct.Reporter); ok && cfg.SyncAcct.Enabled {
 		if cov := r.SyncCoverage(); !cov.Complete {
 			out.note(label + ": sync accounting incomplete: " + cov.Note)
@@ -394,6 +421,24 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 		out.event("%s: prepared: later runs use this data with --reuse", label)
 	}
 	return out.checked(check)
+}
+
+// newSampler samples the system for a target whose data directory is dir; for a --dsn server
+// (dir ""), the device behind the data directory's nearest existing ancestor, and no
+// directory size.
+func newSampler(cfg Config, dir string) (*sysstat.Sampler, error) {
+	if dir == "" {
+		return sysstat.NewDeviceSampler(cfg.DataDir)
+	}
+	return sysstat.NewSampler(dir)
+}
+
+// deviceName names the device a sampler reads ("device vda"), or says it reads none.
+func deviceName(s *sysstat.Sampler) string {
+	if s.DiskError() != nil {
+		return "device (none found)"
+	}
+	return "device " + s.Device().Name
 }
 
 // groups returns the step groups the workload registered (nil when it has none).

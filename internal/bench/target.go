@@ -117,6 +117,15 @@ func (e *OOMError) Error() string {
 // removes the directory afterwards unless KeepData.
 func runTarget(ctx context.Context, cfg Config, i, rep int, spec engine.Spec, w *results.Writer, m *results.Manifest, h *memcap.Hierarchy) error {
 	t := cfg.Targets[i]
+	if external(t) {
+		// A --dsn server: its data are on the server, no directory here; a memory cap applies
+		// to processes rumbench starts, and it starts none for it.
+		out := &local{cfg: cfg, w: w, m: m, ti: -1}
+		if cfg.Repeat > 1 {
+			out.rep = rep
+		}
+		return runEngine(ctx, cfg, t, spec, "", out, nil)
+	}
 	dir := targetDir(cfg, t, rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +18,7 @@ import (
 	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/input"
+	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/store"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -31,7 +32,7 @@ type shardFlags struct {
 
 func (s *shardFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&s.shard, "shard", "", "run shard I of N (0 <= I < N) of a split run: the shards partition the work and together do that of one process with N times the clients, on one server all shards share (--dsn); see docs/distributed.md")
-	fl.StringVar(&s.group, "group", "", "id of the split run every shard records (with --shard; default derived from the command line without --shard, the same in every shard); one id names one split run")
+	fl.StringVar(&s.group, "group", "", "id of the split run every shard records (with --shard; default derived from the run's settings, leaving out those that may differ between shards: --shard, --out, --data-dir, --dsn, --store and the like; see docs/distributed.md); one id names one split run")
 	fl.Float64Var(&s.barrierTimeout, "barrier-timeout-secs", 600, "with --shard and a PostgreSQL --store: how long a shard waits at a step's barrier for the others before it fails")
 }
 
@@ -77,7 +78,7 @@ func applyShard(env *Env, f *runFlags, cfg *bench.Config, storeAt string) error 
 	}
 	group := sf.group
 	if group == "" {
-		group = defaultGroup(env.Args)
+		group = defaultGroup(f.cmdFlags)
 	}
 	if !groupPattern.MatchString(group) {
 		return usagef("--group %q: want 1 to 48 lower-case letters, digits and '-', starting and ending with a letter or digit (it goes in the run id)", input.Short(group))
@@ -91,22 +92,28 @@ func applyShard(env *Env, f *runFlags, cfg *bench.Config, storeAt string) error 
 	return nil
 }
 
-// defaultGroup derives a group id from the command line without --shard and its value: every
-// shard started with the same command gets the same id ("g-" and 12 hex digits).
-func defaultGroup(args []string) string {
+// perShardFlags are the run flags left out of the default group id: those that may differ
+// between the shards of one split run. Each shard's own index, outputs and gates (--shard,
+// --out, --junit, --check, --cpuprofile, --quiet), its host's paths and settings (--data-dir,
+// --server-bin, --readahead-kb), how it reaches the shared server and store (--dsn, --store: a
+// host name or address may differ from host to host), whether it drops the tables it left
+// before (--fresh) and how long it waits for the others (--barrier-timeout-secs). --group is
+// the id itself.
+var perShardFlags = []string{"shard", "group", "out", "junit", "check", "cpuprofile", "quiet", "data-dir", "server-bin",
+	"readahead-kb", "dsn", "store", "fresh", "barrier-timeout-secs"}
+
+// defaultGroup derives a group id from the run's effective settings, every flag's value (a
+// workload's too, the run file's expanded), but perShardFlags: shards started with the same
+// settings get the same id ("g-" and 12 hex digits) whatever the order, spelling and per-shard
+// flags of their command lines. Values are hashed with their passwords masked.
+func defaultGroup(fs *pflag.FlagSet) string {
 	h := sha256.New()
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--shard" {
-			i++
-			continue
+	fs.VisitAll(func(fl *pflag.Flag) { // in name order
+		if slices.Contains(perShardFlags, fl.Name) {
+			return
 		}
-		if strings.HasPrefix(a, "--shard=") {
-			continue
-		}
-		h.Write([]byte(a))
-		h.Write([]byte{0})
-	}
+		fmt.Fprintf(h, "%s=%s\x00", fl.Name, redact.DSN(fl.Value.String()))
+	})
 	return "g-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
@@ -162,9 +169,14 @@ func joinGroup(ctx context.Context, env *Env, cfg *bench.Config, storeAt string,
 func (s *shardSession) barrier(ctx context.Context, name string) error {
 	s.mu.Lock()
 	s.passes[name]++
-	name = fmt.Sprintf("%s#%d", name, s.passes[name])
+	pass := fmt.Sprintf("%s#%d", name, s.passes[name])
 	s.mu.Unlock()
-	return s.st.Barrier(ctx, s.info.Group, name, s.info.Index, s.info.Count, s.timeout)
+	// Said once per barrier, --quiet or not: a shard waiting for shards that are in another
+	// group (started with other settings) would otherwise wait silently until the timeout.
+	return s.st.Barrier(ctx, s.info.Group, pass, s.info.Index, s.info.Count, s.timeout, func(arrived int) {
+		fmt.Fprintf(s.env.Stderr, "rumbench: shard %d/%d waiting before %s in group %s: %d of %d shards arrived (it waits up to %v; shards started with other settings are in another group: give them all the same --group)\n",
+			s.info.Index, s.info.Count, name, s.info.Group, arrived, s.info.Count, s.timeout)
+	})
 }
 
 // watch cancels the run (with the group's failure as the cause) when another shard marks the

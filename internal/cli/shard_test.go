@@ -417,9 +417,6 @@ func TestShardUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", c.args, tr.code, tr.stderr)
 		}
 	}
-	if a, b := defaultGroup([]string{"run", "--shard", "0/3", "-f", "x"}), defaultGroup([]string{"run", "--shard=2/3", "-f", "x"}); a != b || !groupPattern.MatchString(a) {
-		t.Errorf("default groups of two shards: %s, %s", a, b)
-	}
 }
 
 // TestSysbenchShards: two sysbench shards split three tables (sbtest1 to shard 0, sbtest2 and

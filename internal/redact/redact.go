@@ -43,3 +43,73 @@ func Args(args []string) []string {
 	}
 	return out
 }
+
+// Server returns where a connection string points, without user or password: "host:port/db"
+// (a port or database the string does not give is left out), for URLs (postgres://u:pw@h:5432/db,
+// mongodb://h1,h2/db, a host in ?host=), MySQL DSNs (u:pw@tcp(h:3306)/db) and key=value strings
+// (host=h port=5432 dbname=db). A string it cannot read is returned as DSN returns it.
+func Server(s string) string {
+	var host, port, db string
+	switch {
+	case strings.Contains(s, "://"):
+		rest := s[strings.Index(s, "://")+3:]
+		rest, query, _ := strings.Cut(rest, "?")
+		authority, path, _ := strings.Cut(rest, "/")
+		if i := strings.LastIndex(authority, "@"); i >= 0 {
+			authority = authority[i+1:]
+		}
+		host, db = authority, path
+		for _, kv := range strings.Split(query, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch {
+			case k == "host" && host == "":
+				host = v
+			case k == "port" && port == "":
+				port = v
+			case k == "dbname" && db == "":
+				db = v
+			}
+		}
+	case keyValue.MatchString(s):
+		for _, m := range keyValue.FindAllStringSubmatch(s, -1) {
+			v := strings.Trim(m[2], `'"`)
+			switch strings.ToLower(m[1]) {
+			case "host", "server":
+				host = v
+			case "port":
+				port = v
+			case "dbname", "database":
+				db = v
+			}
+		}
+	default: // MySQL: [user[:password]@][net[(addr)]]/dbname[?params]
+		slash := strings.LastIndex(s, "/")
+		if slash < 0 {
+			return DSN(s)
+		}
+		prefix := s[:slash]
+		db, _, _ = strings.Cut(s[slash+1:], "?")
+		if i := strings.LastIndex(prefix, "@"); i >= 0 {
+			prefix = prefix[i+1:]
+		}
+		if open := strings.Index(prefix, "("); open >= 0 && strings.HasSuffix(prefix, ")") {
+			host = prefix[open+1 : len(prefix)-1]
+		} else {
+			host = prefix
+		}
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	if db != "" {
+		host += "/" + db
+	}
+	return host
+}
+
+// keyValue matches the pairs of a key=value connection string (libpq: host=h dbname=d; ODBC
+// style: Server=h;Database=d).
+var keyValue = regexp.MustCompile(`(?i)\b(host|server|port|dbname|database)\s*=\s*('[^']*'|"[^"]*"|[^\s;&]+)`)

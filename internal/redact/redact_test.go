@@ -57,3 +57,26 @@ func FuzzDSN(f *testing.F) {
 		}
 	})
 }
+
+// TestServer: where a connection string points, with no user and no password.
+func TestServer(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://bench:secret@db:5432/x?sslmode=disable":        "db:5432/x",
+		"postgresql://u:p%40s@s@127.0.0.1/db":                      "127.0.0.1/db",
+		"postgres:///rumbench?host=/tmp&port=5433&password=x":      "/tmp:5433/rumbench",
+		"mongodb://u:pw@h1:27017,h2:27017/bench?replicaSet=rs0":    "h1:27017,h2:27017/bench",
+		"bench:secret@tcp(127.0.0.1:3306)/rumbench?parseTime=true": "127.0.0.1:3306/rumbench",
+		"root:p/w@unix(/run/mysqld.sock)/db":                       "/run/mysqld.sock/db",
+		"u@/db":                                                    "localhost/db",
+		"host=h user=u password=secret dbname=d port=5432":         "h:5432/d",
+		"Server=h;Uid=u;Pwd=secret;Database=d":                     "h/d",
+	} {
+		got := Server(in)
+		if got != want {
+			t.Errorf("Server(%q) = %q, want %q", in, got, want)
+		}
+		if strings.Contains(got, "secret") || strings.Contains(got, "pw") {
+			t.Errorf("Server(%q) = %q holds the password", in, got)
+		}
+	}
+}

@@ -152,14 +152,20 @@ func (s *Store) GroupRuns(ctx context.Context, group string) ([]string, int, err
 // BarrierPoll is how often a shard waiting at a barrier looks at the store.
 const BarrierPoll = 50 * time.Millisecond
 
+// BarrierNotice is how long a shard waits at a barrier for the others before Barrier tells its
+// caller how many have arrived (a barrier the shards reach together passes sooner).
+const BarrierNotice = 5 * time.Second
+
 // Barrier records shard's arrival at the barrier named name of a group of count shards and
 // waits for the others (PostgreSQL stores only). When all have arrived, every shard agrees on
 // the same start instant, by the database's clock: the next whole second at least one second
 // after the last arrival. Barrier returns at that instant, by this host's clock corrected by its
 // offset from the database's (measured by the query that saw the last arrival, so the shards
 // start within their query latencies of each other). It returns a *FailedError as soon as the
-// group is marked failed, an error after timeout, and ctx's error when cancelled.
-func (s *Store) Barrier(ctx context.Context, group, name string, shard, count int, timeout time.Duration) error {
+// group is marked failed, an error after timeout, and ctx's error when cancelled. When the
+// shard has waited BarrierNotice and not all have arrived, waiting (if not nil) is called once
+// with the number of shards that have.
+func (s *Store) Barrier(ctx context.Context, group, name string, shard, count int, timeout time.Duration, waiting func(arrived int)) error {
 	if !s.d.postgres {
 		return fmt.Errorf("store %s: barriers need a PostgreSQL store", s.name)
 	}
@@ -167,7 +173,8 @@ func (s *Store) Barrier(ctx context.Context, group, name string, shard, count in
 		group, name, shard); err != nil {
 		return fmt.Errorf("store %s: barrier %s: %w", s.name, name, err)
 	}
-	deadline := time.Now().Add(timeout)
+	arrived := time.Now()
+	deadline := arrived.Add(timeout)
 	for {
 		var n int
 		var last, dbNow time.Time
@@ -202,6 +209,10 @@ func (s *Store) Barrier(ctx context.Context, group, name string, shard, count in
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("barrier %s: %d of %d shards of group %s arrived in %v", name, n, count, group, timeout)
+		}
+		if waiting != nil && time.Since(arrived) >= BarrierNotice {
+			waiting(n)
+			waiting = nil
 		}
 		select {
 		case <-time.After(BarrierPoll):

@@ -72,7 +72,7 @@ func TestBarrier(t *testing.T) {
 		go func(i int, s *Store) {
 			defer wg.Done()
 			time.Sleep(time.Duration(i) * 300 * time.Millisecond)
-			errs[i] = s.Barrier(ctx, "b", "step1", i, n, time.Minute)
+			errs[i] = s.Barrier(ctx, "b", "step1", i, n, time.Minute, nil)
 			left[i] = time.Now()
 		}(i, s)
 	}
@@ -94,7 +94,7 @@ func TestBarrier(t *testing.T) {
 	}
 	defer s.Close()
 	done := make(chan error)
-	go func() { done <- s.Barrier(ctx, "b", "step2", 0, n, time.Minute) }()
+	go func() { done <- s.Barrier(ctx, "b", "step2", 0, n, time.Minute, nil) }()
 	time.Sleep(200 * time.Millisecond)
 	s.FailGroup(ctx, "b", 2, "engine gone")
 	select {

@@ -74,6 +74,7 @@ func (p *procFile) close() error {
 // allocate except in the directory walk. A Sampler is not safe for concurrent use.
 type Sampler struct {
 	dataDir   string
+	noDir     bool // NewDeviceSampler: no directory walk
 	dev       Device
 	diskErr   error
 	diskstats procFile // zero if disk sampling is disabled
@@ -121,6 +122,17 @@ func NewSampler(dataDir string) (*Sampler, error) {
 	return s, nil
 }
 
+// NewDeviceSampler is NewSampler for data that live elsewhere (a server given by its DSN): it
+// reads the device behind dir (or its nearest existing ancestor), the system CPU and the
+// current process, and never walks a directory: every Sample has DirOK=false.
+func NewDeviceSampler(dir string) (*Sampler, error) {
+	s, err := NewSampler(dir)
+	if s != nil {
+		s.noDir = true
+	}
+	return s, err
+}
+
 // Device returns the block device discovered for the data directory (zero if DiskError is
 // non-nil).
 func (s *Sampler) Device() Device { return s.dev }
@@ -134,6 +146,9 @@ func (s *Sampler) DiskError() error { return s.diskErr }
 // corresponding OK flags tell which parts); a missing data directory is not an error.
 func (s *Sampler) Sample(dst *Sample) error {
 	err := s.SampleCounters(dst)
+	if s.noDir {
+		return err
+	}
 	alloc, app, derr := DirSize(s.dataDir)
 	switch {
 	case derr == nil:
