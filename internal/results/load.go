@@ -183,9 +183,12 @@ func checkNames(target, step string) error {
 }
 
 // readRunFile reads one file of a run directory: a regular file of at most limit bytes. An
-// error names the file; a missing file's errors.Is fs.ErrNotExist.
+// error names the file; a missing file's is a *fs.PathError (os.IsNotExist says so).
 func readRunFile(file string, limit int64) ([]byte, error) {
 	data, err := input.ReadFile(file, limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &fs.PathError{Op: "open", Path: file, Err: err}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

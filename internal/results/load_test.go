@@ -115,6 +115,7 @@ func TestLoadRefusesBadRunDirectories(t *testing.T) {
 			m["targets"] = []any{map[string]any{"engine": map[string]any{"name": "pebble"}}}
 		}),
 			"run.json: targets[0]: no label", 0, 0},
+		{"no manifest", func(dir string) error { return os.Remove(filepath.Join(dir, ManifestFile)) }, "", 0, 0},
 		{"manifest a directory", func(dir string) error {
 			if err := os.Remove(filepath.Join(dir, ManifestFile)); err != nil {
 				return err
@@ -147,6 +148,10 @@ func TestLoadRefusesBadRunDirectories(t *testing.T) {
 			}
 			r, err := Load(dir)
 			switch {
+			case tc.name == "no manifest":
+				if !os.IsNotExist(err) || err.Error() != "open "+dir+"/run.json: no such file or directory" {
+					t.Errorf("error %v, want one os.IsNotExist recognizes", err)
+				}
 			case tc.want == "" && err != nil:
 				t.Errorf("error %v", err)
 			case tc.want == "" && (len(r.Steps) != tc.steps || len(r.Intervals) != tc.ivs):

@@ -261,7 +261,8 @@ func ReadSteps(dir string) ([]Step, error) {
 
 // ReadManifest reads and validates a run directory's run.json (see Manifest.Validate). An error
 // is one line that starts with the file's path: "DIR/run.json: unexpected end of JSON input
-// (truncated?)"; a missing file is an error that errors.Is fs.ErrNotExist.
+// (truncated?)"; a missing file's error is a *fs.PathError ("open DIR/run.json: no such file or
+// directory"), which os.IsNotExist recognizes.
 func ReadManifest(dir string) (*Manifest, error) {
 	file := filepath.Join(dir, ManifestFile)
 	data, err := readRunFile(file, maxManifestBytes)
