@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/bench"
 	_ "github.com/rumbench/rumbench/internal/engine/all" // every engine
+	"github.com/rumbench/rumbench/internal/input"
 	_ "github.com/rumbench/rumbench/internal/workload/all"
 )
 
@@ -103,7 +105,7 @@ var errInterrupted = errors.New("interrupted")
 func Main(env Env) int {
 	args, err := expandRunFile(env.Args)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "rumbench: "+firstLine(err.Error()))
+		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
 		return ExitUsage
 	}
 	env.Args = args
@@ -122,12 +124,38 @@ func Main(env Env) int {
 	var ue usageError
 	var be bench.UsageError
 	if errors.As(err, &ue) || errors.As(err, &be) || isCobraUsage(err) {
-		fmt.Fprintln(env.Stderr, "rumbench: "+firstLine(err.Error()))
+		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
 		return ExitUsage
 	}
 	// A run failure may carry more lines: a server's log tail.
 	fmt.Fprintln(env.Stderr, "rumbench: "+strings.TrimRight(err.Error(), "\n"))
 	return ExitFailure
+}
+
+// quoted matches a double-quoted value in a message, as the flag parser and %q write it.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// maxUsageLine caps a usage error's line, in bytes, whatever it echoes.
+const maxUsageLine = 1000
+
+// usageLine is the line a usage error prints: its first line, each quoted value in it cut as
+// input.Short cuts (the flag parser echoes a value whole: invalid argument "<300 digits>"),
+// and the whole at most maxUsageLine bytes.
+func usageLine(s string) string {
+	s = quoted.ReplaceAllStringFunc(firstLine(s), func(q string) string {
+		if len(q) <= input.EchoChars+2 || (strings.Contains(q, "…(") && strings.HasSuffix(q, ` bytes)"`)) {
+			return q // short, or cut already
+		}
+		return `"` + input.Short(q[1:len(q)-1]) + `"`
+	})
+	if len(s) > maxUsageLine {
+		end := maxUsageLine
+		for end > 0 && s[end]&0xC0 == 0x80 {
+			end-- // not inside a UTF-8 sequence
+		}
+		s = s[:end] + "…"
+	}
+	return s
 }
 
 func firstLine(s string) string {

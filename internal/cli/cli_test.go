@@ -85,6 +85,8 @@ func TestUsageErrors(t *testing.T) {
 			`rumbench: unknown profile "huge" (valid: quick, small, standard, iobound)`},
 		{"malformed number", []string{"run", "--rows", "lots"},
 			`rumbench: invalid argument "lots" for "--rows" flag: strconv.ParseInt: parsing "lots": invalid syntax (see rumbench run --help)`},
+		{"long malformed number", []string{"run", "--rows", strings.Repeat("9", 300)},
+			`rumbench: invalid argument "` + strings.Repeat("9", 60) + `…(300 bytes)" for "--rows" flag: strconv.ParseInt: parsing "` + strings.Repeat("9", 60) + `…(300 bytes)": value out of range (see rumbench run --help)`},
 		{"bad bool", []string{"run", "--sync=maybe"},
 			`rumbench: invalid argument "maybe" for "--sync" flag: strconv.ParseBool: parsing "maybe": invalid syntax (see rumbench run --help)`},
 		{"negative clients", []string{"run", "--clients", "0"},

@@ -22,7 +22,7 @@ func TestHostileNames(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-p", "table=t1 (x int); CREATE TABLE pwned (y int); CREATE TABLE usertable"}, `table: "t1 (x int); CREATE TABLE pwned (y int); …(62 bytes)": character ' ' at 2 is not allowed`},
+		{[]string{"-p", "table=t1 (x int); CREATE TABLE pwned (y int); CREATE TABLE usertable"}, `table: "t1 (x int); CREATE TABLE pwned (y int); CREATE TABLE usertab…(62 bytes)": character ' ' at 2 is not allowed`},
 		{[]string{"-p", "table=usertable WHERE 1=1 --"}, "character ' ' at 9"},
 		{[]string{"-p", "table=system.profile"}, "character '.' at 6"},
 		{[]string{"-p", "table=order"}, "order: a reserved word"},

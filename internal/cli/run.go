@@ -130,7 +130,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.BoolVar(&f.cold, "cold", false, "evict the engine's data files from the page cache before each step")
 	fl.IntVar(&f.repeat, "repeat", 1, "run every target this many times, interleaved (A B A B ...); tables show each figure's median and its confidence interval (6 or more give 95%)")
 	f.checks.add(fl)
-	fl.StringVarP(&f.file, "file", "f", "", "run file: a YAML mapping of these flags' long names to values (README: Using rumbench in CI); the command line's flags override it")
+	fl.StringVarP(&f.file, "file", "f", "", "run file: a YAML mapping of these flags' long names to values (docs/usage.md: Using rumbench in CI); the command line's flags override it")
 	fl.StringVar(&f.replay, "replay", "", "run again the run in this directory, from the run file it holds ("+RunFileName+")")
 	f.shardFlags.add(fl)
 	fl.IntVar(&f.readaheadKB, "readahead-kb", 0, "set the data device's readahead to this many KiB for the run, restored after (root; 0: leave it)")

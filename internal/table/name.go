@@ -3,6 +3,8 @@ package table
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rumbench/rumbench/internal/input"
 )
 
 // MaxNameLen is the longest table, column or index name the table model accepts, in bytes:
@@ -17,38 +19,25 @@ const NameRule = "a letter or _, then letters, digits or _, at most 63 character
 // a reserved word of PostgreSQL, MySQL/MariaDB or SQLite (compared without case). Such a name
 // needs no quoting in any SQL dialect and is a valid MongoDB collection, field and database
 // name, so SQL text and documents built from it carry it unchanged. The error says what is
-// wrong with the name and what is valid; long names are cut in it.
+// wrong with the name and what is valid; long names are cut in it (input.Short).
 func CheckName(name string) error {
 	if name == "" {
 		return fmt.Errorf("empty name: want %s", NameRule)
 	}
 	if len(name) > MaxNameLen {
-		return fmt.Errorf("%s: %d characters, more than %d: want %s", Cut(name, 40), len(name), MaxNameLen, NameRule)
+		return fmt.Errorf("%s: %d characters, more than %d: want %s", input.Short(name), len(name), MaxNameLen, NameRule)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		letter := c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
 		if !letter && !(i > 0 && '0' <= c && c <= '9') {
-			return fmt.Errorf("%q: character %q at %d is not allowed: want %s", Cut(name, 40), c, i, NameRule)
+			return fmt.Errorf("%q: character %q at %d is not allowed: want %s", input.Short(name), c, i, NameRule)
 		}
 	}
 	if reserved[strings.ToLower(name)] {
 		return fmt.Errorf("%s: a reserved word in SQL: want %s", name, NameRule)
 	}
 	return nil
-}
-
-// Cut returns s when it has at most n bytes, else its first n bytes (whole UTF-8 characters)
-// followed by "…(N bytes)": how messages echo a value a user gave.
-func Cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	end := n
-	for end > 0 && end < len(s) && s[end]&0xC0 == 0x80 {
-		end--
-	}
-	return fmt.Sprintf("%s…(%d bytes)", s[:end], len(s))
 }
 
 // reserved holds the words that PostgreSQL 15, MySQL 8 / MariaDB 10.11 or SQLite 3 reserve, in

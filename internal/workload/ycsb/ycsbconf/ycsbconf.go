@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -574,7 +575,7 @@ func (c *Config) check() error {
 	if c.FieldCount >= 1 {
 		for _, f := range []int64{0, c.FieldCount - 1} {
 			if err := table.CheckName(c.FieldNamePrefix + strconv.FormatInt(f, 10)); err != nil {
-				return fmt.Errorf("fieldnameprefix=%s: field name %d: %w", table.Cut(c.FieldNamePrefix, 40), f, err)
+				return fmt.Errorf("fieldnameprefix=%s: field name %d: %w", input.Short(c.FieldNamePrefix), f, err)
 			}
 		}
 	}

@@ -182,7 +182,7 @@ func TestNames(t *testing.T) {
 		props Props
 		want  string
 	}{
-		{Props{"table": "t1 (x int); CREATE TABLE pwned (y int); CREATE TABLE usertable"}, "table: \"t1 (x int); CREATE TABLE pwned (y int); …(62 bytes)\": character ' ' at 2"},
+		{Props{"table": "t1 (x int); CREATE TABLE pwned (y int); CREATE TABLE usertable"}, "table: \"t1 (x int); CREATE TABLE pwned (y int); CREATE TABLE usertab…(62 bytes)\": character ' ' at 2"},
 		{Props{"table": "user"}, "table: user: a reserved word"},
 		{Props{"table": "a.b"}, "character '.' at 1"},
 		{Props{"fieldnameprefix": "f; DROP TABLE usertable; --"}, "fieldnameprefix=f; DROP TABLE usertable; --: field name 0"},
