@@ -130,7 +130,9 @@ type Outcome struct {
 
 // Run runs the workload on every engine. On an engine error it stops, writes what was measured
 // and returns the error with the outcome; on cancellation it does the same and returns a nil
-// error with Interrupted set.
+// error with Interrupted set. A run that fails before it starts (bad input, a run directory
+// that cannot be created or whose run.json cannot be written: a WriteError) returns a nil
+// outcome.
 func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	specs, err := validate(cfg)
 	if err != nil {
@@ -161,7 +163,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	w, err := results.Create(cfg.Out, cfg.RunID, cfg.Private)
 	if err != nil {
-		return nil, err
+		return nil, WriteError{fmt.Errorf("%w (results dir %s: %s)", err, cfg.Out, SpaceLeft(cfg.Out))}
 	}
 	m := &results.Manifest{
 		SchemaVersion: results.SchemaVersion, RunID: w.RunID(), Label: cfg.Label,
@@ -178,11 +180,14 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if m.Host.DeviceError != "" {
 		m.Notes = append(m.Notes, "storage figures absent: "+m.Host.DeviceError)
 	}
-	out := &Outcome{Dir: w.Dir(), Manifest: m}
 	if err := w.Manifest(m); err != nil {
-		w.Close()
-		return out, err
+		// Nothing is measured yet: the run does not start, and leaves no directory without a
+		// run.json behind.
+		err = WriteError{fmt.Errorf("could not write run.json: %w (results dir %s: %s)", err, cfg.Out, SpaceLeft(cfg.Out))}
+		w.Remove()
+		return nil, err
 	}
+	out := &Outcome{Dir: w.Dir(), Manifest: m}
 	if cfg.OnStart != nil {
 		cfg.OnStart(w.Dir())
 	}
@@ -237,9 +242,6 @@ reps:
 			m.Error = cause.Error() // why the run was stopped (another shard's failure)
 		}
 	case runErr != nil:
-		if noSpace(runErr) && !errors.As(runErr, new(WriteError)) { // the data disk, not --out
-			runErr = fmt.Errorf("%w (data dir %s: %s)", runErr, cfg.DataDir, SpaceLeft(cfg.DataDir))
-		}
 		m.Status, m.Error = results.StatusFailed, runErr.Error()
 	default:
 		m.Status = results.StatusOK
@@ -533,24 +535,41 @@ func event(cfg Config, format string, args ...any) {
 	}
 }
 
-// noSpace says whether err is, or reports, a full file system (ENOSPC; pebble reports it as
-// text).
+// noSpace says whether err is, or reports, a full file system: ENOSPC, or its text (pebble,
+// a worker process and RocksDB report it as text, RocksDB capitalized), or SQLite's
+// SQLITE_FULL ("database or disk is full").
 func noSpace(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "no space left on device")
+	if errors.Is(err, syscall.ENOSPC) {
+		return true
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "no space left on device") || strings.Contains(msg, "database or disk is full")
 }
 
-// SpaceLeft describes the file system that holds dir: its device (as /proc/self/mountinfo
-// names it) and the space free for an unprivileged user, e.g. "/dev/vda1, 0 B free of 3.0 MiB".
+// dataDiskFull adds the data directory's file system and the space left on it to err when err
+// says the data disk is full, and returns err as it is otherwise. Called when an engine fails,
+// before its data is removed, so the space is the space it left.
+func dataDiskFull(cfg Config, err error) error {
+	if err == nil || !noSpace(err) || errors.As(err, new(WriteError)) { // WriteError: --out, not the data disk
+		return err
+	}
+	return fmt.Errorf("%w (data dir %s: %s)", err, cfg.DataDir, SpaceLeft(cfg.DataDir))
+}
+
+// SpaceLeft describes the file system that holds dir (or its nearest existing ancestor): its
+// device (as /proc/self/mountinfo names it) and the space free for an unprivileged user, e.g.
+// "/dev/vda1, 0 B free of 3.0 MiB".
 func SpaceLeft(dir string) string {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
+	free, total, err := sysstat.Space(dir)
+	if err != nil {
 		return "free space unknown: " + err.Error()
 	}
-	dev := sysstat.HostInfo(dir).FS.Source
+	fs, _ := sysstat.FilesystemForDir(dir)
+	dev := fs.Source
 	if dev == "" {
 		dev = "device unknown"
 	}
-	return fmt.Sprintf("%s, %s free of %s", dev, bytesText(st.Bavail*uint64(st.Bsize)), bytesText(st.Blocks*uint64(st.Bsize)))
+	return fmt.Sprintf("%s, %s free of %s", dev, bytesText(free), bytesText(total))
 }
 
 // bytesText renders n bytes in B, KiB, MiB or GiB.

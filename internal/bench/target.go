@@ -114,8 +114,9 @@ func (e *OOMError) Error() string {
 }
 
 // runTarget runs target i in its data directory, under the memory cap when there is one, and
-// removes the directory afterwards unless KeepData.
-func runTarget(ctx context.Context, cfg Config, i, rep int, spec engine.Spec, w *results.Writer, m *results.Manifest, h *memcap.Hierarchy) error {
+// removes the directory afterwards unless KeepData. An error that says the data disk is full
+// gets the space left on it, read before the data is removed.
+func runTarget(ctx context.Context, cfg Config, i, rep int, spec engine.Spec, w *results.Writer, m *results.Manifest, h *memcap.Hierarchy) (err error) {
 	t := cfg.Targets[i]
 	if external(t) {
 		// A --dsn server: its data are on the server, no directory here; a memory cap applies
@@ -128,9 +129,10 @@ func runTarget(ctx context.Context, cfg Config, i, rep int, spec engine.Spec, w 
 	}
 	dir := targetDir(cfg, t, rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return dataDiskFull(cfg, err)
 	}
 	defer func() {
+		err = dataDiskFull(cfg, err)
 		keepServerLog(dir, filepath.Join(w.Dir(), filepath.Base(dir)+".server.log"), results.FileMode(cfg.Private))
 		if !cfg.KeepData && !cfg.Prepare && !cfg.Reuse {
 			os.RemoveAll(dir)

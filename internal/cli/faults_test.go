@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -48,6 +49,84 @@ func TestPebbleFullDisk(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(small); len(entries) != 0 {
 		t.Errorf("engine data left on the full disk: %v", entries)
+	}
+}
+
+// TestLMDBFullDisk fills LMDB's data directory. LMDB reports the short write of a full file
+// system as an input/output error: the run must say that no space is left, on which file
+// system, and how much was free when the engine failed.
+func TestLMDBFullDisk(t *testing.T) {
+	fullDataDisk(t, "lmdb", "mdb_txn_commit: input/output error on a full file system: no space left on device")
+}
+
+// TestWiredTigerFullDisk fills WiredTiger's data directory, where WiredTiger panics: the run
+// must say the failure the panic followed (WiredTiger's own message, which it would print on
+// stderr), that no space is left, and how much was free, in one line.
+func TestWiredTigerFullDisk(t *testing.T) {
+	fullDataDisk(t, "wiredtiger", "wiredtiger: ", "WiredTiger panicked: ", ": handle-write: pwrite: failed to write ", ": no space left on device")
+}
+
+// fullDataDisk loads eng on an 8 MiB tmpfs until it fails: exit 1, one line that holds wants,
+// names the file system and the space left when the engine failed (less than 1 MiB: read
+// before its data was removed), the step measured so far recorded, the data removed.
+func fullDataDisk(t *testing.T, eng string, wants ...string) {
+	t.Helper()
+	if spec, _ := engine.Lookup(eng); spec.Unavailable != "" {
+		t.Skipf("engine %s: %s", eng, spec.Unavailable)
+	}
+	small := smallDisk(t, "8m")
+	out := t.TempDir()
+	tr := run(t, nil, "run", "--engine", eng, "--steps", "l.i0", "--rows", "2000000", "--out", out, "--data-dir", small, "--quiet")
+	t.Logf("stderr: %s", tr.stderr)
+	if tr.code != ExitFailure || strings.Count(tr.stderr, "\n") != 1 {
+		t.Fatalf("exit %d, want %d and one line; stderr %q", tr.code, ExitFailure, tr.stderr)
+	}
+	for _, want := range append([]string{"rumbench: " + eng + ": l.i0: writer pi1: "}, wants...) {
+		if !strings.Contains(tr.stderr, want) {
+			t.Errorf("stderr lacks %q: %q", want, tr.stderr)
+		}
+	}
+	space := regexp.MustCompile(`\(data dir ` + regexp.QuoteMeta(small) + `: tmpfs, [0-9.]+ (B|KiB) free of 8\.0 MiB\)\n$`)
+	if !space.MatchString(tr.stderr) {
+		t.Errorf("stderr does not end with the space left when %s failed (%s): %q", eng, space, tr.stderr)
+	}
+	_, m, steps := readRun(t, out)
+	if m.Status != results.StatusFailed || !strings.Contains(m.Error, "no space left on device") ||
+		len(steps) != 1 || steps[0].Status != results.StatusFailed || steps[0].KindUnits("insert") == 0 {
+		t.Errorf("manifest %s (%q), steps %+v", m.Status, m.Error, steps)
+	}
+	if entries, _ := os.ReadDir(small); len(entries) != 0 {
+		t.Errorf("engine data left on the full disk: %v", entries)
+	}
+}
+
+// TestResultsDirFullAtStart gives the run a results directory on a file system with no space
+// left: the run cannot write its run.json and ends before it starts, in one line that says so
+// (not a follow-on failure to read the run directory, nor the store's), with the space left;
+// nothing is left in the results directory.
+func TestResultsDirFullAtStart(t *testing.T) {
+	disk := smallDisk(t, "512k")
+	fill, err := os.Create(filepath.Join(disk, "fill"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for chunk := make([]byte, 64<<10); err == nil; {
+		_, err = fill.Write(chunk)
+	}
+	fill.Close()
+	res := filepath.Join(disk, "res")
+	_, _, d := dirs(t)
+	tr := run(t, nil, append([]string{"run", "--engine", "null", "--steps", "l.i0", "--rows", "1000", "--quiet", "--out", res}, d[2:]...)...)
+	want := "rumbench: could not write run.json: write " + filepath.Join(res, "20261121T120000Z-insert", "run.json.tmp") +
+		": no space left on device (results dir " + res + ": tmpfs, 0 B free of 512.0 KiB)\n"
+	if tr.code != ExitFailure || tr.stderr != want {
+		t.Errorf("exit %d (want %d), stderr\n got %q\nwant %q", tr.code, ExitFailure, tr.stderr, want)
+	}
+	if strings.Contains(tr.stdout, "results:") {
+		t.Errorf("stdout names a run directory: %q", tr.stdout)
+	}
+	if entries, _ := os.ReadDir(res); len(entries) != 0 {
+		t.Errorf("left in the results directory: %v", entries)
 	}
 }
 

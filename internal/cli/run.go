@@ -583,7 +583,6 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	defer cancel()
 	ctx, cancelCause := context.WithCancelCause(envCtx)
 	defer cancelCause(nil)
-	probeStore(ctx, env, storeAt)
 	shard, err := joinGroup(ctx, env, &cfg, storeAt, time.Duration(f.shardFlags.barrierTimeout*float64(time.Second)))
 	if err != nil {
 		return err
@@ -592,10 +591,14 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		shard.watch(ctx, cancelCause)
 	}
 	// Recorded as running at its start, so a run whose process is killed is found in the
-	// store (and marked abandoned there); recorded again, whole, at its end.
+	// store (and marked abandoned there); recorded again, whole, at its end. A store that
+	// cannot be written is said then, once the run directory is written (a full --out is
+	// the run's failure, said in one line, not the store's).
 	cfg.OnStart = func(dir string) {
 		writeRunFile(env, cmd.Flags(), dir, filepath.Base(dir), cfg.Private)
-		recordStarted(ctx, storeAt, dir)
+		if err := recordStarted(ctx, storeAt, dir); err != nil {
+			fmt.Fprintf(env.Stderr, "rumbench: warning: %v; the run goes on (rumbench runs import records its directory later)\n", err)
+		}
 		if shard != nil {
 			shard.started(ctx, dir)
 		}

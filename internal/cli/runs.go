@@ -347,24 +347,24 @@ func recordRun(ctx context.Context, env *Env, spec, dir string, quiet, complete 
 	}
 }
 
-// recordStarted records a run that has just started (status running) in the store, quietly: a
-// store that cannot be written was reported before the run, and is again at its end.
-func recordStarted(ctx context.Context, spec, dir string) {
+// recordStarted records a run that has just started (status running) in the store; the error
+// is the store's (one that cannot be opened or written), nil with no store.
+func recordStarted(ctx context.Context, spec, dir string) error {
 	if spec == "none" {
-		return
+		return nil
 	}
 	run, err := results.Load(dir)
 	if err != nil {
-		return
+		return nil // the run's own files: the run says so at its end
 	}
 	s, err := openStore(ctx, spec)
 	if err != nil {
-		return
+		return err
 	}
 	defer s.Close()
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_ = s.Record(rctx, run)
+	return s.Record(rctx, run)
 }
 
 // openStore opens the store within 30 s (an unreachable PostgreSQL server must not hold up the
@@ -373,18 +373,4 @@ func openStore(ctx context.Context, spec string) (*store.Store, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return store.Open(ctx, spec)
-}
-
-// probeStore opens the store before a run, so that a store that cannot be written is reported
-// at the start and not only at the end. The run goes on either way.
-func probeStore(ctx context.Context, env *Env, spec string) {
-	if spec == "none" {
-		return
-	}
-	s, err := openStore(ctx, spec)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "rumbench: warning: %v; the run goes on (rumbench runs import records its directory later)\n", err)
-		return
-	}
-	s.Close()
 }

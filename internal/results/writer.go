@@ -235,8 +235,15 @@ func (w *Writer) Close() error {
 	return w.intervals.Close()
 }
 
+// Remove closes the writer and deletes its run directory and everything in it: for a run that
+// ends before it measured anything (its first run.json could not be written).
+func (w *Writer) Remove() error {
+	w.intervals.Close()
+	return os.RemoveAll(w.dir)
+}
+
 // writeJSON writes v as indented JSON to path (mode mode) through a temporary file and a
-// rename.
+// rename; a temporary file that could not be written whole is removed.
 func writeJSON(path string, v any, mode os.FileMode) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -244,7 +251,8 @@ func writeJSON(path string, v any, mode os.FileMode) error {
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(data, '\n'), mode); err != nil {
-		return fmt.Errorf("results: %w", err)
+		os.Remove(tmp)
+		return err
 	}
 	return os.Rename(tmp, path)
 }

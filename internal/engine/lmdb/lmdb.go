@@ -10,8 +10,12 @@ package lmdb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
+	"syscall"
 
 	lm "github.com/PowerDNS/lmdb-go/lmdb"
 
@@ -19,6 +23,7 @@ import (
 	"github.com/rumbench/rumbench/internal/engine/kv"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/syncacct/cshim"
+	"github.com/rumbench/rumbench/internal/sysstat"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -84,11 +89,36 @@ func loaded(v []byte) []byte {
 	return v
 }
 
+// lockFileBytes is the size LMDB gives its lock file with its default 126 readers: 125 reader
+// slots of a cache line (64 bytes) and the 192-byte header.
+const lockFileBytes = 125*64 + 192
+
+// allocLockFile writes a new lock file (lock.mdb) in dir whole. LMDB makes its lock file a
+// sparse file and writes it through a memory map: on a full file system that write is a SIGBUS
+// that ends the process, where this write is an error (no space left on device). An existing
+// lock file, which another process may be using, is left as it is.
+func allocLockFile(dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, "lock.mdb"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() > 0 {
+		return err
+	}
+	if _, err := f.WriteAt(make([]byte, lockFileBytes), 0); err != nil {
+		f.Truncate(0)
+		return err
+	}
+	return nil
+}
+
 // store is LMDB under the KV adapter.
 type store struct {
-	env *lm.Env
-	dbi lm.DBI
-	dir string
+	env   *lm.Env
+	dbi   lm.DBI
+	dir   string
+	mapGB int64
 	// readers holds reset read-only transactions for reuse (Renew), so a read allocates none.
 	readers chan *lm.Txn
 }
@@ -112,14 +142,18 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	case c.noMetaSync:
 		flags |= lm.NoMetaSync
 	}
-	if err := env.SetMapSize(c.mapGB << 30); err == nil {
+	err = env.SetMapSize(c.mapGB << 30)
+	if err == nil {
+		err = allocLockFile(o.Dir)
+	}
+	if err == nil {
 		err = env.Open(o.Dir, flags, 0o644)
 	}
 	if err != nil {
 		env.Close()
-		return nil, fmt.Errorf("lmdb: open %s: %w", o.Dir, err)
+		return nil, fmt.Errorf("lmdb: open %s: %w", o.Dir, writeErr(err, o.Dir, c.mapGB))
 	}
-	s := &store{env: env, dir: o.Dir, readers: make(chan *lm.Txn, 64)}
+	s := &store{env: env, dir: o.Dir, mapGB: c.mapGB, readers: make(chan *lm.Txn, 64)}
 	if err := env.Update(func(txn *lm.Txn) (err error) {
 		s.dbi, err = txn.OpenRoot(0)
 		return err
@@ -226,7 +260,7 @@ func (s *store) NewIter(lower, upper []byte) (kv.Iter, error) {
 // Maintain flushes the map to disk: LMDB has nothing to compact.
 func (s *store) Maintain(ctx context.Context) (string, error) {
 	if err := s.env.Sync(true); err != nil {
-		return "", err
+		return "", s.writeErr(err)
 	}
 	return "env sync (LMDB has nothing to compact)", nil
 }
@@ -287,6 +321,37 @@ func (b *batch) Commit() error {
 	}
 	err := b.s.env.Update(b.apply)
 	b.ops, b.data = b.ops[:0], b.data[:0]
+	return b.s.writeErr(err)
+}
+
+// fullMargin is the free space below which the file system holding the database counts as
+// full when a write fails with EIO: more than LMDB writes in one call (MDB_COMMIT_PAGES, 64
+// pages).
+const fullMargin = 1 << 20
+
+// writeErr says what a failed write means. LMDB reports a short write, which is what a full
+// file system gives it, as EIO ("input/output error"): a write that fails with EIO while the
+// file system holding the database has less than fullMargin free is said to have found no
+// space left (the error wraps syscall.ENOSPC). MDB_MAP_FULL is the map size reached, not the
+// disk: it names its option.
+func (s *store) writeErr(err error) error { return writeErr(err, s.dir, s.mapGB) }
+
+// writeErr is store.writeErr for the database in dir with a map of mapGB GiB.
+func writeErr(err error, dir string, mapGB int64) error {
+	var op *lm.OpError
+	if !errors.As(err, &op) {
+		return err
+	}
+	switch {
+	case lm.IsMapFull(err):
+		return fmt.Errorf("%w: the database reached its map size, %d GiB (engine option map_size_gb)", err, mapGB)
+	case lm.IsErrnoSys(err, syscall.ENOSPC):
+		return fmt.Errorf("%s: %w", op.Op, syscall.ENOSPC)
+	case lm.IsErrnoSys(err, syscall.EIO):
+		if free, _, ferr := sysstat.Space(dir); ferr == nil && free < fullMargin {
+			return fmt.Errorf("%s: input/output error on a full file system: %w", op.Op, syscall.ENOSPC)
+		}
+	}
 	return err
 }
 

@@ -72,7 +72,9 @@ func extension(compressor string) (string, error) {
 // store is WiredTiger under the KV adapter: one WiredTiger table per 4-byte id (a table or an
 // index of the adapter), created at its first write.
 type store struct {
-	conn      *C.WT_CONNECTION
+	conn *C.WT_CONNECTION
+	// h keeps WiredTiger's error messages (instead of stderr): errors are said with them.
+	h         *C.wt_handler
 	sessions  chan *session
 	createCfg *C.char
 	dir       string
@@ -119,12 +121,14 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		cfg += ",extensions=[" + lib + "]"
 		tableCfg += ",block_compressor=" + c.compression
 	}
-	s := &store{sessions: make(chan *session, 64), tables: map[uint32]*C.char{}, createCfg: C.CString(tableCfg), dir: o.Dir}
+	s := &store{sessions: make(chan *session, 64), tables: map[uint32]*C.char{}, createCfg: C.CString(tableCfg), dir: o.Dir,
+		h: C.wt_handler_new()}
 	home, ccfg := C.CString(o.Dir), C.CString(cfg)
 	defer C.free(unsafe.Pointer(home))
 	defer C.free(unsafe.Pointer(ccfg))
-	if err := wtErr("open "+o.Dir, C.wt_open(home, ccfg, &s.conn)); err != nil {
+	if err := wtErr(s.h, "open "+o.Dir, C.wt_open(home, ccfg, s.h, &s.conn)); err != nil {
 		C.free(unsafe.Pointer(s.createCfg))
+		C.wt_handler_free(s.h)
 		return nil, err
 	}
 	info := table.Info{
@@ -185,7 +189,7 @@ func (s *store) session() (*session, error) {
 	default:
 	}
 	ss := &session{cursors: map[uint32]*C.WT_CURSOR{}}
-	if err := wtErr("open session", C.wt_session_open(s.conn, &ss.s)); err != nil {
+	if err := wtErr(s.h, "open session", C.wt_session_open(s.conn, &ss.s)); err != nil {
 		return nil, err
 	}
 	return ss, nil
@@ -211,7 +215,7 @@ func (s *store) cursor(ss *session, id uint32, create bool) (*C.WT_CURSOR, error
 	uri, ok := s.tables[id]
 	if !ok && create {
 		uri = C.CString(fmt.Sprintf("table:t%08x", id))
-		if err := wtErr("create table", C.wt_create(ss.s, uri, s.createCfg)); err != nil {
+		if err := wtErr(s.h, "create table", C.wt_create(ss.s, uri, s.createCfg)); err != nil {
 			s.mu.Unlock()
 			C.free(unsafe.Pointer(uri))
 			return nil, err
@@ -233,7 +237,7 @@ func (s *store) cursor(ss *session, id uint32, create bool) (*C.WT_CURSOR, error
 		return nil, nil
 	}
 	var c *C.WT_CURSOR
-	if err := wtErr("open cursor", C.wt_cursor_open(ss.s, uri, &c)); err != nil {
+	if err := wtErr(s.h, "open cursor", C.wt_cursor_open(ss.s, uri, &c)); err != nil {
 		return nil, err
 	}
 	ss.cursors[id] = c
@@ -263,14 +267,14 @@ func (s *store) Get(key, dst []byte) ([]byte, bool, error) {
 		return dst, false, err
 	}
 	r := &ss.rec
-	switch err := wtErr("search", C.wt_search(cur, ptr(key), C.size_t(len(key)), &r.v, &r.vn)); {
+	switch err := wtErr(s.h, "search", C.wt_search(cur, ptr(key), C.size_t(len(key)), &r.v, &r.vn)); {
 	case errors.Is(err, errNotFound):
 		return dst, false, nil
 	case err != nil:
 		return dst, false, err
 	}
 	dst = append(dst, bytesAt(r.v, r.vn)...)
-	return dst, true, wtErr("reset", C.wt_reset(cur))
+	return dst, true, wtErr(s.h, "reset", C.wt_reset(cur))
 }
 
 func (s *store) NewIter(lower, upper []byte) (kv.Iter, error) {
@@ -297,7 +301,7 @@ func (s *store) Maintain(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer s.release(ss)
-	if err := wtErr("checkpoint", C.wt_checkpoint(ss.s)); err != nil {
+	if err := wtErr(s.h, "checkpoint", C.wt_checkpoint(ss.s)); err != nil {
 		return "", err
 	}
 	return "checkpoint", nil
@@ -319,12 +323,22 @@ func (s *store) Size() (int64, bool) {
 	return n, true
 }
 
+// Close closes the connection. After a WiredTiger panic (a write to a full disk, say), which
+// WiredTiger says the process must exit after, it leaves the connection open instead: a close
+// then may wait for good on a thread the panic stopped. The panic's error was the failed
+// call's.
 func (s *store) Close() error {
 	close(s.sessions)
-	for ss := range s.sessions {
-		C.wt_session_close(ss.s)
+	var err error
+	if s.h != nil && C.wt_handler_panicked(s.h) != 0 {
+		err = errors.New("wiredtiger: close: not closed after WiredTiger's panic (it keeps its memory until the process ends)")
+	} else {
+		for ss := range s.sessions {
+			C.wt_session_close(ss.s)
+		}
+		err = wtErr(s.h, "close", C.wt_conn_close(s.conn))
+		C.wt_handler_free(s.h) // after the close, which may report errors
 	}
-	err := wtErr("close", C.wt_conn_close(s.conn))
 	for _, uri := range s.tables {
 		C.free(unsafe.Pointer(uri))
 	}
@@ -377,11 +391,11 @@ func (b *batch) Commit() error {
 	for try := 0; ; try++ {
 		r := b.apply(ss)
 		if r == 0 {
-			return wtErr("commit", C.wt_commit(ss.s))
+			return wtErr(b.s.h, "commit", C.wt_commit(ss.s))
 		}
 		C.wt_rollback(ss.s)
 		if r != C.WT_ROLLBACK || try == maxConflictRetries {
-			return wtErr("write", r)
+			return wtErr(b.s.h, "write", r)
 		}
 	}
 }
@@ -432,13 +446,13 @@ func (i *iter) at(r C.int) bool {
 	i.key, i.value = nil, nil
 	if r != 0 {
 		if r != C.WT_NOTFOUND {
-			i.err = wtErr("cursor", r)
+			i.err = wtErr(i.s.h, "cursor", r)
 		}
 		return false
 	}
 	rec := &i.ss.rec
 	if r := C.wt_current(i.cur, &rec.k, &rec.kn, &rec.v, &rec.vn); r != 0 {
-		i.err = wtErr("cursor", r)
+		i.err = wtErr(i.s.h, "cursor", r)
 		return false
 	}
 	key := bytesAt(rec.k, rec.kn)

@@ -1,5 +1,7 @@
 //go:build wiredtiger
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "wt.h"
@@ -9,7 +11,64 @@
 // returns unless it is left positioned on a record of WiredTiger's (then its key and value point
 // into WiredTiger's memory, valid until the next call on the cursor).
 
-int wt_open(const char *home, const char *cfg, WT_CONNECTION **conn) { return wiredtiger_open(home, NULL, cfg, conn); }
+struct wt_handler {
+	WT_EVENT_HANDLER h; // first: WiredTiger is given its address
+	pthread_mutex_t mu;
+	int first, last;    // the codes of the kept errors, 0: none
+	int panicked;       // WiredTiger reported WT_PANIC
+	char first_msg[1024], last_msg[1024];
+};
+
+// wt_handle_error keeps an error message instead of printing it; WiredTiger calls it from any
+// of its threads.
+static int wt_handle_error(WT_EVENT_HANDLER *eh, WT_SESSION *s, int error, const char *message) {
+	(void)s;
+	wt_handler *h = (wt_handler *)eh;
+	if (error == 0) return 0; // a report without an error code (what a failed close leaves)
+	pthread_mutex_lock(&h->mu);
+	if (h->first == 0 && error != WT_PANIC) {
+		h->first = error;
+		snprintf(h->first_msg, sizeof h->first_msg, "%s", message);
+	}
+	if (error == WT_PANIC) h->panicked = 1;
+	h->last = error;
+	snprintf(h->last_msg, sizeof h->last_msg, "%s", message);
+	pthread_mutex_unlock(&h->mu);
+	return 0;
+}
+
+wt_handler *wt_handler_new(void) {
+	wt_handler *h = calloc(1, sizeof *h);
+	if (h == NULL) return NULL;
+	pthread_mutex_init(&h->mu, NULL);
+	h->h.handle_error = wt_handle_error;
+	return h;
+}
+
+void wt_handler_free(wt_handler *h) {
+	if (h == NULL) return;
+	pthread_mutex_destroy(&h->mu);
+	free(h);
+}
+
+int wt_handler_error(wt_handler *h, int which, char *msg, size_t n) {
+	pthread_mutex_lock(&h->mu);
+	int code = which == 0 ? h->first : h->last;
+	snprintf(msg, n, "%s", which == 0 ? h->first_msg : h->last_msg);
+	pthread_mutex_unlock(&h->mu);
+	return code;
+}
+
+int wt_handler_panicked(wt_handler *h) {
+	pthread_mutex_lock(&h->mu);
+	int p = h->panicked;
+	pthread_mutex_unlock(&h->mu);
+	return p;
+}
+
+int wt_open(const char *home, const char *cfg, wt_handler *h, WT_CONNECTION **conn) {
+	return wiredtiger_open(home, h == NULL ? NULL : &h->h, cfg, conn);
+}
 int wt_conn_close(WT_CONNECTION *c) { return c->close(c, NULL); }
 int wt_session_open(WT_CONNECTION *c, WT_SESSION **s) { return c->open_session(c, NULL, NULL, s); }
 int wt_session_close(WT_SESSION *s) { return s->close(s, NULL); }

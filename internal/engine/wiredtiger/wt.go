@@ -13,20 +13,66 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
+	"syscall"
 	"unsafe"
 )
 
 // errNotFound is WT_NOTFOUND.
 var errNotFound = errors.New("wiredtiger: not found")
 
-func wtErr(what string, r C.int) error {
+// wtErr is the error of a WiredTiger call, what, that returned r (nil for 0). h, the
+// connection's event handler (nil before there is one), explains r with WiredTiger's own
+// message: for WT_PANIC, the failure the panic followed (a write to a full disk: "WiredTiger
+// panicked: ./WiredTigerLog.0000000001: handle-write: pwrite: failed to write 10624 bytes at
+// offset 21020672: no space left on device"); for another code, the last message reported
+// with that code. The error wraps the code: a syscall.Errno for a POSIX error, so
+// errors.Is(err, syscall.ENOSPC) holds.
+func wtErr(h *C.wt_handler, what string, r C.int) error {
 	switch r {
 	case 0:
 		return nil
 	case C.WT_NOTFOUND:
 		return errNotFound
 	}
-	return fmt.Errorf("wiredtiger: %s: %s", what, C.GoString(C.wt_strerror(r)))
+	if h != nil {
+		which, panicked := C.int(1), ""
+		if r == C.WT_PANIC {
+			which, panicked = 0, "WiredTiger panicked: "
+		}
+		var buf [1024]C.char
+		if code := C.wt_handler_error(h, which, &buf[0], C.size_t(len(buf))); code != 0 && (r == C.WT_PANIC || code == r) {
+			return fmt.Errorf("wiredtiger: %s: %s%s: %w", what, panicked, message(C.GoString(&buf[0]), code), codeErr(code))
+		}
+	}
+	return fmt.Errorf("wiredtiger: %s: %w", what, codeErr(r))
+}
+
+// errCode is a WiredTiger error code that is not an errno (WT_PANIC, WT_ROLLBACK, ...).
+type errCode C.int
+
+func (e errCode) Error() string { return C.GoString(C.wt_strerror(C.int(e))) }
+
+// codeErr is the error of code r: a syscall.Errno for a POSIX error, an errCode otherwise.
+func codeErr(r C.int) error {
+	if r > 0 {
+		return syscall.Errno(r)
+	}
+	return errCode(r)
+}
+
+// msgHead is what precedes the text of WiredTiger's error message: a time stamp, the process
+// and thread, the handle and the session, the function and the line ("[1795673055:35030]
+// [10083:0x7f9146ffd6c0], WT_SESSION.commit_transaction: __posix_file_write, 540: ").
+var msgHead = regexp.MustCompile(`^(\[[^\]]*\])+, .*?\w+, \d+: `)
+
+// message is the text of WiredTiger's error message msg of code: without its head, paths
+// without "/./", and without the code's description at its end (the error that wraps the code
+// says it).
+func message(msg string, code C.int) string {
+	msg = strings.ReplaceAll(msgHead.ReplaceAllString(msg, ""), "/./", "/")
+	return strings.TrimSuffix(msg, ": "+C.GoString(C.wt_strerror(code)))
 }
 
 // ptr returns the address of b's first byte, or nil for an empty b (WiredTiger reads kn/vn

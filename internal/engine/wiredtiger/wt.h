@@ -6,7 +6,20 @@
 #include <stddef.h>
 #include <wiredtiger.h>
 
-int wt_open(const char *home, const char *cfg, WT_CONNECTION **conn);
+// wt_handler is a connection's event handler: it keeps WiredTiger's error messages, which
+// WiredTiger would print on stderr, for the Go side to return with the call that failed.
+typedef struct wt_handler wt_handler;
+
+wt_handler *wt_handler_new(void);
+void wt_handler_free(wt_handler *h);
+// wt_handler_error copies the first error reported with a code other than 0 and WT_PANIC
+// (which = 0: the failure a panic follows) or the last one with a code other than 0 (which = 1)
+// into msg (n bytes, NUL-terminated) and returns its code, 0 when there is none.
+int wt_handler_error(wt_handler *h, int which, char *msg, size_t n);
+// wt_handler_panicked says whether WiredTiger reported WT_PANIC (1) or not (0).
+int wt_handler_panicked(wt_handler *h);
+
+int wt_open(const char *home, const char *cfg, wt_handler *h, WT_CONNECTION **conn);
 int wt_conn_close(WT_CONNECTION *c);
 int wt_session_open(WT_CONNECTION *c, WT_SESSION **s);
 int wt_session_close(WT_SESSION *s);
