@@ -185,7 +185,7 @@ func checkGet(h *harness, s table.Session, tb *table.Table, m model, pks []int64
 }
 
 func testGet(t *testing.T, h *harness) {
-	tb := newTable("get")
+	tb := newTable("getrows")
 	h.createTable(tb, true)
 	s := h.session()
 	m := model{}
