@@ -63,6 +63,9 @@ type Config struct {
 	// PSSEvery reads a managed server's PSS on ticks this far apart too (0: at each step's
 	// start and end only).
 	PSSEvery time.Duration
+	// Settle says which write steps bring their engine's deferred work to disk before their
+	// last sample (runner.SettleMode; --settle).
+	Settle runner.SettleMode
 	// Settings is the effective configuration shown in the manifest (flags, profile).
 	Settings map[string]any
 	// Prepare runs only the workload's load steps (workload.Reuser) and records in the database
@@ -403,7 +406,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 		}
 	}
 	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency,
-		PSSEvery: cfg.PSSEvery, Memory: mem, OnTick: out.interval}
+		PSSEvery: cfg.PSSEvery, Memory: mem, OnTick: out.interval, Settle: cfg.Settle, SettleDir: dir}
 	for _, name := range cfg.Workload.Steps() {
 		if skip[name] {
 			continue

@@ -24,6 +24,7 @@ import (
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/store"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"
@@ -36,6 +37,7 @@ type runFlags struct {
 	workload, engines, profile      string
 	warmupSecs, cleanupSec          float64
 	pssEverySecs                    float64
+	settle                          string
 	engineOpts, serverConfigs       []string
 	dsn, serverBin                  string
 	cacheMB                         int64
@@ -124,6 +126,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.StringVar(&f.store, "store", "", "results store the run is recorded in: a SQLite file, a postgres:// URL, or none (default <out>/rumbench.db)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	fl.BoolVar(&f.syscalls, "syscalls", false, "count syncs and bytes written per file class (log, data, other) and report syncs per commit")
+	fl.StringVar(&f.settle, "settle", "auto", "bring each write step's deferred engine work (memtable flush, checkpoint) and the file system's dirty pages to disk inside the step: auto (steps shorter than 10 minutes), on or off")
 	fl.Float64Var(&f.pssEverySecs, "pss-every-secs", 0, "also read a managed server's PSS every this many seconds (0: at each step's start and end only; reading it walks the server's page tables)")
 	fl.DurationVar(&f.fsyncLatency, "fsync-latency", 0, "sleep this long in every sync call of the engine (emulated slow fsync, e.g. 2ms); implies --syscalls")
 	fl.StringVar(&f.memoryLimit, "memory-limit", "", "cap each engine's memory and the page cache of its files at SIZE (e.g. 512M, 2G) with a memory cgroup, or none (default from --profile: none); needs root or a delegated cgroup")
@@ -271,6 +274,10 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 
 // buildBenchConfig makes the run's configuration around workload wl.
 func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config, error) {
+	settle, err := runner.ParseSettleMode(f.settle)
+	if err != nil {
+		return bench.Config{}, usageError{err}
+	}
 	engines, err := splitList("--engine", f.engines)
 	if err != nil {
 		return bench.Config{}, err
@@ -330,6 +337,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,
 		SyncAcct:    acct,
 		PSSEvery:    time.Duration(f.pssEverySecs * float64(time.Second)),
+		Settle:      settle,
 		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: env.Args, Repeat: f.repeat,
 		Prepare: f.prepare, Reuse: f.reuse,
 		Command: append([]string{"rumbench"}, redact.Args(env.Args)...),
@@ -339,7 +347,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
 			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
 			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB, "repeat": f.repeat,
-			"prepare": f.prepare, "reuse": f.reuse,
+			"prepare": f.prepare, "reuse": f.reuse, "settle": settle.String(),
 		},
 	}, nil
 }

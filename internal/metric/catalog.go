@@ -160,8 +160,13 @@ func init() {
 				}
 				return 0, true
 			}},
-		&Metric{Name: "secs", Field: "secs", Unit: "s", Meaning: "measured duration (after the warm-up)",
-			Formula: "end − start of the measured window", Value: always(func(s *results.Step) float64 { return s.Secs })},
+		&Metric{Name: "secs", Field: "secs", Unit: "s", Meaning: "measured duration of the operations (after the warm-up, before settling)",
+			Formula: "end of the operations − start of the measured window", Value: always(func(s *results.Step) float64 { return s.Secs })},
+		&Metric{Name: "settle_s", Field: "settle_secs", Unit: "s", Better: Lower, Steps: "write steps that settled (--settle)",
+			Meaning: "time spent after the operations bringing the engine's deferred work for what they wrote to disk (memtable flush, checkpoint; `settled` in steps.json says which) and the file system's dirty pages (syncfs): its writes and CPU are in the step's per-op figures, its time is not in secs",
+			Formula: "end of the settling − end of the operations",
+			Applies: func(s *results.Step) bool { return s.Settled != "" },
+			Value:   always(func(s *results.Step) float64 { return s.SettleSecs })},
 		&Metric{Name: "rate_p50", Field: "rate_p50_per_sec", Unit: "ops/s", Better: Higher,
 			Meaning: "the per-second rate that half of the seconds met", Missing: "the step was shorter than one tick",
 			Formula: "per-second rates sorted descending, the value at rank round(0.5·n)",
@@ -284,6 +289,16 @@ func init() {
 			Formula:  "Σ st_blocks · 512 / 1024² (like du)",
 			Value:    always(func(s *results.Step) float64 { return float64(s.DBBytes) / mib }),
 			Interval: func(iv *results.Interval) (float64, bool) { return float64(iv.DBBytes) / mib, true }},
+		&Metric{Name: "debt_MB", Field: "debt_bytes", Unit: "MiB", Better: Lower, Steps: "write steps that settled, on an LSM engine",
+			Meaning: "the compaction the engine still owes after settling (pebble's estimated compaction debt, RocksDB's estimate-pending-compaction-bytes): write work the step caused and did not pay",
+			Formula: "debt_bytes / 1024²", Missing: "the engine has no such estimate",
+			Applies: func(s *results.Step) bool { return s.Settled != "" },
+			Value: func(s *results.Step) (float64, bool) {
+				if s.DebtBytes == nil {
+					return 0, false
+				}
+				return float64(*s.DebtBytes) / mib, true
+			}},
 		&Metric{Name: "eng_MB", Field: "engine_db_bytes", Unit: "MiB", Better: Lower, Missing: "the engine has no size figure of its own",
 			Meaning: "the engine's own size figure (pebble DiskSpaceUsage, SQLite pages, pg_database_size...)", Formula: "engine_db_bytes / 1024²",
 			Value: func(s *results.Step) (float64, bool) { return float64(s.EngineDBBytes) / mib, s.EngineDBBytes != 0 }},

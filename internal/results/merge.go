@@ -244,6 +244,14 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 				m.End = s.End
 			}
 			m.Secs = max(m.Secs, s.Secs)
+			m.SettleSecs = max(m.SettleSecs, s.SettleSecs)
+			if m.Settled == "" {
+				m.Settled = s.Settled
+			}
+			if s.DebtBytes != nil && (m.DebtBytes == nil || *s.DebtBytes > *m.DebtBytes) {
+				d := *s.DebtBytes
+				m.DebtBytes = &d
+			}
 			m.TargetIPS += s.TargetIPS
 		}
 		ops += float64(s.Ops)

@@ -106,8 +106,20 @@ type Step struct {
 	Start     time.Time `json:"start"`
 	End       time.Time `json:"end"`
 	WarmupSec float64   `json:"warmup_secs"`
-	// Secs is the measured duration (after warm-up).
+	// Secs is the measured duration of the step's operations (after warm-up, before settling):
+	// the rates divide by it.
 	Secs float64 `json:"secs"`
+	// SettleSecs is the time the step spent settling after its operations: the engine's
+	// deferred work for what it wrote (a memtable flush, a checkpoint) and the file system's
+	// dirty pages brought to disk. Its writes and CPU are in the step's per-op figures, its
+	// time is not in Secs; the device's MB/s divide by Secs + SettleSecs. 0: no settling.
+	SettleSecs float64 `json:"settle_secs,omitempty"`
+	// Settled says what settling did ("memtable flush; syncfs"); empty when the step did not
+	// settle (a read step, --settle off, or a long step under --settle auto).
+	Settled string `json:"settled,omitempty"`
+	// DebtBytes is the work the engine still owes after settling, in bytes (an LSM's pending
+	// compaction); nil when the engine has no such figure or the step did not settle.
+	DebtBytes *int64 `json:"debt_bytes,omitempty"`
 
 	// RateName, RateUnit and PerOp are the step's presentation, declared by its workload: the
 	// headline rate's short name ("ips", "qps", "Krps"), its unit ("rows/s") and what one op of
@@ -255,6 +267,9 @@ type Interval struct {
 	Step string  `json:"step"`
 	T    float64 `json:"t_secs"`
 	Secs float64 `json:"secs"`
+	// Settle marks the interval of the step's settling (see Step.SettleSecs): no operations,
+	// the deferred writes; left out of the per-second rate percentiles.
+	Settle bool `json:"settle,omitempty"`
 	// Per-second rates over the interval: the headline (named RateName, as the step's) and the
 	// role aggregates (see Step).
 	RateName string  `json:"rate_name,omitempty"`

@@ -45,6 +45,12 @@ type collector struct {
 	// threadStart is the CPU time of the observer's thread (the step's tick loop, locked to
 	// it) when the step began; -1 when the clock cannot be read.
 	threadStart int64
+	// settleFrom is when the step's operations ended and settling began, zero when the step
+	// did not settle; settled says what settling did and debt is the engine's debt after it
+	// (bytes, -1 unknown).
+	settleFrom time.Time
+	settled    string
+	debt       int64
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -125,7 +131,7 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 		for k := range c.maxNs {
 			c.maxNs[k] = max(c.maxNs[k], c.cur.kinds[k].hist.IntervalMax)
 		}
-		if iv.Secs >= 0.5*c.tickSecs() {
+		if iv.Secs >= 0.5*c.tickSecs() && !iv.Settle {
 			c.rates = append(c.rates, iv.Rate)
 		}
 	} else if now.Sub(c.start) >= c.st.Warmup {
@@ -211,6 +217,7 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 	secs := b.t.Sub(a.t).Seconds()
 	written, deleted, reads := c.roleCounts(a, b)
 	iv := results.Interval{
+		Settle:    !c.settleFrom.IsZero() && !a.t.Before(c.settleFrom),
 		Target:    c.tgt.Label,
 		Step:      c.st.Name,
 		T:         b.t.Sub(c.start).Seconds(),
@@ -254,11 +261,22 @@ func totalTicks(c sysstat.CPUStat) uint64 {
 
 // summarize computes the step's figures from the measured window [a, b].
 func (c *collector) summarize(a, b *snapshot) results.Step {
-	secs := b.t.Sub(a.t).Seconds()
+	// secs is the operations' time, which rates divide by; wall adds the settling, which the
+	// figures per second of the device and the CPUs divide by (their counts include it).
+	wall := b.t.Sub(a.t).Seconds()
+	secs := wall
 	r := results.Step{
-		Target: c.tgt.Label, Step: c.st.Name, Start: a.t.UTC(), End: b.t.UTC(), Secs: secs,
+		Target: c.tgt.Label, Step: c.st.Name, Start: a.t.UTC(), End: b.t.UTC(),
 		WarmupSec: a.t.Sub(c.start).Seconds(),
 	}
+	if !c.settleFrom.IsZero() && c.settleFrom.After(a.t) {
+		secs = c.settleFrom.Sub(a.t).Seconds()
+		r.SettleSecs, r.Settled = wall-secs, c.settled
+		if debt := c.debt; debt >= 0 {
+			r.DebtBytes = &debt
+		}
+	}
+	r.Secs = secs
 	if c.tgt.Engine != nil {
 		r.Engine = c.tgt.Engine.Info().Name
 	}
@@ -297,7 +315,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	observer := float64(b.observerNs - a.observerNs)
 	r.ProcessCPUUsPerOp = per(float64(b.cpuNs-a.cpuNs)/1e3, ops)
 	r.ClientCPUUsPerOp = per((float64(b.cpuNs-a.cpuNs)-observer)/1e3, ops)
-	r.ObserverCPUPct = per(observer/1e9, secs) * 100
+	r.ObserverCPUPct = per(observer/1e9, wall) * 100
 	r.ObserverUsPerTick = per(observer/1e3, float64(c.ticks))
 	if a.sysOK && b.sysOK {
 		if b.sys.DirOK {
@@ -307,9 +325,9 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		if a.sys.DiskOK && b.sys.DiskOK {
 			d := diskDelta(a.sys.Disk, b.sys.Disk)
 			r.Device = c.tgt.Sampler.Device().Name
-			r.ReadMBPerSec = per(float64(d.ReadSectors)*sysstat.SectorSize/mib, secs)
-			r.WriteMBPerSec = per(float64(d.WriteSectors)*sysstat.SectorSize/mib, secs)
-			r.DiscardMBPerSec = per(float64(d.DiscardSectors)*sysstat.SectorSize/mib, secs)
+			r.ReadMBPerSec = per(float64(d.ReadSectors)*sysstat.SectorSize/mib, wall)
+			r.WriteMBPerSec = per(float64(d.WriteSectors)*sysstat.SectorSize/mib, wall)
+			r.DiscardMBPerSec = per(float64(d.DiscardSectors)*sysstat.SectorSize/mib, wall)
 			r.GBRead = float64(d.ReadSectors) * sysstat.SectorSize / gib
 			r.GBWritten = float64(d.WriteSectors) * sysstat.SectorSize / gib
 			r.ReadsPerOp = per(float64(d.ReadIOs), ops)

@@ -42,6 +42,11 @@ type Setup struct {
 	// Memory is the memory cgroup that caps the engine (--memory-limit), read on every tick;
 	// nil without a cap.
 	Memory *memcap.Group
+	// Settle says which write steps settle after their operations (see SettleMode).
+	Settle SettleMode
+	// SettleDir is a directory on the file system that settling syncs (the engine's data
+	// directory); empty syncs none (a server given with --dsn keeps its data elsewhere).
+	SettleDir string
 }
 
 // ErrTimeLimit is the cause of a step stopped by its MaxDuration.
@@ -131,6 +136,24 @@ loop:
 	}
 	stopBg()
 	background.Wait()
+	// A write step that ended by itself (not failed, not interrupted) settles: the engine's
+	// deferred work for what it wrote goes into the step's figures, its time into SettleSecs.
+	if active := time.Since(start); opErr == nil && ctx.Err() == nil && c.wantsSettle(active) {
+		c.tick(time.Now(), false) // the last interval of the operations
+		c.settleFrom = c.prev.t
+		// On a goroutine of its own: the engine's work (a checkpoint runs in the calling
+		// thread) must not count as the observer's, whose thread this is.
+		var did string
+		var debt int64
+		var err error
+		done := make(chan struct{})
+		go func() { defer close(done); did, debt, err = settle(ctx, tgt) }()
+		<-done
+		c.settled, c.debt = did, debt
+		if err != nil && ctx.Err() == nil {
+			fail(err)
+		}
+	}
 	res := c.tick(time.Now(), true)
 
 	switch cause := context.Cause(stepCtx); {

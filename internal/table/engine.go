@@ -108,6 +108,27 @@ type CounterReporter interface {
 	EngineCounters() map[string]int64
 }
 
+// Settler is implemented by engines that defer work a write causes: a memtable that an LSM
+// flushes later, a checkpoint that a B-tree or a server takes every minute, SQLite's WAL
+// checkpoint. A published report's hour-long step contains that work; a step of seconds ends
+// before it. The runner calls Settle at the end of a write step (after its workers stop, before
+// its last sample), so that the step's write figures include what its operations caused.
+type Settler interface {
+	// Settle brings everything written so far to where the engine keeps it on disk and waits
+	// for it: no deferred flush or checkpoint of data written before the call is left. It does
+	// not compact. It reports what it did and the debt it leaves (an LSM's pending compaction).
+	Settle(ctx context.Context) (Settled, error)
+}
+
+// Settled is what a Settle call did and left.
+type Settled struct {
+	// Did says what was brought to disk, in words ("memtable flush", "checkpoint").
+	Did string
+	// DebtBytes is the engine's estimate of the work it still owes for what was written
+	// (pending compaction bytes of an LSM), -1 when it has no such figure.
+	DebtBytes int64
+}
+
 // ThreadBound is implemented by engines whose sessions may wait for their server in blocking
 // system calls on the calling goroutine's thread. ThreadBound reports whether they do with the
 // options the engine was opened with; the runner then keeps each worker goroutine of a step with

@@ -152,6 +152,18 @@ func (s *store) Maintain(ctx context.Context) (string, error) {
 	return "none (bbolt has no deferred work)", nil
 }
 
+// Settle implements kv.Settler: without sync on commit (NoSync), the file synced; with it,
+// bbolt has written and synced every page at commit.
+func (s *store) Settle(ctx context.Context) (table.Settled, error) {
+	if !s.db.NoSync {
+		return table.Settled{DebtBytes: -1}, nil
+	}
+	if err := s.db.Sync(); err != nil {
+		return table.Settled{}, err
+	}
+	return table.Settled{Did: "file sync", DebtBytes: -1}, nil
+}
+
 // Size is the high-water mark of the database file in bytes.
 func (s *store) Size() (int64, bool) {
 	var n int64

@@ -48,6 +48,7 @@ var cases = []testCase{
 	{"StoreReverse", true, testStoreReverse},
 	{"LinkWrites", true, testLinkWrites},
 	{"KeepTables", true, testKeepTables},
+	{"Settle", true, testSettle},
 }
 
 func TestConformance(t *testing.T) {

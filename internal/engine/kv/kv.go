@@ -279,6 +279,15 @@ func (e *Engine) NewSession(ctx context.Context) (table.Session, error) {
 // Cleanup implements table.Engine.
 func (e *Engine) Cleanup(ctx context.Context) (string, error) { return e.store.Maintain(ctx) }
 
+// Settle implements table.Settler through the store's Settler; a store without one has
+// nothing deferred (it writes in place at commit).
+func (e *Engine) Settle(ctx context.Context) (table.Settled, error) {
+	if s, ok := e.store.(Settler); ok {
+		return s.Settle(ctx)
+	}
+	return table.Settled{DebtBytes: -1}, nil
+}
+
 // Size implements table.Engine.
 func (e *Engine) Size(ctx context.Context) (int64, bool, error) {
 	n, ok := e.store.Size()

@@ -9,7 +9,17 @@
 // indexes is 4 puts in one batch.
 package kv
 
-import "context"
+import (
+	"context"
+
+	"github.com/rumbench/rumbench/internal/table"
+)
+
+// Settler is implemented by stores that defer work a commit causes (a memtable flush, a
+// checkpoint): see table.Settler. A store without it has nothing deferred.
+type Settler interface {
+	Settle(ctx context.Context) (table.Settled, error)
+}
 
 // Store is an ordered key-value store. Its methods may be called from several goroutines.
 type Store interface {

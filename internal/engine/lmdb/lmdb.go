@@ -121,6 +121,8 @@ type store struct {
 	mapGB int64
 	// readers holds reset read-only transactions for reuse (Renew), so a read allocates none.
 	readers chan *lm.Txn
+	// unsynced is true when commits leave writes unsynced (NoSync, NoMetaSync).
+	unsynced bool
 }
 
 func open(ctx context.Context, o engine.Options) (table.Engine, error) {
@@ -153,7 +155,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		env.Close()
 		return nil, fmt.Errorf("lmdb: open %s: %w", o.Dir, writeErr(err, o.Dir, c.mapGB))
 	}
-	s := &store{env: env, dir: o.Dir, mapGB: c.mapGB, readers: make(chan *lm.Txn, 64)}
+	s := &store{env: env, dir: o.Dir, mapGB: c.mapGB, readers: make(chan *lm.Txn, 64), unsynced: flags != 0}
 	if err := env.Update(func(txn *lm.Txn) (err error) {
 		s.dbi, err = txn.OpenRoot(0)
 		return err
@@ -263,6 +265,18 @@ func (s *store) Maintain(ctx context.Context) (string, error) {
 		return "", s.writeErr(err)
 	}
 	return "env sync (LMDB has nothing to compact)", nil
+}
+
+// Settle implements kv.Settler: when commits leave writes unsynced (no sync, or no meta sync),
+// an env sync; else nothing: LMDB writes and syncs everything at commit.
+func (s *store) Settle(ctx context.Context) (table.Settled, error) {
+	if !s.unsynced {
+		return table.Settled{DebtBytes: -1}, nil
+	}
+	if err := s.env.Sync(true); err != nil {
+		return table.Settled{}, s.writeErr(err)
+	}
+	return table.Settled{Did: "env sync", DebtBytes: -1}, nil
 }
 
 // Size is the data file's used pages: (last page number + 1) × page size.

@@ -668,6 +668,13 @@ func (e *eng) Cleanup(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("mongo: fsync: %w", err)
 }
 
+// Settle implements table.Settler: the fsync command, a checkpoint of the storage engine (what
+// WiredTiger does every 60 s), when the server has it.
+func (e *eng) Settle(ctx context.Context) (table.Settled, error) {
+	did, err := e.Cleanup(ctx)
+	return table.Settled{Did: did, DebtBytes: -1}, err
+}
+
 // Size implements table.Engine: dbStats' totalSize (data and indexes as stored), else
 // storageSize + indexSize.
 func (e *eng) Size(ctx context.Context) (int64, bool, error) {

@@ -356,23 +356,51 @@ func (d dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (stri
 		}
 		return "ANALYZE TABLE, memtable flush, L0 compaction (rocksdb_force_flush_memtable_and_lzero_now)", nil
 	}
+	if err := writeBackDirtyPages(ctx, db); err != nil {
+		return "", err
+	}
+	return "ANALYZE TABLE, dirty pages written back (max_dirty_pages_pct 1 until <1% dirty)", nil
+}
+
+// Settle implements sqlfam.Settler: InnoDB's dirty pages written back (what its page cleaners
+// do over time), MyRocks' memtable flushed (what it does when the memtable fills).
+func (d dialect) Settle(ctx context.Context, db *sql.DB) (table.Settled, error) {
+	if d.te == "rocksdb" {
+		if _, err := db.ExecContext(ctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1"); err != nil {
+			return table.Settled{}, err
+		}
+		return table.Settled{Did: "memtable flush (rocksdb_force_flush_memtable_now)", DebtBytes: -1}, nil
+	}
+	if err := writeBackDirtyPages(ctx, db); err != nil {
+		var me *gomysql.MySQLError
+		if errors.As(err, &me) && me.Number == 1227 { // a --dsn user without SUPER
+			return table.Settled{Did: "no write-back of dirty pages (SET GLOBAL not permitted to this user)", DebtBytes: -1}, nil
+		}
+		return table.Settled{}, err
+	}
+	return table.Settled{Did: "dirty pages written back (max_dirty_pages_pct 1 until <1% dirty)", DebtBytes: -1}, nil
+}
+
+// writeBackDirtyPages lowers InnoDB's dirty-page targets to 1% until the buffer pool has
+// almost no dirty pages (at most 5 minutes), then restores them.
+func writeBackDirtyPages(ctx context.Context, db *sql.DB) error {
 	var pct, lwm string
 	if err := db.QueryRowContext(ctx, "SELECT @@innodb_max_dirty_pages_pct, @@innodb_max_dirty_pages_pct_lwm").Scan(&pct, &lwm); err != nil {
-		return "", err
+		return err
 	}
 	defer db.ExecContext(context.WithoutCancel(ctx), "SET GLOBAL innodb_max_dirty_pages_pct_lwm = "+lwm+", GLOBAL innodb_max_dirty_pages_pct = "+pct)
 	if _, err := db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 1, GLOBAL innodb_max_dirty_pages_pct_lwm = 1"); err != nil {
-		return "", err
+		return err
 	}
 	deadline := time.Now().Add(5 * time.Minute)
 	for time.Now().Before(deadline) {
 		var name string
 		var dirty, total int64
 		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'").Scan(&name, &dirty); err != nil {
-			return "", err
+			return err
 		}
 		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_total'").Scan(&name, &total); err != nil {
-			return "", err
+			return err
 		}
 		if dirty*100 <= total {
 			break
@@ -380,10 +408,10 @@ func (d dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (stri
 		select {
 		case <-time.After(200 * time.Millisecond):
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return "ANALYZE TABLE, dirty pages written back (max_dirty_pages_pct 1 until <1% dirty)", nil
+	return nil
 }
 
 // statusCounters are the SHOW GLOBAL STATUS counters a step records (those the server has).

@@ -278,6 +278,19 @@ func (s *store) Maintain(ctx context.Context) (_ string, err error) {
 	return "memtable flush, full manual compaction", nil
 }
 
+// Settle implements kv.Settler: the memtable flushed to an sstable (what pebble does when the
+// memtable fills), its pending compaction reported as the debt.
+func (s *store) Settle(ctx context.Context) (_ table.Settled, err error) {
+	if err := s.failed(); err != nil {
+		return table.Settled{}, err
+	}
+	defer recoverFatal(&err)
+	if err := s.db.Flush(); err != nil {
+		return table.Settled{}, err
+	}
+	return table.Settled{Did: "memtable flush", DebtBytes: int64(s.db.Metrics().Compact.EstimatedDebt)}, nil
+}
+
 // Size is the disk space pebble accounts for (sstables, WAL, manifest).
 func (s *store) Size() (int64, bool) { return int64(s.db.Metrics().DiskSpaceUsage()), true }
 

@@ -280,6 +280,20 @@ func (dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (string
 	return "VACUUM (ANALYZE, INDEX_CLEANUP ON) per table, CHECKPOINT", nil
 }
 
+// Settle implements sqlfam.Settler: a CHECKPOINT, which writes the shared buffers' dirty pages
+// to the tables' files (what the checkpointer does every checkpoint_timeout). A user without the
+// right to it (a --dsn server's non-superuser without pg_checkpoint) leaves it undone, said so.
+func (dialect) Settle(ctx context.Context, db *sql.DB) (table.Settled, error) {
+	if _, err := db.ExecContext(ctx, "CHECKPOINT"); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42501" {
+			return table.Settled{Did: "no CHECKPOINT (not permitted to this user)", DebtBytes: -1}, nil
+		}
+		return table.Settled{}, err
+	}
+	return table.Settled{Did: "CHECKPOINT", DebtBytes: -1}, nil
+}
+
 // ServerSample implements table.ServerReporter: WAL bytes from the WAL insert position (exact and
 // immediate), WAL syncs, writes and full-page images from pg_stat_wal (with track_wal_io_timing
 // on, also the time spent in the syncs, wal_sync_time_us), checkpoints and buffers

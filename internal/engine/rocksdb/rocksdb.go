@@ -227,6 +227,19 @@ func (s *store) Maintain(ctx context.Context) (string, error) {
 	return "memtable flush, full manual compaction", nil
 }
 
+// Settle implements kv.Settler: the memtables flushed to SST files (waited for), the pending
+// compaction (rocksdb.estimate-pending-compaction-bytes) reported as the debt.
+func (s *store) Settle(ctx context.Context) (table.Settled, error) {
+	if err := s.db.Flush(s.flushO); err != nil {
+		return table.Settled{}, err
+	}
+	debt := int64(-1)
+	if n, ok := s.db.GetIntProperty("rocksdb.estimate-pending-compaction-bytes"); ok {
+		debt = int64(n)
+	}
+	return table.Settled{Did: "memtable flush", DebtBytes: debt}, nil
+}
+
 // Size is the size of the live SST files and the memtables, RocksDB's own figures.
 func (s *store) Size() (int64, bool) {
 	sst, ok := s.db.GetIntProperty("rocksdb.live-sst-files-size")

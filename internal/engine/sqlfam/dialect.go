@@ -51,6 +51,13 @@ type Dialect interface {
 	Size(ctx context.Context, db *sql.DB) (int64, bool, error)
 }
 
+// Settler is implemented by dialects whose database defers work a commit causes (a checkpoint,
+// a WAL checkpoint, dirty pages in a buffer pool): see table.Settler. A dialect without it has
+// nothing deferred.
+type Settler interface {
+	Settle(ctx context.Context, db *sql.DB) (table.Settled, error)
+}
+
 // StringKey returns the declaration of a Bytes primary key column c: its column type, NOT NULL,
 // PRIMARY KEY ("ycsb_key varchar(255) NOT NULL PRIMARY KEY").
 func StringKey(d Dialect, c table.Column) string {

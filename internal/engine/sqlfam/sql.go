@@ -85,6 +85,18 @@ func (e *Engine) NewSession(ctx context.Context) (table.Session, error) {
 	return &session{e: e, conn: conn, stmts: map[stmtKey]*sql.Stmt{}}, nil
 }
 
+// Settle implements table.Settler through the dialect's Settler.
+func (e *Engine) Settle(ctx context.Context) (table.Settled, error) {
+	if s, ok := e.d.(Settler); ok {
+		r, err := s.Settle(ctx, e.db)
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", e.d.Name(), err)
+		}
+		return r, nil
+	}
+	return table.Settled{DebtBytes: -1}, nil
+}
+
 // Cleanup implements table.Engine.
 func (e *Engine) Cleanup(ctx context.Context) (string, error) {
 	e.mu.Lock()

@@ -214,6 +214,24 @@ func (dialect) Cleanup(ctx context.Context, db *sql.DB, tables []string) (string
 	return "ANALYZE, wal_checkpoint(TRUNCATE)", nil
 }
 
+// Settle implements sqlfam.Settler: in WAL mode a passive checkpoint, which copies the WAL's
+// frames into the database file as SQLite's automatic checkpoint does every 1000 pages (in
+// rollback-journal mode the database file is written at commit: nothing is deferred).
+func (dialect) Settle(ctx context.Context, db *sql.DB) (table.Settled, error) {
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return table.Settled{}, err
+	}
+	if mode != "wal" {
+		return table.Settled{DebtBytes: -1}, nil
+	}
+	var busy, frames, done int64
+	if err := db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &done); err != nil {
+		return table.Settled{}, err
+	}
+	return table.Settled{Did: fmt.Sprintf("wal_checkpoint(PASSIVE): %d of %d frames", done, frames), DebtBytes: -1}, nil
+}
+
 // Size is page_count × page_size: the main database file, without the WAL.
 func (dialect) Size(ctx context.Context, db *sql.DB) (int64, bool, error) {
 	var pages, size int64

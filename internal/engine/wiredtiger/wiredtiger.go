@@ -307,6 +307,13 @@ func (s *store) Maintain(ctx context.Context) (string, error) {
 	return "checkpoint", nil
 }
 
+// Settle implements kv.Settler: a checkpoint, which writes the cache's dirty pages to the
+// tables' files (what WiredTiger does every checkpoint_secs).
+func (s *store) Settle(ctx context.Context) (table.Settled, error) {
+	did, err := s.Maintain(ctx)
+	return table.Settled{Did: did, DebtBytes: -1}, err
+}
+
 // Size is the size of the tables' files (t*.wt): the data and indexes without the journal,
 // whose files WiredTiger preallocates (100 MiB each).
 func (s *store) Size() (int64, bool) {
