@@ -1,9 +1,12 @@
 package mongo
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -290,6 +293,9 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	}
 	ts := p.ts
 	prefix, match, also, count, offset := s.split(st, p, args)
+	if s.e.findEach && st.Kind == table.Select && st.Agg == table.NoAgg && p.full && st.Match == table.In && len(match) > 1 {
+		return s.selectEach(ctx, st, p, prefix, match, also, out)
+	}
 	s.fbuf = s.appendFilter(s.fbuf[:0], st, p, prefix, match, also)
 	filter := bson.Raw(s.fbuf)
 	octx := s.octx(ctx)
@@ -385,6 +391,55 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	s.setPos(ts, st.Cols)
 	n, err := s.readAll(ctx, ts, cur, st.Cols, out)
 	return n, s.fail(ctx, err)
+}
+
+// selectEach runs a select of whole primary keys IN a list on FerretDB, which pushes an
+// equality on _id down to its backend (an index lookup over PostgreSQL) but not an $in (one find
+// of them all reads the whole collection): one find per distinct key, in key order (the order of
+// the IN column's values, the prefix being fixed), so the rows come in key order as the $in
+// find sorted them.
+func (s *session) selectEach(ctx context.Context, st *table.Stmt, p *plan, prefix, match, also []table.Value, out *table.Rows) (int64, error) {
+	ts := p.ts
+	c := st.KeyCols()[st.Prefix]
+	col := &ts.t.Columns[c]
+	cmpVal := func(a, b table.Value) int {
+		if col.Type == table.Bytes {
+			return bytes.Compare(a.B, b.B)
+		}
+		return cmp.Compare(a.I, b.I)
+	}
+	s.inVals = append(s.inVals[:0], match...)
+	slices.SortFunc(s.inVals, cmpVal)
+	s.inVals = slices.CompactFunc(s.inVals, func(a, b table.Value) bool { return cmpVal(a, b) == 0 })
+	opts := options.Find().SetLimit(1)
+	if len(st.Cols) > 0 {
+		s.pbuf = s.appendProjection(s.pbuf[:0], ts, st.Cols)
+		opts.SetProjection(bson.Raw(s.pbuf))
+	}
+	var n int64
+	for _, v := range s.inVals {
+		i, f := docStart(s.fbuf[:0])
+		if ts.encoded {
+			f = s.appendID(f, "_id", ts, s.keyWith(prefix, v), "")
+		} else {
+			f = appendValue(f, ts.field[c], col, v)
+		}
+		for k, a := range st.AlsoEq {
+			f = appendValue(f, ts.field[a], &ts.t.Columns[a], also[k])
+		}
+		s.fbuf = docEnd(f, i)
+		cur, err := ts.coll.Find(s.octx(ctx), bson.Raw(s.fbuf), opts)
+		if err != nil {
+			return n, s.fail(ctx, err)
+		}
+		s.setPos(ts, st.Cols)
+		m, err := s.readAll(ctx, ts, cur, st.Cols, out)
+		n += m
+		if err != nil {
+			return n, s.fail(ctx, err)
+		}
+	}
+	return n, nil
 }
 
 // aggregate runs SUM (a $group of the matched rows) or DISTINCT (a $group by the column,

@@ -352,6 +352,10 @@ type eng struct {
 	// block the thread); holdsP: the thread keeps its P while it waits (raw system calls), and
 	// every open session adds one to GOMAXPROCS (netblock.HoldPs).
 	lock, holdsP bool
+	// findEach: the server is FerretDB, which pushes an equality on _id down to its backend but
+	// not an $in: a select of whole keys IN a list, and a Get of several keys, are one find per
+	// key (option in_lists in Info).
+	findEach bool
 	// wireOwn: insert commands go on the sessions' own connections (option wire=own), to
 	// wireAddr on wireNet, dialed with wireDial (option io's sockets).
 	wireOwn           bool
@@ -476,6 +480,7 @@ func (e *eng) describe(ctx context.Context) error {
 		e.txn = e.topology != "standalone" && build.FerretDBVersion == ""
 	}
 	e.idString = e.cfg.idFormat == "string" || (e.cfg.idFormat == "auto" && e.srv != nil)
+	e.findEach = build.FerretDBVersion != ""
 	version := "MongoDB " + build.Version
 	if build.FerretDBVersion != "" {
 		version = "FerretDB " + build.FerretDBVersion + " (MongoDB-compatible " + build.Version + ")"
@@ -522,6 +527,10 @@ func (e *eng) describe(ctx context.Context) error {
 	if build.FerretDBVersion != "" {
 		// FerretDB accepts the write concern and read concern and ignores them.
 		e.info.Options["server.write_concern"] = "ignored by FerretDB"
+	}
+	e.info.Options["in_lists"] = "one $in find"
+	if e.findEach {
+		e.info.Options["in_lists"] = "one find per key (FerretDB pushes no $in down)"
 	}
 	return nil
 }

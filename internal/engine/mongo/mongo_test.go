@@ -652,3 +652,69 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// TestInLists checks a select of whole primary keys IN a list, on a single and on a composite
+// key, and a Get of several keys, on FerretDB: one find per distinct key (the server's find
+// counter), the rows in key order, a repeated key once, a missing one skipped.
+func TestInLists(t *testing.T) {
+	ctx := context.Background()
+	e := openManaged(t, nil)
+	if got := e.Info().Options["in_lists"]; got != "one find per key (FerretDB pushes no $in down)" {
+		t.Errorf("in_lists = %q", got)
+	}
+	if err := e.CreateTable(ctx, items, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CreateTable(ctx, links, false); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.NewSession(ctx)
+	defer s.Close()
+	if err := s.Insert(ctx, items, itemRows(1, 50)); err != nil {
+		t.Fatal(err)
+	}
+	lr := table.NewRows(4, 5)
+	for _, k := range [][3]int64{{1, 42, 100}, {1, 42, -7}, {1, 42, 3}, {1, 42, 9}, {1, 43, 5}} {
+		r := lr.Append()
+		r[0], r[1], r[2], r[3] = table.Value{I: k[0]}, table.Value{I: k[1]}, table.Value{I: k[2]}, table.Value{B: []byte("x")}
+	}
+	if err := s.Insert(ctx, links, lr); err != nil {
+		t.Fatal(err)
+	}
+	finds := func() int64 {
+		smp, err := e.ServerSample(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return smp.Counters["commands.find"]
+	}
+	before := finds()
+
+	st := &table.Stmt{Table: items, Kind: table.Select, Index: -1, Match: table.In, InLen: 5, Cols: []int{0, 2},
+		SQL: "SELECT id, c FROM items WHERE id IN (?, ?, ?, ?, ?)"}
+	out := table.NewRows(2, 5)
+	n, err := s.Exec(ctx, st, []table.Value{{I: 30}, {I: 7}, {I: 99}, {I: 7}, {I: 12}}, out)
+	if err != nil || n != 3 || out.N != 3 {
+		t.Fatalf("items IN: %d rows, %v", n, err)
+	}
+	for i, want := range []int64{7, 12, 30} {
+		if r := out.Row(i); r[0].I != want || string(r[1].B) != fmt.Sprintf("c%04d", want) {
+			t.Errorf("items IN row %d = %v, want id %d", i, r, want)
+		}
+	}
+	lst := &table.Stmt{Table: links, Kind: table.Select, Index: -1, Prefix: 2, Match: table.In, InLen: 4, Cols: []int{2},
+		SQL: "SELECT id2 FROM links WHERE link_type = ? AND id1 = ? AND id2 IN (?, ?, ?, ?)"}
+	out = table.NewRows(1, 4)
+	n, err = s.Exec(ctx, lst, []table.Value{{I: 1}, {I: 42}, {I: 100}, {I: -7}, {I: 9}, {I: 8}}, out)
+	if err != nil || n != 3 || out.N != 3 || out.Row(0)[0].I != -7 || out.Row(1)[0].I != 9 || out.Row(2)[0].I != 100 {
+		t.Errorf("links IN: %d rows %v, %v; want id2 -7, 9, 100", n, out.Vals, err)
+	}
+	out = table.NewRows(1, 4)
+	if err := s.Get(ctx, items, []int64{40, 3, 40, 1000}, []int{0}, out); err != nil || out.N != 2 || out.Row(0)[0].I != 3 || out.Row(1)[0].I != 40 {
+		t.Errorf("Get of 40, 3, 40, 1000: %d rows %v, %v; want 3, 40", out.N, out.Vals, err)
+	}
+	// 4 + 4 + 3 distinct keys.
+	if d := finds() - before; d != 11 {
+		t.Errorf("the server ran %d finds, want 11 (one per distinct key)", d)
+	}
+}

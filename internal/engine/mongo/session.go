@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -46,7 +47,11 @@ type session struct {
 	// keyVals are a statement's key values in key order; row a key or row being built; lo a
 	// range's low key.
 	keyVals, row, lo []table.Value
-	plans            map[*table.Stmt]*plan
+	// inVals are an IN list's distinct values in key order, inPKs a Get's distinct keys
+	// (FerretDB's one find per key).
+	inVals []table.Value
+	inPKs  []int64
+	plans  map[*table.Stmt]*plan
 }
 
 // octx returns the context of a command: bound to the server transaction when one runs.
@@ -402,6 +407,9 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	if t.Keys() != 1 || t.Columns[0].Type == table.Bytes {
 		return fmt.Errorf("mongo: Get on %s: a single integer primary key is required", t.Name)
 	}
+	if len(pks) > 1 && s.e.findEach {
+		return s.getEach(ctx, ts, pks, cols, out)
+	}
 	var one [1]table.Value
 	i, f := docStart(s.fbuf[:0])
 	if len(pks) == 1 {
@@ -430,6 +438,30 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	}
 	_, err = s.readAll(ctx, ts, cur, cols, out)
 	return s.fail(ctx, err)
+}
+
+// getEach is Get of several keys on FerretDB: one find per distinct key, in key order.
+func (s *session) getEach(ctx context.Context, ts *tstate, pks []int64, cols []int, out *table.Rows) error {
+	s.inPKs = append(s.inPKs[:0], pks...)
+	slices.Sort(s.inPKs)
+	s.inPKs = slices.Compact(s.inPKs)
+	s.pbuf = s.appendProjection(s.pbuf[:0], ts, cols)
+	opts := options.Find().SetProjection(bson.Raw(s.pbuf)).SetLimit(1)
+	var one [1]table.Value
+	for _, pk := range s.inPKs {
+		one[0].I = pk
+		i, f := docStart(s.fbuf[:0])
+		s.fbuf = docEnd(s.appendID(f, "_id", ts, one[:], ""), i)
+		cur, err := ts.coll.Find(s.octx(ctx), bson.Raw(s.fbuf), opts)
+		if err != nil {
+			return s.fail(ctx, err)
+		}
+		s.setPos(ts, cols)
+		if _, err := s.readAll(ctx, ts, cur, cols, out); err != nil {
+			return s.fail(ctx, err)
+		}
+	}
+	return nil
 }
 
 // appendTupleFrom appends a filter matching the rows whose fields (fields of cols, in order)
