@@ -146,15 +146,16 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			"format_major_version":    strconv.FormatUint(uint64(db.FormatMajorVersion()), 10),
 		},
 	}
+	e := &pebEngine{Engine: kv.New(s, info), s: s}
 	if block != nil {
-		return &acctEngine{Engine: kv.New(s, info), block: block}, nil
+		return &acctEngine{pebEngine: e, block: block}, nil
 	}
-	return kv.New(s, info), nil
+	return e, nil
 }
 
 // acctEngine is the engine with its sync accounting (a wrapping vfs.FS, package pebblefs).
 type acctEngine struct {
-	*kv.Engine
+	*pebEngine
 	block *syncacct.Block
 }
 
