@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -44,6 +45,8 @@ var bucketName = []byte("rumbench")
 type store struct {
 	db          *bolt.DB
 	fillPercent float64
+	// commits counts the read-write transactions committed by batches.
+	commits atomic.Int64
 }
 
 // config holds the parsed engine-specific options.
@@ -111,7 +114,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			"page_size":         strconv.Itoa(db.Info().PageSize),
 		},
 	}
-	e := kv.New(&store{db: db, fillPercent: float64(fill) / 100}, info)
+	st := &store{db: db, fillPercent: float64(fill) / 100}
+	e := &boltEngine{Engine: kv.New(st, info), s: st}
 	if o.SyncAcct.Enabled {
 		// bbolt calls fdatasync and writes with Go system calls and offers no file hook.
 		return uncounted{e, syncacct.Uncounted{Note: "bbolt syncs (fdatasync) and writes with Go system calls and has no file hook: not counted, no latency injected"}}, nil
@@ -121,7 +125,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 
 // uncounted is the engine opened with sync accounting on, which it cannot honour.
 type uncounted struct {
-	*kv.Engine
+	*boltEngine
 	syncacct.Uncounted
 }
 
@@ -224,6 +228,9 @@ func (b *batch) Commit() error {
 		}
 		return nil
 	})
+	if err == nil {
+		b.s.commits.Add(1)
+	}
 	b.ops = b.ops[:0]
 	b.arena = b.arena[:0]
 	return err
