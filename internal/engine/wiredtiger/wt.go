@@ -102,6 +102,11 @@ var statKeys = []struct {
 	{"cache_bytes_read_into", C.WT_STAT_CONN_CACHE_BYTES_READ},
 	{"cache_bytes_written_from", C.WT_STAT_CONN_CACHE_BYTES_WRITE},
 	{"log_bytes_written", C.WT_STAT_CONN_LOG_BYTES_WRITTEN},
+	// What the block manager wrote to the table files, in bytes ("block-manager: bytes
+	// written"), and the part a checkpoint wrote ("block-manager: bytes written for
+	// checkpoint"): with log_bytes_written, what WiredTiger wrote to its files.
+	{"block_bytes_written", C.WT_STAT_CONN_BLOCK_BYTE_WRITE},
+	{"block_bytes_written_checkpoint", C.WT_STAT_CONN_BLOCK_BYTE_WRITE_CHECKPOINT},
 	{"log_syncs", C.WT_STAT_CONN_LOG_SYNC},
 	{"log_flushes", C.WT_STAT_CONN_LOG_FLUSH},
 	{"checkpoints", C.WT_STAT_CONN_TXN_CHECKPOINT},
