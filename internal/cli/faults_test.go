@@ -185,11 +185,13 @@ func TestManyThreadsDegraded(t *testing.T) {
 }
 
 // TestEngineCounters checks that the embedded engines with statistics of their own record them
-// per step (engine_counters): RocksDB's WAL bytes, WiredTiger's journal bytes, both moving in a
-// load.
+// per step (engine_counters): RocksDB's WAL bytes, WiredTiger's journal and block-manager
+// bytes, pebble's WAL and flush bytes, bbolt's allocated page bytes, each moving in a load (which
+// settles: the flush and the checkpoint are in it).
 func TestEngineCounters(t *testing.T) {
-	want := map[string]string{"rocksdb": "rocksdb.wal.bytes", "wiredtiger": "log_bytes_written"}
-	for eng, counter := range want {
+	want := map[string][]string{"rocksdb": {"rocksdb.wal.bytes"}, "wiredtiger": {"log_bytes_written", "block_bytes_written"},
+		"pebble": {"wal_bytes_written", "flush_bytes_written"}, "bbolt": {"page_alloc_bytes"}}
+	for eng, counters := range want {
 		t.Run(eng, func(t *testing.T) {
 			if spec, _ := engine.Lookup(eng); spec.Unavailable != "" {
 				t.Skipf("engine %s: %s", eng, spec.Unavailable)
@@ -200,8 +202,13 @@ func TestEngineCounters(t *testing.T) {
 				t.Fatalf("exit %d: %s", tr.code, tr.stderr)
 			}
 			_, _, steps := readRun(t, out)
-			if len(steps) != 1 || steps[0].EngineCounters[counter] < 20000*50 {
-				t.Errorf("%s l.i0: engine counters %v, want %s of at least 50 bytes per row", eng, steps[0].EngineCounters, counter)
+			if len(steps) != 1 {
+				t.Fatalf("%d steps, want l.i0", len(steps))
+			}
+			for _, counter := range counters {
+				if steps[0].EngineCounters[counter] < 20000*50 {
+					t.Errorf("%s l.i0: engine counters %v, want %s of at least 50 bytes per row", eng, steps[0].EngineCounters, counter)
+				}
 			}
 		})
 	}
