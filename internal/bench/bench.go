@@ -388,6 +388,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	if external(t) {
 		out.note(label + " runs on an external server (--dsn): server CPU, RSS and PSS are not measured, and the storage counters are those of this host's " + deviceName(sampler) + ", not the server's")
 	}
+	sampler.SetLogFiles(eng.Info().LogFiles)
 	if err := out.opened(results.Target{Label: label, Engine: eng.Info(), DataDir: dir}); err != nil {
 		return err
 	}

@@ -285,8 +285,8 @@ func init() {
 		// Space and memory.
 		&Metric{Name: "rows", Field: "rows", Unit: "rows", Integer: true, Meaning: "rows the tables hold at the end of the step",
 			Formula: "inserted − deleted, by the workload's count", Value: always(func(s *results.Step) float64 { return float64(s.Rows) })},
-		&Metric{Name: "db_MB", Field: "db_bytes", Unit: "MiB", Better: Lower, Meaning: "allocated size of the data directory at the end of the step",
-			Formula:  "Σ st_blocks · 512 / 1024² (like du)",
+		&Metric{Name: "db_MB", Field: "db_bytes", Unit: "MiB", Better: Lower, Meaning: "allocated size of the tables and indexes at the end of the step: the data directory without the engine's logs (log_MB)",
+			Formula:  "Σ st_blocks · 512 / 1024² (like du) over the data directory's files that are not logs",
 			Value:    always(func(s *results.Step) float64 { return float64(s.DBBytes) / mib }),
 			Interval: func(iv *results.Interval) (float64, bool) { return float64(iv.DBBytes) / mib, true }},
 		&Metric{Name: "debt_MB", Field: "debt_bytes", Unit: "MiB", Better: Lower, Steps: "write steps that settled, on an LSM engine",
@@ -299,10 +299,16 @@ func init() {
 				}
 				return float64(*s.DebtBytes) / mib, true
 			}},
+		&Metric{Name: "log_MB", Field: "log_bytes", Unit: "MiB", Meaning: "allocated size of the engine's logs at the end of the step: write-ahead logs, journals and their preallocated files, a managed server's log (the engine's log_files patterns in run.json)",
+			Formula:  "Σ st_blocks · 512 / 1024² over the data directory's files that the engine's log_files match",
+			Steps:    "steps of engines that keep logs in their data directory",
+			Applies:  func(s *results.Step) bool { return s.LogBytes > 0 },
+			Value:    always(func(s *results.Step) float64 { return float64(s.LogBytes) / mib }),
+			Interval: func(iv *results.Interval) (float64, bool) { return float64(iv.LogBytes) / mib, true }},
 		&Metric{Name: "eng_MB", Field: "engine_db_bytes", Unit: "MiB", Better: Lower, Missing: "the engine has no size figure of its own",
 			Meaning: "the engine's own size figure (pebble DiskSpaceUsage, SQLite pages, pg_database_size...)", Formula: "engine_db_bytes / 1024²",
 			Value: func(s *results.Step) (float64, bool) { return float64(s.EngineDBBytes) / mib, s.EngineDBBytes != 0 }},
-		&Metric{Name: "B/row", Field: "bytes_per_row", Unit: "bytes/row", Better: Lower, Meaning: "allocated bytes per row held",
+		&Metric{Name: "B/row", Field: "bytes_per_row", Unit: "bytes/row", Better: Lower, Meaning: "allocated bytes of the tables and indexes per row held (logs apart)",
 			Formula: "db_bytes / rows", Value: always(func(s *results.Step) float64 { return s.BytesPerRow })},
 		&Metric{Name: "rss_MB", Field: "client_rss_mb", Unit: "MiB", Meaning: "this process's resident memory at the end of the step",
 			Formula: "VmRSS (/proc/self/status)", Value: always(func(s *results.Step) float64 { return s.ClientRSSMB })},

@@ -19,7 +19,7 @@ import (
 
 // stepView is the metrics of a step table, in order; a column appears when its metric applies
 // to one of the table's rows.
-var stepView = []string{"rate", "ips", "dps", "qps", "ips_target", "met", "secs", "settle_s", "rows", "db_MB", "eng_MB", "B/row",
+var stepView = []string{"rate", "ips", "dps", "qps", "ips_target", "met", "secs", "settle_s", "rows", "db_MB", "log_MB", "eng_MB", "B/row",
 	"rMB/s", "wMB/s", "GBw", "rKB/op", "wKB/op", "wKB/i", "debt_MB", "dKB/op", "fl/op", "cpu_us/op", "ccpu_us/op", "cs/op", "rss_MB", "obs%",
 	"db/mem", "regime", "cache_MB", "anon_MB", "majflt/op", "refault/op", "psi_some", "psi_full", "oom",
 	"max", "max_i", "rate_p50", "rate_p99", "retries",

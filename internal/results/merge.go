@@ -320,7 +320,7 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 	hosts := perHost(ps, func(s Step) float64 { return float64(s.Ops) })
 	var hostCPUPct, hostCPU, reads, readKB, writes, writeKB, discardKB, flushes, cs float64
 	var readMB, writeMB, discardMB, gbRead, gbWritten float64
-	var dbBytes, dbApparent int64
+	var dbBytes, dbApparent, logBytesOnDisk int64
 	m.Device = ""
 	for _, i := range hosts {
 		s, n := ps[i].v, float64(ps[i].v.Ops)
@@ -335,7 +335,7 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 		cs += s.CSPerOp * n
 		readMB, writeMB, discardMB = readMB+s.ReadMBPerSec, writeMB+s.WriteMBPerSec, discardMB+s.DiscardMBPerSec
 		gbRead, gbWritten = gbRead+s.GBRead, gbWritten+s.GBWritten
-		dbBytes, dbApparent = dbBytes+s.DBBytes, dbApparent+s.DBApparentBytes
+		dbBytes, dbApparent, logBytesOnDisk = dbBytes+s.DBBytes, dbApparent+s.DBApparentBytes, logBytesOnDisk+s.LogBytes
 		if s.Device != "" && !strings.Contains(m.Device, s.Device) {
 			m.Device = strings.TrimPrefix(m.Device+","+s.Device, ",")
 		}
@@ -347,7 +347,7 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 		m.WritesPerInsert, m.WriteKBPerInsert = writes/writeUnits, writeKB/writeUnits
 	}
 	m.ReadMBPerSec, m.WriteMBPerSec, m.DiscardMBPerSec, m.GBRead, m.GBWritten = readMB, writeMB, discardMB, gbRead, gbWritten
-	m.DBBytes, m.DBApparentBytes = dbBytes, dbApparent
+	m.DBBytes, m.DBApparentBytes, m.LogBytes = dbBytes, dbApparent, logBytesOnDisk
 	m.BytesPerRow = 0
 	if m.Rows > 0 {
 		m.BytesPerRow = float64(m.DBBytes) / float64(m.Rows)
@@ -511,12 +511,13 @@ func mergeIntervals(runs []*Run) []Interval {
 				}
 			}
 		}
-		m.HostCPUPct, m.ReadMBPerSec, m.WriteMBPerSec, m.DiscardMBPerSec, m.DBBytes = 0, 0, 0, 0, 0
+		m.HostCPUPct, m.ReadMBPerSec, m.WriteMBPerSec, m.DiscardMBPerSec, m.DBBytes, m.LogBytes = 0, 0, 0, 0, 0, 0
 		for _, i := range perHost(ps, func(iv Interval) float64 { return iv.Rate }) {
 			iv := ps[i].v
 			m.HostCPUPct += iv.HostCPUPct
 			m.ReadMBPerSec, m.WriteMBPerSec, m.DiscardMBPerSec = m.ReadMBPerSec+iv.ReadMBPerSec, m.WriteMBPerSec+iv.WriteMBPerSec, m.DiscardMBPerSec+iv.DiscardMBPerSec
 			m.DBBytes += iv.DBBytes
+			m.LogBytes += iv.LogBytes
 		}
 		out = append(out, m)
 	}

@@ -158,12 +158,19 @@ type Step struct {
 
 	// Rows is the table rows at the end of the step (all tables).
 	Rows int64 `json:"rows"`
-	// DBBytes is the allocated size of the data directory (st_blocks·512) at the end of the step.
+	// DBBytes is the allocated size (st_blocks·512) of the data directory's tables and indexes
+	// at the end of the step: the directory without the engine's logs (LogBytes; see
+	// table.Info.LogFiles). DBApparentBytes is the same files' st_size sum.
 	DBBytes         int64 `json:"db_bytes"`
 	DBApparentBytes int64 `json:"db_apparent_bytes"`
+	// LogBytes is the allocated size of the engine's logs, journals and their preallocated
+	// files in the data directory at the end of the step (pebble's and RocksDB's WAL,
+	// WiredTiger's log and preplog files, SQLite's -wal, PostgreSQL's pg_wal, InnoDB's redo).
+	LogBytes int64 `json:"log_bytes"`
 	// EngineDBBytes is the engine's own size figure, 0 when it has none.
-	EngineDBBytes int64   `json:"engine_db_bytes"`
-	BytesPerRow   float64 `json:"bytes_per_row"`
+	EngineDBBytes int64 `json:"engine_db_bytes"`
+	// BytesPerRow is DBBytes / Rows: the tables' and indexes' bytes per row, logs apart.
+	BytesPerRow float64 `json:"bytes_per_row"`
 
 	// Device is the block device counted (empty: storage figures were not measured).
 	Device           string  `json:"device"`
@@ -296,7 +303,10 @@ type Interval struct {
 	// ServerPSSMB is the managed server's PSS on the ticks it is read (--pss-every-secs, and
 	// the step's last), absent otherwise.
 	ServerPSSMB float64 `json:"server_pss_mb,omitempty"`
-	DBBytes     int64   `json:"db_bytes"`
+	// DBBytes and LogBytes are the data directory's tables and indexes and its logs, allocated
+	// bytes (see Step).
+	DBBytes  int64 `json:"db_bytes"`
+	LogBytes int64 `json:"log_bytes,omitempty"`
 }
 
 // Kind returns the step's kind named name, nil when the step has none.

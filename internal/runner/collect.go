@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -251,7 +252,7 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 	}
 	iv.HostCPUPct = per(float64(b.sys.CPU.BusyTicks()-a.sys.CPU.BusyTicks()), float64(totalTicks(b.sys.CPU)-totalTicks(a.sys.CPU))) * 100
 	iv.ClientRSSMB = float64(b.sys.SelfRSSBytes) / mib
-	iv.DBBytes = b.sys.DirAllocated
+	iv.DBBytes, iv.LogBytes = b.sys.DirAllocated-b.sys.DirLogAllocated, b.sys.DirLogAllocated
 	return iv
 }
 
@@ -319,7 +320,8 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	r.ObserverUsPerTick = per(observer/1e3, float64(c.ticks))
 	if a.sysOK && b.sysOK {
 		if b.sys.DirOK {
-			r.DBBytes, r.DBApparentBytes = b.sys.DirAllocated, b.sys.DirApparent
+			r.DBBytes, r.DBApparentBytes = b.sys.DirAllocated-b.sys.DirLogAllocated, b.sys.DirApparent-b.sys.DirLogApparent
+			r.LogBytes = b.sys.DirLogAllocated
 			r.BytesPerRow = per(float64(r.DBBytes), float64(r.Rows))
 		}
 		if a.sys.DiskOK && b.sys.DiskOK {
@@ -353,7 +355,11 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 			if r.EngineCounters == nil {
 				r.EngineCounters = map[string]int64{}
 			}
-			r.EngineCounters[k] = v - v0
+			if strings.HasSuffix(k, table.LevelSuffix) {
+				r.EngineCounters[k] = v // a level: as it is at the step's end
+			} else {
+				r.EngineCounters[k] = v - v0
+			}
 		}
 	}
 	c.syscallFigures(&r, a, b, ops)

@@ -29,6 +29,9 @@ type Sample struct {
 	// bytes (see DirSize); valid only if DirOK, which is false when the directory does not
 	// exist or the walk was not done (SampleCounters).
 	DirAllocated, DirApparent int64
+	// DirLogAllocated and DirLogApparent are the part of DirAllocated and DirApparent that the
+	// Sampler's LogFiles match (the engine's logs and journals); valid only if DirOK.
+	DirLogAllocated, DirLogApparent int64
 	// DirOK reports whether DirAllocated and DirApparent were measured.
 	DirOK bool
 }
@@ -81,6 +84,7 @@ type Sampler struct {
 	stat      procFile
 	selfStat  procFile
 	status    procFile
+	logs      LogFiles // the data directory's log files (SetLogFiles)
 }
 
 // NewSampler prepares a Sampler for dataDir, which need not exist yet. It discovers the block
@@ -137,6 +141,10 @@ func NewDeviceSampler(dir string) (*Sampler, error) {
 // non-nil).
 func (s *Sampler) Device() Device { return s.dev }
 
+// SetLogFiles makes Sample sum the data directory's entries that logs match apart
+// (Sample.DirLogAllocated): the engine's logs, journals and their preallocation.
+func (s *Sampler) SetLogFiles(logs LogFiles) { s.logs = logs }
+
 // DiskError returns why disk sampling is disabled, or nil if it is enabled. The error wraps
 // ErrNoBlockDevice when the data directory is on a filesystem without a local block device.
 func (s *Sampler) DiskError() error { return s.diskErr }
@@ -149,10 +157,11 @@ func (s *Sampler) Sample(dst *Sample) error {
 	if s.noDir {
 		return err
 	}
-	alloc, app, derr := DirSize(s.dataDir)
+	u, derr := DirUsageOf(s.dataDir, s.logs)
 	switch {
 	case derr == nil:
-		dst.DirAllocated, dst.DirApparent, dst.DirOK = alloc, app, true
+		dst.DirAllocated, dst.DirApparent, dst.DirOK = u.Allocated, u.Apparent, true
+		dst.DirLogAllocated, dst.DirLogApparent = u.LogAllocated, u.LogApparent
 	case errors.Is(derr, fs.ErrNotExist) && !dirExists(s.dataDir):
 		// not created yet (or removed): DirOK stays false
 	case err == nil:

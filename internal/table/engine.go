@@ -42,6 +42,13 @@ type Info struct {
 	Stores bool `json:"stores"`
 	// Options are the effective engine options, every default resolved.
 	Options map[string]string `json:"options"`
+	// LogFiles are path.Match patterns of the files in the engine's data directory that hold
+	// its logs rather than its tables and indexes: write-ahead logs, journals and their
+	// preallocated files, a managed server's own log. A pattern without '/' matches a base
+	// name (a matching directory takes all below it: "pg_wal"), one with '/' the path from
+	// the data directory ("data/ib_logfile*"). The data directory's size is reported without
+	// them (db_bytes) and with them apart (log_bytes).
+	LogFiles []string `json:"log_files,omitempty"`
 }
 
 // Session does data operations for one worker. It is not safe for concurrent use. Each call that
@@ -102,11 +109,17 @@ type ContextCloser interface {
 
 // CounterReporter is implemented by embedded engines that keep statistics of their own
 // (compaction bytes, stall time, log syncs): the runner reads them at each step's start and end
-// and records the deltas.
+// and records the deltas, except for levels (names ending in LevelSuffix), which it records as
+// they are at the step's end.
 type CounterReporter interface {
-	// EngineCounters returns the engine's cumulative counters by their own names.
+	// EngineCounters returns the engine's cumulative counters by their own names, and levels
+	// (bytes in a cache, read amplification) named with LevelSuffix.
 	EngineCounters() map[string]int64
 }
+
+// LevelSuffix ends the name of an engine counter that is a level, not a count: the runner
+// records its value at the step's end instead of its change over the step ("cache_bytes_now").
+const LevelSuffix = "_now"
 
 // Settler is implemented by engines that defer work a write causes: a memtable that an LSM
 // flushes later, a checkpoint that a B-tree or a server takes every minute, SQLite's WAL

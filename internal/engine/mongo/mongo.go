@@ -508,7 +508,7 @@ func (e *eng) describe(ctx context.Context) error {
 	if rc == "" {
 		rc = "server default"
 	}
-	e.info = table.Info{Name: Name, Family: "document", Version: version, Stores: true, Options: map[string]string{
+	e.info = table.Info{Name: Name, Family: "document", Version: version, Stores: true, LogFiles: logFiles, Options: map[string]string{
 		"database": e.cfg.database, "w": e.cfg.w, "j": j, "wtimeout_ms": strconv.FormatInt(e.cfg.wtimeout.Milliseconds(), 10),
 		"read_concern": rc, "txn": txn, "id_format": idf, "io": e.cfg.io, "wire": wire,
 		"server.topology": e.topology, "server.storage_engine": orNotReported(status.StorageEngine.Name),
@@ -676,6 +676,10 @@ func (e *eng) Cleanup(ctx context.Context) (string, error) {
 	}
 	return "", fmt.Errorf("mongo: fsync: %w", err)
 }
+
+// logFiles are the logs in a managed server's directory: the PostgreSQL backend's WAL, the
+// SQLite backend's write-ahead logs, the servers' logs.
+var logFiles = []string{"pg_wal", "*-wal", "*-shm", "*.log"}
 
 // Settle implements table.Settler: the fsync command, a checkpoint of the storage engine (what
 // WiredTiger does every 60 s), when the server has it.

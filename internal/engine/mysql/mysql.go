@@ -114,7 +114,7 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 	}
 	info := table.Info{Name: name, Options: map[string]string{
 		"cache_mb": strconv.FormatInt(o.CacheBytes>>20, 10), "sync": strconv.FormatBool(o.Sync), "table_engine": te,
-	}}
+	}, LogFiles: mysqlLogFiles}
 	choice, err := sqlfam.ParseClientOptions(name, o.Extra, info.Options)
 	if err != nil {
 		return nil, err
@@ -413,6 +413,11 @@ func writeBackDirtyPages(ctx context.Context, db *sql.DB) error {
 	}
 	return nil
 }
+
+// mysqlLogFiles are the logs in a managed MariaDB's directory: InnoDB's redo log, the binary
+// log and its index, Aria's log, MyRocks' WAL (#rocksdb/*.log) and info log, the transaction
+// coordinator log, the server's log.
+var mysqlLogFiles = []string{"ib_logfile*", "binlog.*", "*-bin.*", "aria_log.*", "*.log", "LOG", "LOG.old.*"}
 
 // statusCounters are the SHOW GLOBAL STATUS counters a step records (those the server has).
 const statusCounters = `'Innodb_os_log_written', 'Binlog_bytes_written', 'rocksdb_wal_bytes', 'Innodb_data_fsyncs',

@@ -134,6 +134,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	info := table.Info{
 		Name:    "pebble",
 		Version: engine.ModuleVersion("github.com/cockroachdb/pebble/v2"),
+		// The WAL files (recycled ones included: pebble keeps them allocated for reuse).
+		LogFiles: []string{"*.log"},
 		Options: map[string]string{
 			"cache_mb":                strconv.FormatInt(o.CacheBytes>>20, 10),
 			"cache_capacity_mb":       strconv.FormatInt(capacity>>20, 10) + " (cache_mb + 2 memtables, which pebble reserves from it)",

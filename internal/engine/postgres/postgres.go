@@ -75,7 +75,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	}
 	info := table.Info{Name: "postgres", Options: map[string]string{
 		"cache_mb": strconv.FormatInt(o.CacheBytes>>20, 10), "sync": strconv.FormatBool(o.Sync),
-	}}
+	}, LogFiles: []string{"pg_wal", "server.log"}} // the WAL and the managed server's log
 	choice, err := sqlfam.ParseClientOptions("postgres", o.Extra, info.Options)
 	if err != nil {
 		return nil, err

@@ -122,6 +122,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	info := table.Info{
 		Name:    name,
 		Version: rocksdbVersion(),
+		// The WAL files and the info log.
+		LogFiles: []string{"*.log", "LOG", "LOG.old.*"},
 		Options: map[string]string{
 			"cache_mb":            strconv.FormatInt(o.CacheBytes>>20, 10),
 			"sync":                strconv.FormatBool(o.Sync),

@@ -104,6 +104,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	info := table.Info{
 		Name:    "sqlite",
 		Version: version,
+		// The write-ahead log and its index, or the rollback journal.
+		LogFiles: []string{"*-wal", "*-shm", "*-journal"},
 		Options: map[string]string{
 			"cache_mb":     strconv.FormatInt(o.CacheBytes>>20, 10) + " per connection",
 			"sync":         strconv.FormatBool(o.Sync),

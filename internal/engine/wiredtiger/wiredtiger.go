@@ -134,6 +134,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	info := table.Info{
 		Name:    name,
 		Version: version(),
+		// The log (journal) and its preallocated and temporary files.
+		LogFiles: []string{"WiredTigerLog.*", "WiredTigerPreplog.*", "WiredTigerTmplog.*"},
 		Options: map[string]string{
 			"cache_mb":        strconv.FormatInt(o.CacheBytes>>20, 10),
 			"sync":            strconv.FormatBool(o.Sync),
