@@ -107,7 +107,7 @@ func TestLoadRefusesBadRunDirectories(t *testing.T) {
 		{"manifest of a wrong type", manifest(func(m map[string]any) { m["run_id"] = 7 }),
 			"run.json: cannot unmarshal number into Go struct field Manifest.run_id of type string", 0, 0},
 		{"newer schema", manifest(func(m map[string]any) { m["schema_version"] = 99 }),
-			"run.json: schema_version 99: this rumbench reads 1 to 2 (a newer rumbench wrote it?)", 0, 0},
+			"run.json: schema_version 99: this rumbench reads 1 to 3 (a newer rumbench wrote it?)", 0, 0},
 		{"complete run without targets", manifest(func(m map[string]any) { m["targets"] = []any{} }),
 			"run.json: status ok but no targets: a completed run lists the engines it ran", 0, 0},
 		{"failed run without targets", manifest(func(m map[string]any) { m["targets"], m["status"] = []any{}, StatusFailed }), "", 2, 2},

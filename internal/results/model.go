@@ -13,7 +13,8 @@ import (
 )
 
 // SchemaVersion is the version of the result schema written in run.json.
-const SchemaVersion = 2
+// Version 3: write steps settle (settle_secs), db_bytes leaves the engine's logs out (log_bytes).
+const SchemaVersion = 3
 
 // Step statuses.
 const (
