@@ -352,9 +352,9 @@ type eng struct {
 	// block the thread); holdsP: the thread keeps its P while it waits (raw system calls), and
 	// every open session adds one to GOMAXPROCS (netblock.HoldPs).
 	lock, holdsP bool
-	// findEach: the server is FerretDB, which pushes an equality on _id down to its backend but
-	// not an $in: a select of whole keys IN a list, and a Get of several keys, are one find per
-	// key (option in_lists in Info).
+	// findEach: the server is FerretDB (not the managed one over SQLite), which pushes an
+	// equality on _id down to its backend but not an $in: a select of whole keys IN a list, and
+	// a Get of several keys, are one find per key (option in_lists in Info).
 	findEach bool
 	// wireOwn: insert commands go on the sessions' own connections (option wire=own), to
 	// wireAddr on wireNet, dialed with wireDial (option io's sockets).
@@ -480,7 +480,9 @@ func (e *eng) describe(ctx context.Context) error {
 		e.txn = e.topology != "standalone" && build.FerretDBVersion == ""
 	}
 	e.idString = e.cfg.idFormat == "string" || (e.cfg.idFormat == "auto" && e.srv != nil)
-	e.findEach = build.FerretDBVersion != ""
+	// Over SQLite FerretDB scans the table for an _id equality too: one $in find (one scan) is
+	// cheaper than a scan per key. The backend of a dsn FerretDB is not known: per key.
+	e.findEach = build.FerretDBVersion != "" && (e.srv == nil || e.cfg.backend != server.BackendSQLite)
 	version := "MongoDB " + build.Version
 	if build.FerretDBVersion != "" {
 		version = "FerretDB " + build.FerretDBVersion + " (MongoDB-compatible " + build.Version + ")"
