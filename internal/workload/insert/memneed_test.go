@@ -4,35 +4,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rumbench/rumbench/internal/memneed"
-	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
-
-// buildSized builds the workload from args under a budget of budget bytes.
-func buildSized(t *testing.T, profile string, budget int64, args ...string) error {
-	t.Helper()
-	d := newDefinition()
-	if err := d.Flags().Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	_, err := d.Build(workload.Shared{Profile: profile, Seed: 1, Memory: memneed.Budget{Bytes: budget, From: "--memory-limit allows"}})
-	return err
-}
 
 // TestMemNeed: every profile fits in 256 MiB with 8 clients; clients × rows-per-commit past the
 // budget are refused in one line naming the inputs, the estimate and the limit.
 func TestMemNeed(t *testing.T) {
 	for _, p := range profileNames {
-		if err := buildSized(t, p, 256<<20, "--clients", "8"); err != nil {
+		if err := worktest.BuildSized(t, newDefinition(), p, 256<<20, "--clients", "8"); err != nil {
 			t.Errorf("profile %s: %v", p, err)
 		}
 	}
-	err := buildSized(t, "quick", 256<<20, "--clients", "1024", "--rows-per-commit", "100000")
+	err := worktest.BuildSized(t, newDefinition(), "quick", 256<<20, "--clients", "1024", "--rows-per-commit", "100000")
 	want := "insert: clients=1024 × rows-per-commit=100000 needs about 47 GiB (47 MiB a client: a batch of 100000 rows × 2 copies, and its writer's and query thread's histograms), more than the 256 MiB --memory-limit allows; valid: settings whose estimate is under 256 MiB"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %q", err, want)
 	}
-	if err := buildSized(t, "quick", 256<<20, "--clients", "0"); err == nil || !strings.HasPrefix(err.Error(), "--clients 0") {
+	if err := worktest.BuildSized(t, newDefinition(), "quick", 256<<20, "--clients", "0"); err == nil || !strings.HasPrefix(err.Error(), "--clients 0") {
 		t.Errorf("--clients 0: %v, want the count's own message first", err)
 	}
 }

@@ -6,20 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rumbench/rumbench/internal/memneed"
-	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
-
-// buildSized builds the workload from args under a budget of budget bytes.
-func buildSized(t *testing.T, profile string, budget int64, args ...string) error {
-	t.Helper()
-	d := newDefinition()
-	if err := d.Flags().Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	_, err := d.Build(workload.Shared{Profile: profile, Seed: 1, Memory: memneed.Budget{Bytes: budget, From: "--memory-limit allows"}})
-	return err
-}
 
 // TestMemNeed: every profile of both references fits in 256 MiB with 8 requesters; payloads,
 // clients and link types past the budget are refused in one line naming the input, the
@@ -27,7 +15,7 @@ func buildSized(t *testing.T, profile string, budget int64, args ...string) erro
 func TestMemNeed(t *testing.T) {
 	for _, p := range profileNames {
 		for _, ref := range []string{"smalldatum", "upstream"} {
-			if err := buildSized(t, p, 256<<20, "--reference", ref, "--requesters", "8", "--loaders", "8"); err != nil {
+			if err := worktest.BuildSized(t, newDefinition(), p, 256<<20, "--reference", ref, "--requesters", "8", "--loaders", "8"); err != nil {
 				t.Errorf("profile %s, reference %s: %v", p, ref, err)
 			}
 		}
@@ -52,7 +40,7 @@ func TestMemNeed(t *testing.T) {
 		{[]string{"--properties", props("link_type_count = 50000\n")},
 			"linkbench: link_type_count=50000 needs about 5.3 GiB (512 nodes' 25600000 links and 25600000 (id1, link_type) pairs the check holds)"},
 	} {
-		err := buildSized(t, "quick", 256<<20, c.args...)
+		err := worktest.BuildSized(t, newDefinition(), "quick", 256<<20, c.args...)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: %v\nwant one line starting %q", c.args, err, c.want)
 		}

@@ -4,39 +4,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rumbench/rumbench/internal/memneed"
-	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
-
-// buildSized builds the workload from args under a budget of budget bytes.
-func buildSized(t *testing.T, profile string, budget int64, args ...string) error {
-	t.Helper()
-	d := newDefinition()
-	if err := d.Flags().Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	_, err := d.Build(workload.Shared{Profile: profile, Seed: 1, Memory: memneed.Budget{Bytes: budget, From: "--memory-limit allows"}})
-	return err
-}
 
 // TestMemNeed: every profile fits in 256 MiB with 16 threads; threads past the budget are
 // refused in one line naming the input, the estimate and the limit, sized by the widest range
 // among the tests that run.
 func TestMemNeed(t *testing.T) {
 	for _, p := range profileNames {
-		if err := buildSized(t, p, 256<<20, "--threads", "16", "--tables", "8"); err != nil {
+		if err := worktest.BuildSized(t, newDefinition(), p, 256<<20, "--threads", "16", "--tables", "8"); err != nil {
 			t.Errorf("profile %s: %v", p, err)
 		}
 	}
-	err := buildSized(t, "quick", 256<<20, "--threads", "4096")
+	err := worktest.BuildSized(t, newDefinition(), "quick", 256<<20, "--threads", "4096")
 	want := "sysbench: threads=4096 needs about 24 GiB (6.1 MiB a thread: 10000 rows of read-only_range=10000 × 2 copies, and its histograms), more than the 256 MiB --memory-limit allows; valid: settings whose estimate is under 256 MiB"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %q", err, want)
 	}
-	if err := buildSized(t, "quick", 2<<30, "--threads", "4096", "--tests", "point-query"); err != nil {
+	if err := worktest.BuildSized(t, newDefinition(), "quick", 2<<30, "--threads", "4096", "--tests", "point-query"); err != nil {
 		t.Errorf("point queries only: %v", err)
 	}
-	if err := buildSized(t, "quick", 256<<20, "--threads", "5000"); err == nil || !strings.HasPrefix(err.Error(), "--threads 5000") {
+	if err := worktest.BuildSized(t, newDefinition(), "quick", 256<<20, "--threads", "5000"); err == nil || !strings.HasPrefix(err.Error(), "--threads 5000") {
 		t.Errorf("--threads 5000: %v, want the count's own message first", err)
 	}
 }

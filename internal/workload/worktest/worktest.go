@@ -4,7 +4,6 @@ package worktest
 
 import (
 	"context"
-	"github.com/rumbench/rumbench/internal/server/ferrettest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,12 +12,26 @@ import (
 	"time"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/memneed"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/server/ferrettest"
 	"github.com/rumbench/rumbench/internal/sysstat"
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
 )
+
+// BuildSized parses args into d's flags and builds the workload of profile (seed 1) under a
+// memory budget of budget bytes, as if --memory-limit allowed that: the size checks' error, or
+// nil. A flag that does not parse fails the test.
+func BuildSized(t testing.TB, d workload.Definition, profile string, budget int64, args ...string) error {
+	t.Helper()
+	if err := d.Flags().Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	_, err := d.Build(workload.Shared{Profile: profile, Seed: 1, Memory: memneed.Budget{Bytes: budget, From: "--memory-limit allows"}})
+	return err
+}
 
 // Engine opens the registered engine name in a fresh directory (its parent traversable, as the
 // managed servers run as the postgres and mysql users) with an 8 MiB cache; it is closed when the
