@@ -44,6 +44,9 @@ type Config struct {
 	// CacheBytes and Sync are the options every engine takes.
 	CacheBytes int64
 	Sync       bool
+	// EngineCacheBytes is the cache of the engines a workload profile sizes for its regime, by
+	// registered engine name (workload.CachePlanner), bytes; the others take CacheBytes.
+	EngineCacheBytes map[string]int64
 	// DataDir holds one subdirectory per engine. A non-empty one is refused unless Fresh, which
 	// empties it. KeepData keeps each engine's data after its steps.
 	DataDir  string
@@ -372,7 +375,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 			}
 		}
 	}()
-	opts := engine.Options{Dir: dir, CacheBytes: cfg.CacheBytes, Sync: cfg.Sync, Extra: t.Engine.Options, SyncAcct: cfg.SyncAcct}
+	opts := engine.Options{Dir: dir, CacheBytes: cfg.cacheBytes(t.Engine.Name), Sync: cfg.Sync, Extra: t.Engine.Options, SyncAcct: cfg.SyncAcct}
 	if mem != nil && spec.Server {
 		opts.Cgroup = mem.Dir
 	}
@@ -608,4 +611,13 @@ func gitSHA() string {
 		}
 	}
 	return "unknown"
+}
+
+// cacheBytes returns the cache of the engine registered as name, bytes: its own
+// (EngineCacheBytes) or the run's (CacheBytes).
+func (cfg Config) cacheBytes(name string) int64 {
+	if b, ok := cfg.EngineCacheBytes[name]; ok {
+		return b
+	}
+	return cfg.CacheBytes
 }

@@ -94,7 +94,7 @@ func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	spec := workerSpec{Args: cfg.Args, Target: i, Rep: max(out.rep, 1), RunID: out.runID(), Cgroup: g.Dir, CgroupVersion: g.Version, Limit: g.Limit,
-		GoLimit: goLimit(g.Limit, cfg.CacheBytes)}
+		GoLimit: goLimit(g.Limit, cfg.cacheBytes(cfg.Targets[i].Engine.Name))}
 	if err := json.NewEncoder(stdin).Encode(spec); err != nil {
 		return fmt.Errorf("%s: cannot reach the engine worker: %w", label, err)
 	}

@@ -41,6 +41,7 @@ type runFlags struct {
 	engineOpts, serverConfigs       []string
 	dsn, serverBin                  string
 	cacheMB                         int64
+	cacheMBSet                      bool // --cache-mb given (or set by a memory profile): every engine takes it
 	sync, fresh, keepData, quiet    bool
 	syscalls                        bool
 	fsyncLatency                    time.Duration
@@ -113,7 +114,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "server config file (postgresql.conf or my.cnf fragment; for mongo, key=value client settings such as j=false) or a directory of them; repeat for a configuration matrix: each server engine runs once per file")
 	fl.StringVar(&f.dsn, "dsn", "", "use the running server at this URL/DSN instead of a private instance (one server engine only)")
 	fl.StringVar(&f.serverBin, "server-bin", "", "directory of the server binaries (default: discovered)")
-	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB, the same for every engine")
+	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB for every engine; when not given, the engines a profile sizes for its regime get their own (docs/engine-settings.md), the others this")
 	fl.BoolVar(&f.sync, "sync", true, "sync on commit (--sync=false to turn off)")
 	fl.BoolVar(&f.fresh, "fresh", false, "empty a non-empty engine data directory instead of refusing it; on a --dsn server, drop the workload's tables (rumbench's own, and only those) before loading")
 	fl.BoolVar(&f.reuse, "reuse", false, "run on the data rumbench prepare loaded (same --data-dir, or --dsn): the load steps are skipped, and data prepared with other settings is refused")
@@ -245,10 +246,11 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	if !slices.Contains(spec.Profiles, f.profile) {
 		return bench.Config{}, usagef("unknown profile %q (valid: %s)", input.Short(f.profile), strings.Join(spec.Profiles, ", "))
 	}
+	f.cacheMBSet = cmd.Flags().Changed("cache-mb")
 	if p, ok := memoryProfiles[f.profile]; ok {
 		// A memory profile's cache and cap, unless given.
-		if !cmd.Flags().Changed("cache-mb") {
-			f.cacheMB = p.cacheMB
+		if !f.cacheMBSet {
+			f.cacheMB, f.cacheMBSet = p.cacheMB, true
 		}
 		if !cmd.Flags().Changed("memory-limit") {
 			f.memoryLimit = p.limit
@@ -331,8 +333,9 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if err := input.CheckName(label); err != nil {
 		return bench.Config{}, usagef("--label %q: %v (it names the run directory)", input.Short(label), err)
 	}
+	engineCache, regime := engineCaches(f, engines, wl)
 	return bench.Config{
-		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, Sync: f.sync,
+		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, EngineCacheBytes: engineCache, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,
 		SyncAcct:    acct,
@@ -348,6 +351,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
 			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB, "repeat": f.repeat,
 			"prepare": f.prepare, "reuse": f.reuse, "settle": settle.String(),
+			"regime": regime, "engine_cache_mb": cacheMBs(engineCache),
 		},
 	}, nil
 }

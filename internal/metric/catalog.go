@@ -323,18 +323,29 @@ func init() {
 				}
 				return float64(s.DBBytes) / float64(s.Memory.LimitBytes), true
 			}},
-		&Metric{Name: "regime", Field: "read_kb_per_op, memory", Unit: "cached | IO-bound", Missing: noCap + ", or no block device behind the data directory",
-			Meaning: "whether the step ran from memory or waited on storage reads, from the reads it measured",
-			Formula: "IO-bound when read_kb_per_op >= 1 (a quarter of a 4 KiB page per op), else cached",
-			Steps:   "steps run with --memory-limit", Applies: hasMemory, Words: [2]string{"cached", "IO-bound"},
+		&Metric{Name: "regime", Field: "read_kb_per_op, engine_counters, server_counters, latency", Unit: "cached | IO-bound | cache-bound",
+			Missing: "run without --memory-limit on an engine that reports no cache pressure (stall_us/op, appevict/op), or no block device behind the data directory",
+			Meaning: "whether the step ran from memory, waited on storage reads, or waited on the engine's cache or write stalls, from what it measured",
+			Formula: "IO-bound when read_kb_per_op >= 1 (a quarter of a 4 KiB page per op); else cache-bound when the stall time (stall_us/op · ops) is at least a quarter of the operations' time (Σ count · mean response time of the step's kinds); else cached",
+			Steps:   "steps run with --memory-limit, and steps of engines that report cache pressure", Applies: func(s *results.Step) bool { return hasMemory(s) || hasPressure(s) },
+			Words: []string{"cached", "IO-bound", "cache-bound"}, Value: Regime},
+		&Metric{Name: "stall_us/op", Field: "engine_counters, server_counters", Unit: "µs/op", Better: Lower,
+			Missing: "the engine reports no stall time (sqlite, lmdb, bbolt, postgres, InnoDB, mongo)",
+			Meaning: "time the engine's callers waited on its cache or its write stalls, per op (wiredtiger: waiting for cache space, evicting pages themselves, forced eviction, reading pages back; rocksdb, myrocks, pebble: write stalls)",
+			Formula: "Σ Δ(wiredtiger app_cache_wait_us + force_evict_{dirty,clean,fail}_us + app_read_us; rocksdb rocksdb.stall.micros; pebble write_stall_us; myrocks rocksdb_stall_micros) / ops",
+			Steps:   "steps of engines that report a stall time", Applies: func(s *results.Step) bool { _, ok := StallUs(s); return ok },
 			Value: func(s *results.Step) (float64, bool) {
-				if s.Memory == nil || s.Device == "" {
-					return 0, false
-				}
-				if s.ReadKBPerOp >= IOBoundReadKB {
-					return 1, true
-				}
-				return 0, true
+				v, ok := StallUs(s)
+				return per(v, float64(s.Ops)), ok
+			}},
+		&Metric{Name: "appevict/op", Field: "engine_counters, server_counters", Unit: "pages/op", Better: Lower,
+			Missing: "the engine reports no such count (all but wiredtiger and InnoDB)",
+			Meaning: "pages the engine's callers had to free in its cache themselves before going on, per op (wiredtiger: pages evicted by application threads; InnoDB: waits for a free buffer pool page)",
+			Formula: "Σ Δ(wiredtiger app_evict_pages; InnoDB Innodb_buffer_pool_wait_free) / ops",
+			Steps:   "steps of wiredtiger and mysql (InnoDB)", Applies: func(s *results.Step) bool { _, ok := AppEvictions(s); return ok },
+			Value: func(s *results.Step) (float64, bool) {
+				v, ok := AppEvictions(s)
+				return per(v, float64(s.Ops)), ok
 			}},
 		&Metric{Name: "cache_MB", Field: "memory.cache_bytes", Unit: "MiB", Missing: noCap,
 			Meaning: "page cache charged to the engine's memory cgroup at the step's end", Formula: "v1 total_cache, v2 file (memory.stat) / 1024²",

@@ -64,9 +64,9 @@ type Metric struct {
 	Rate bool
 	// YesNo prints the figure as "yes" (1) or "NO" (0).
 	YesNo bool
-	// Words, when set, prints the figure as Words[0] (0) or Words[1] (any other value): a
-	// label such as cached / IO-bound.
-	Words [2]string
+	// Words, when set, prints the figure as a label: Words[v] for the value v (0, 1, 2...), the
+	// last word for any larger value (cached / IO-bound / cache-bound).
+	Words []string
 	// Applies says whether a step has the figure at all; nil: every step.
 	Applies func(s *results.Step) bool
 	// Value returns the step's figure and whether it was measured.

@@ -124,10 +124,8 @@ func (b *builder) cell(m *metric.Metric, xs []float64, scale float64) Cell {
 	s := stats.Summarize(xs)
 	v := s.Median
 	switch {
-	case m.Words[1] != "" && v != 0:
-		return TextCell(m.Words[1])
-	case m.Words[1] != "":
-		return TextCell(m.Words[0])
+	case len(m.Words) > 0:
+		return TextCell(m.Words[min(max(int(v), 0), len(m.Words)-1)])
 	case m.YesNo:
 		if s.Min != 0 { // every repetition
 			return TextCell("yes")

@@ -37,6 +37,18 @@ type Workload interface {
 	Open(ctx context.Context, eng table.Engine) (Run, error)
 }
 
+// CachePlanner is implemented by workloads whose profiles state a regime and size each
+// engine's cache for it. The CLI asks it for every engine when --cache-mb is not given (an
+// explicit --cache-mb applies to every engine).
+type CachePlanner interface {
+	// Regime is the regime the profile is meant to run in: "cached" or "IO-bound".
+	Regime() string
+	// CacheMB returns the cache, MiB, that puts engine in the regime at the workload's scale,
+	// at most maxBytes (0: no bound); false when the engine has no rule (it keeps the run's
+	// default) or the profile leaves caches to the run.
+	CacheMB(engine string, maxBytes int64) (int64, bool)
+}
+
 // Warner is implemented by workloads that have something to say before the run starts (YCSB's
 // unknown properties): each line is printed as a warning before the banner.
 type Warner interface {

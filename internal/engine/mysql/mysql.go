@@ -420,7 +420,10 @@ func writeBackDirtyPages(ctx context.Context, db *sql.DB) error {
 var mysqlLogFiles = []string{"ib_logfile*", "binlog.*", "*-bin.*", "aria_log.*", "*.log", "LOG", "LOG.old.*"}
 
 // statusCounters are the SHOW GLOBAL STATUS counters a step records (those the server has).
-const statusCounters = `'Innodb_os_log_written', 'Binlog_bytes_written', 'rocksdb_wal_bytes', 'Innodb_data_fsyncs',
+// Innodb_buffer_pool_wait_free counts the times a thread needed a free page in the buffer pool,
+// found none and waited for dirty pages to be written back: InnoDB's cache pressure
+// (appevict/op); rocksdb_stall_micros is MyRocks' write stall time (stall_us/op).
+const statusCounters = `'Innodb_os_log_written', 'Binlog_bytes_written', 'rocksdb_wal_bytes', 'Innodb_data_fsyncs', 'Innodb_buffer_pool_wait_free',
 	'Innodb_os_log_fsyncs', 'rocksdb_wal_synced', 'Innodb_data_written', 'Innodb_data_writes', 'Innodb_data_read',
 	'Innodb_pages_written', 'Innodb_buffer_pool_pages_flushed', 'rocksdb_bytes_written', 'rocksdb_bytes_read',
 	'rocksdb_compact_read_bytes', 'rocksdb_compact_write_bytes', 'rocksdb_flush_write_bytes', 'rocksdb_stall_micros',

@@ -13,12 +13,16 @@ type pebEngine struct {
 }
 
 // EngineCounters implements table.CounterReporter from pebble's Metrics, cumulative since the
-// store was opened, in bytes (see writeCounters); nil once pebble has failed fatally.
+// store was opened, in bytes (see writeCounters), and its pressure counters (write stalls and
+// read amplification, pressure.go); nil once pebble has failed fatally.
 func (e *pebEngine) EngineCounters() map[string]int64 {
 	if e.s.failed() != nil {
 		return nil
 	}
-	return writeCounters(e.s.db.Metrics())
+	m := e.s.db.Metrics()
+	out := writeCounters(m)
+	pressureCounters(&e.s.stalls, m, out)
+	return out
 }
 
 // Names of the write counters, all in bytes. What pebble wrote to files is

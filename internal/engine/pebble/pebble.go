@@ -51,6 +51,8 @@ type store struct {
 	writeOpts *pdb.WriteOptions
 	// fatal is pebble's fatal error (quiet.Fatalf), nil while it works.
 	fatal atomic.Pointer[error]
+	// stalls counts pebble's write stalls (pressure.go).
+	stalls stalls
 }
 
 // config holds the parsed engine-specific options.
@@ -102,6 +104,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		MemTableSize:          uint64(memtable) << 20,
 		L0CompactionThreshold: int(l0),
 		Logger:                quiet{st},
+		EventListener:         st.stalls.listener(),
 		CompactionConcurrencyRange: func() (int, int) {
 			return 1, int(conc)
 		},

@@ -110,4 +110,26 @@ var statKeys = []struct {
 	{"log_syncs", C.WT_STAT_CONN_LOG_SYNC},
 	{"log_flushes", C.WT_STAT_CONN_LOG_FLUSH},
 	{"checkpoints", C.WT_STAT_CONN_TXN_CHECKPOINT},
+	// Cache pressure: pages the application threads (rumbench's sessions) evicted themselves
+	// because the cache was full or too dirty for the eviction threads to keep up ("cache:
+	// pages evicted by application threads"), the time they spent evicting ("thread-yield:
+	// application thread time evicting (usecs)") and the time they spent in the cache-full
+	// path, evicting or waiting ("thread-yield: application thread time waiting for cache
+	// (usecs)", which includes the former).
+	{CounterAppEvictPages, C.WT_STAT_CONN_CACHE_EVICTION_APP},
+	{CounterAppEvictUs, C.WT_STAT_CONN_APPLICATION_EVICT_TIME},
+	{CounterAppCacheWaitUs, C.WT_STAT_CONN_APPLICATION_CACHE_TIME},
+	{"force_evict_dirty_us", C.WT_STAT_CONN_CACHE_EVICTION_FORCE_DIRTY_TIME},
+	{"force_evict_clean_us", C.WT_STAT_CONN_CACHE_EVICTION_FORCE_CLEAN_TIME},
+	{"force_evict_fail_us", C.WT_STAT_CONN_CACHE_EVICTION_FORCE_FAIL_TIME},
+	{"force_evict_pages", C.WT_STAT_CONN_CACHE_EVICTION_FORCE},
+	{"app_read_pages", C.WT_STAT_CONN_CACHE_READ_APP_COUNT},
+	{"app_read_us", C.WT_STAT_CONN_CACHE_READ_APP_TIME},
+	{"app_write_us", C.WT_STAT_CONN_CACHE_WRITE_APP_TIME},
+	{"timed_out_ops", C.WT_STAT_CONN_CACHE_TIMED_OUT_OPS},
+	{"max_bytes_now", C.WT_STAT_CONN_CACHE_BYTES_MAX},
+	// Levels at the step's end (table.LevelSuffix): the bytes in the cache ("cache: bytes
+	// currently in the cache") and the dirty bytes ("cache: tracked dirty bytes in the cache").
+	{CounterCacheBytes, C.WT_STAT_CONN_CACHE_BYTES_INUSE},
+	{CounterCacheDirtyBytes, C.WT_STAT_CONN_CACHE_BYTES_DIRTY},
 }

@@ -14,6 +14,9 @@ import (
 type profile struct {
 	rows, writes          int64
 	querySecs, cleanupSec float64
+	// regime is the regime the profile runs in (RegimeCached: each engine's cache holds its
+	// working set, cache.go; RegimeIOBound: under the CLI's memory cap).
+	regime string
 }
 
 // profiles: quick finishes the 3 default engines in about 2 minutes on 2 cores; standard is the
@@ -22,10 +25,10 @@ type profile struct {
 // gives it (256 MiB, 32 MiB cache): a B-tree's database grows to about 5 times the cap, its
 // secondary indexes to about twice the cap.
 var profiles = map[string]profile{
-	"quick":    {rows: 200_000, writes: 50_000, querySecs: 5, cleanupSec: 0},
-	"small":    {rows: 2_000_000, writes: 1_000_000, querySecs: 60, cleanupSec: 10},
-	"standard": {rows: 10_000_000, writes: 20_000_000, querySecs: 1800, cleanupSec: -1},
-	"iobound":  {rows: 4_000_000, writes: 500_000, querySecs: 20, cleanupSec: 0},
+	"quick":    {rows: 200_000, writes: 50_000, querySecs: 5, cleanupSec: 0, regime: RegimeCached},
+	"small":    {rows: 2_000_000, writes: 1_000_000, querySecs: 60, cleanupSec: 10, regime: RegimeCached},
+	"standard": {rows: 10_000_000, writes: 20_000_000, querySecs: 1800, cleanupSec: -1, regime: RegimeCached},
+	"iobound":  {rows: 4_000_000, writes: 500_000, querySecs: 20, cleanupSec: 0, regime: RegimeIOBound},
 }
 
 var profileNames = []string{"quick", "small", "standard", "iobound"}
@@ -78,7 +81,7 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	}
 	changed := d.fs.Changed
 	c := Config{Clients: d.clients, Rows: p.rows, Writes: p.writes, QuerySecs: p.querySecs,
-		CleanupWaitSecs: p.cleanupSec, RowsPerCommit: d.rowsPerCommit, DeletePerInsert: d.deletePerInsert, Seed: s.Seed}
+		CleanupWaitSecs: p.cleanupSec, Regime: p.regime, RowsPerCommit: d.rowsPerCommit, DeletePerInsert: d.deletePerInsert, Seed: s.Seed}
 	if changed("rows") {
 		c.Rows = d.rows
 	}

@@ -57,6 +57,9 @@ type Config struct {
 	Warmup time.Duration
 	// Now is the clock for dateandtime (nil: time.Now).
 	Now func() time.Time
+	// Regime is the profile's regime, RegimeCached or RegimeIOBound; with RegimeCached
+	// CacheMB sizes each engine's cache (cache.go).
+	Regime string
 }
 
 // Default returns the quick profile's configuration.
@@ -149,6 +152,7 @@ func (w *Workload) Config() map[string]any {
 		"steps":             w.steps,
 		"cleanup_wait_secs": w.cleanupWait().Seconds(),
 		"secondary_indexes": 3,
+		"regime":            w.cfg.Regime,
 		"rows_per_query":    rowsPerQuery,
 		"data_length":       fmt.Sprintf("%d..%d", dataMinLen, dataMaxLen),
 		"data_random_pct":   dataRandomPct,

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rumbench/rumbench/internal/workload"
+)
+
+// engineCaches returns the cache, bytes, of each engine whose workload profile sizes it
+// (workload.CachePlanner) and the profile's regime ("" when the workload states none). An
+// explicit --cache-mb (or a memory profile's) applies to every engine: then no engine has a
+// cache of its own. A profile's cache is at most cacheCeiling of the host's memory.
+func engineCaches(f *runFlags, engines []string, wl workload.Workload) (map[string]int64, string) {
+	p, ok := wl.(workload.CachePlanner)
+	if !ok {
+		return nil, ""
+	}
+	if f.cacheMBSet {
+		return nil, p.Regime()
+	}
+	ceiling := cacheCeiling(memTotal())
+	out := map[string]int64{}
+	for _, e := range engines {
+		if mb, ok := p.CacheMB(e, ceiling); ok {
+			out[e] = mb << 20
+		}
+	}
+	if len(out) == 0 {
+		return nil, p.Regime()
+	}
+	return out, p.Regime()
+}
+
+// cacheCeiling is the largest cache a profile gives one engine on a host with mem bytes of
+// memory: MongoDB's default WiredTiger cache, half of the memory less 1 GiB, at least 256 MiB
+// (0: memory unknown, no bound).
+func cacheCeiling(mem int64) int64 {
+	if mem <= 0 {
+		return 0
+	}
+	return max((mem-1<<30)/2, 256<<20)
+}
+
+// memTotal returns the host's MemTotal (/proc/meminfo), bytes; 0 when unknown.
+func memTotal() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// cacheMBs is caches in MiB by engine, for the manifest (nil when none).
+func cacheMBs(caches map[string]int64) map[string]int64 {
+	if len(caches) == 0 {
+		return nil
+	}
+	out := make(map[string]int64, len(caches))
+	for e, b := range caches {
+		out[e] = b >> 20
+	}
+	return out
+}

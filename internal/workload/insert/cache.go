@@ -1,0 +1,76 @@
+package insert
+
+import "github.com/rumbench/rumbench/internal/workload"
+
+// Regimes a profile states.
+const (
+	// RegimeCached: each engine's cache holds the data the steps touch; no step should wait on
+	// storage reads or on its engine's cache.
+	RegimeCached = "cached"
+	// RegimeIOBound: the data outgrows memory (the iobound profile's memory cap); the engines'
+	// caches are small and equal, and the page cache is what the cap leaves.
+	RegimeIOBound = "IO-bound"
+)
+
+// cacheBytesPerRow is, per engine, the cache a cached profile gives it per row the benchmark's
+// tables hold at their largest (rows loaded + rows written, all clients): the engine's
+// in-memory bytes per row of this benchmark (a row of about 60 bytes with its primary key and
+// three secondary index entries), measured with a cache that holds everything, times the
+// headroom its own tuning guide asks for. docs/engine-settings.md has the measurements.
+//   - wiredtiger 1200: its pages take about 400 bytes a row in memory (cache: bytes currently in
+//     the cache, 100 MB at 250k rows, three times its files), of which about 230 are dirty
+//     before a checkpoint (cache: tracked dirty bytes, 57 MB); application threads evict once
+//     the cache is 95% full or its dirty bytes reach 20% (eviction_trigger,
+//     eviction_dirty_trigger), so the cache is at least 230/0.2 ≈ 1150 bytes a row.
+//   - mysql 1000: InnoDB's pages take about 760 bytes a row on disk and in its buffer pool
+//     (O_DIRECT: a page not in the pool is a storage read), plus a quarter for free pages.
+//   - postgres 600: about 490 bytes a row of heap and indexes, plus a quarter.
+//   - sqlite 80: about 62 bytes a row of pages, plus a quarter (the cache is per connection).
+//   - pebble, rocksdb, myrocks 50: about 21 bytes a row of compressed blocks, with their index
+//     and filter blocks, twice over.
+//
+// Engines not listed (lmdb and bbolt have no cache of their own; mongo, null) keep the run's
+// default. The cache is at least DefaultCacheMB.
+var cacheBytesPerRow = map[string]int64{
+	"wiredtiger": 1200,
+	"mysql":      1000,
+	"postgres":   600,
+	"sqlite":     80,
+	"pebble":     50,
+	"rocksdb":    50,
+	"myrocks":    50,
+}
+
+// DefaultCacheMB is the cache an engine gets when the rule gives less, MiB (the --cache-mb
+// default).
+const DefaultCacheMB = 64
+
+// Regime returns the profile's regime (RegimeCached or RegimeIOBound), workload.CachePlanner.
+func (w *Workload) Regime() string { return w.cfg.Regime }
+
+// CacheMB implements workload.CachePlanner: in a cached profile, the cache for engine that
+// holds its in-memory working set at the benchmark's largest table size (cacheBytesPerRow ×
+// (Rows + Writes) × Clients), rounded up to a power of two MiB, at least DefaultCacheMB and at
+// most maxBytes (0: no bound); false for an engine without a rule and in an IO-bound profile.
+func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
+	return cacheMB(w.cfg, engine, maxBytes)
+}
+
+func cacheMB(c Config, engine string, maxBytes int64) (int64, bool) {
+	per, ok := cacheBytesPerRow[engine]
+	if !ok || c.Regime != RegimeCached {
+		return 0, false
+	}
+	clients := int64(max(c.Clients, 1))
+	need := per * (c.Rows + c.Writes) * clients >> 20
+	mb := int64(DefaultCacheMB)
+	for mb < need {
+		mb *= 2
+	}
+	if maxBytes > 0 && mb<<20 > maxBytes {
+		mb = max(maxBytes>>20, DefaultCacheMB)
+	}
+	return mb, true
+}
+
+var _ workload.CachePlanner = (*Workload)(nil)
