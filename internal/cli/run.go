@@ -734,6 +734,15 @@ func progressLine(iv *results.Interval) string {
 	if name == "" {
 		name = "rate"
 	}
+	if iv.Settle {
+		// The step's settling: no operations, the deferred writes they caused.
+		fmt.Fprintf(&b, "%-8s %-7s %6.0fs  settling %.1fs", iv.Target, iv.Step, iv.T, iv.Secs)
+		for _, n := range []string{"wMB/s", "cpu%", "db_MB"} {
+			v, _ := metric.MustGet(n).Interval(iv)
+			fmt.Fprintf(&b, "  %s %.1f", n, v)
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%-8s %-7s %6.0fs  %s %8.0f", iv.Target, iv.Step, iv.T, name, iv.Rate)
 	counted := map[string]bool{} // roles the headline rate counts
 	for _, k := range iv.Kinds {
@@ -767,7 +776,11 @@ func (p *progress) step(s results.Step) {
 	if name == "" {
 		name = "rate"
 	}
-	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, %s %.0f\n", s.Target, s.Step, s.Status, s.Secs, name, s.Rate)
+	settled := ""
+	if s.Settled != "" {
+		settled = fmt.Sprintf(" (then %.1fs settling: %s)", s.SettleSecs, s.Settled)
+	}
+	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, %s %.0f%s\n", s.Target, s.Step, s.Status, s.Secs, name, s.Rate, settled)
 }
 
 func (p *progress) event(format string, args ...any) {
