@@ -85,7 +85,28 @@ func stepTable(name string, steps []*results.Step) *Table {
 	if n := b.intervalNote(); n != "" {
 		t.Footer = append(t.Footer, n)
 	}
+	if n := unsettledNote(steps); n != "" {
+		t.Footer = append(t.Footer, n)
+	}
 	return t
+}
+
+// unsettledNote names the targets whose step wrote rows and ended by itself without settling
+// (--settle off, a long step under --settle auto, a run written before steps settled): their
+// write figures leave out what the engine deferred past the step's end.
+func unsettledNote(steps []*results.Step) string {
+	var names []string
+	for _, s := range steps {
+		wrote := s.IPS > 0 || s.DPS > 0
+		ended := s.Status == results.StatusOK || s.Status == results.StatusDegraded || s.Status == results.StatusTimeLimit
+		if wrote && ended && s.Settled == "" && !slices.Contains(names, s.Target) {
+			names = append(names, s.Target)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "not settled: " + strings.Join(names, ", ") + ": the writes the engine deferred past the step's end (memtable flush, checkpoint) are not in its figures (--settle)"
 }
 
 func Text(w io.Writer, steps []results.Step) error {
