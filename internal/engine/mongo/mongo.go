@@ -38,6 +38,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -683,9 +684,22 @@ func (e *eng) Cleanup(ctx context.Context) (string, error) {
 // SQLite backend's write-ahead logs, the servers' logs.
 var logFiles = []string{"pg_wal", "*-wal", "*-shm", "*.log"}
 
-// Settle implements table.Settler: the fsync command, a checkpoint of the storage engine (what
-// WiredTiger does every 60 s), when the server has it.
+// Settle implements table.Settler: on the managed FerretDB over PostgreSQL, a CHECKPOINT of the
+// backend (FerretDB has no fsync command; its documents are the backend's pages); elsewhere the
+// fsync command, a checkpoint of the storage engine (what WiredTiger does every 60 s), when the
+// server has it.
 func (e *eng) Settle(ctx context.Context) (table.Settled, error) {
+	if e.srv != nil && e.srv.Backend() != nil {
+		conn, err := pgx.Connect(ctx, e.srv.Backend().DSN())
+		if err != nil {
+			return table.Settled{}, fmt.Errorf("mongo: connect to the PostgreSQL backend: %w", err)
+		}
+		defer conn.Close(context.WithoutCancel(ctx))
+		if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+			return table.Settled{}, fmt.Errorf("mongo: CHECKPOINT of the PostgreSQL backend: %w", err)
+		}
+		return table.Settled{Did: "CHECKPOINT of the PostgreSQL backend", DebtBytes: -1}, nil
+	}
 	did, err := e.Cleanup(ctx)
 	return table.Settled{Did: did, DebtBytes: -1}, err
 }
