@@ -52,6 +52,9 @@ type collector struct {
 	settleFrom time.Time
 	settled    string
 	debt       int64
+	// opsEnd is the snapshot at the end of the operations when the step settled (nil
+	// otherwise): the syncs-per-commit figures end there.
+	opsEnd *snapshot
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -362,7 +365,13 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 			}
 		}
 	}
-	c.syscallFigures(&r, a, b, ops)
+	// A commit's syncs are the operations': a checkpoint's syncs in the settling are not a
+	// commit's (they show in fl/op, per op, with the settling's other writes).
+	if c.opsEnd != nil {
+		c.syscallFigures(&r, a, c.opsEnd, ops)
+	} else {
+		c.syscallFigures(&r, a, b, ops)
+	}
 	r.RateP50, r.RateP99 = ratePercentile(c.rates, 0.50), ratePercentile(c.rates, 0.99)
 	r.RateIntervals = len(c.rates)
 	if c.st.TargetInsertRate > 0 {

@@ -141,6 +141,8 @@ loop:
 	if active := time.Since(start); opErr == nil && ctx.Err() == nil && c.wantsSettle(active) {
 		c.tick(time.Now(), false) // the last interval of the operations
 		c.settleFrom = c.prev.t
+		c.opsEnd = newSnapshot(len(st.Kinds))
+		c.opsEnd.copyFrom(c.prev)
 		// On a goroutine of its own: the engine's work (a checkpoint runs in the calling
 		// thread) must not count as the observer's, whose thread this is.
 		var did string

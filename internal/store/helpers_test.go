@@ -164,6 +164,7 @@ func syntheticRun(id, workload, label string, start time.Time, engines []string,
 	m := &results.Manifest{}
 	fill(reflect.ValueOf(m).Elem(), &n)
 	m.RunID, m.Workload, m.Label, m.Start, m.End, m.Status = id, workload, label, start, start.Add(90*time.Second), results.StatusOK
+	m.SchemaVersion = results.SchemaVersion // the store records the current model
 	m.Targets = nil
 	for _, e := range engines {
 		var t results.Target

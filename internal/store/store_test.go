@@ -108,7 +108,7 @@ func compareRows(t *testing.T, s *Store, table, order string, cols []column, id 
 			}
 			w, present := want[name]
 			if !present { // omitempty: the zero value
-				if g := got[i]; g != nil && g != "" && g != int64(0) && g != float64(0) && string(asBytes(g)) != "" {
+				if g := got[i]; g != nil && g != "" && g != int64(0) && g != float64(0) && g != false && string(asBytes(g)) != "" {
 					t.Errorf("%s row %d column %s = %v, want the zero value", table, n, c.name, g)
 				}
 				continue
