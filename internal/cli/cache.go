@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"os"
-	"strconv"
-	"strings"
-
+	"github.com/rumbench/rumbench/internal/sysstat"
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
@@ -20,7 +17,7 @@ func engineCaches(f *runFlags, engines []string, wl workload.Workload) (map[stri
 	if f.cacheMBSet {
 		return nil, p.Regime()
 	}
-	ceiling := cacheCeiling(memTotal())
+	ceiling := cacheCeiling(sysstat.MemInfo("MemTotal"))
 	out := map[string]int64{}
 	for _, e := range engines {
 		if mb, ok := p.CacheMB(e, ceiling); ok {
@@ -41,33 +38,4 @@ func cacheCeiling(mem int64) int64 {
 		return 0
 	}
 	return max((mem-1<<30)/2, 256<<20)
-}
-
-// memTotal returns the host's MemTotal (/proc/meminfo), bytes; 0 when unknown.
-func memTotal() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}
-
-// cacheMBs is caches in MiB by engine, for the manifest (nil when none).
-func cacheMBs(caches map[string]int64) map[string]int64 {
-	if len(caches) == 0 {
-		return nil
-	}
-	out := make(map[string]int64, len(caches))
-	for e, b := range caches {
-		out[e] = b >> 20
-	}
-	return out
 }

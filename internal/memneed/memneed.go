@@ -10,9 +10,8 @@ package memneed
 import (
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
+
+	"github.com/rumbench/rumbench/internal/sysstat"
 )
 
 // WorkerBytes is what one worker holds besides its workload's buffers, bytes: the pages its
@@ -48,31 +47,8 @@ func HostBudget(limit int64) Budget {
 
 // Available returns MemAvailable from /proc/meminfo, bytes; false when it cannot be read.
 func Available() (int64, bool) {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	return parseMemAvailable(string(data))
-}
-
-// parseMemAvailable reads the "MemAvailable: N kB" line of a /proc/meminfo text.
-func parseMemAvailable(s string) (int64, bool) {
-	for _, line := range strings.Split(s, "\n") {
-		rest, ok := strings.CutPrefix(line, "MemAvailable:")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) != 2 || f[1] != "kB" {
-			return 0, false
-		}
-		n, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil || n <= 0 {
-			return 0, false
-		}
-		return n << 10, true
-	}
-	return 0, false
+	n := sysstat.MemInfo("MemAvailable")
+	return n, n > 0
 }
 
 // Part is one component of a run's memory.

@@ -2,24 +2,6 @@ package memneed
 
 import "testing"
 
-func TestParseMemAvailable(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"MemTotal:       16309148 kB\nMemFree:         1234 kB\nMemAvailable:    3250000 kB\n", 3250000 << 10, true},
-		{"MemTotal:       16309148 kB\n", 0, false},
-		{"MemAvailable:    x kB\n", 0, false},
-		{"MemAvailable:    12 MB\n", 0, false},
-	} {
-		got, ok := parseMemAvailable(c.in)
-		if got != c.want || ok != c.ok {
-			t.Errorf("%q: %d %v, want %d %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}
-
 func TestHostBudget(t *testing.T) {
 	b := HostBudget(1 << 30)
 	if b.Bytes <= 0 || b.Bytes > 1<<30 || b.From == "" {

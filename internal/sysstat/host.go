@@ -34,9 +34,7 @@ func HostInfo(dataDir string) Host {
 	} else if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		h.Kernel = strings.TrimSpace(string(b))
 	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		h.MemoryBytes = parseMemTotal(b)
-	}
+	h.MemoryBytes = MemInfo("MemTotal")
 	var err error
 	if h.Device, err = DeviceForDir(dataDir); err != nil {
 		h.DeviceError = err.Error()
@@ -45,13 +43,24 @@ func HostInfo(dataDir string) Host {
 	return h
 }
 
-// parseMemTotal returns the MemTotal line of /proc/meminfo content in bytes, or 0.
-func parseMemTotal(data []byte) int64 {
+// MemInfo returns the field name of /proc/meminfo ("MemTotal", "MemAvailable") in bytes, or 0
+// when it cannot be read.
+func MemInfo(name string) int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	return parseMemInfo(b, name)
+}
+
+// parseMemInfo returns the line "name: N kB" of /proc/meminfo content in bytes, or 0.
+func parseMemInfo(data []byte, name string) int64 {
+	prefix := name + ":"
 	for len(data) > 0 {
 		var line []byte
 		line, data = nextLine(data)
-		if hasPrefix(line, "MemTotal:") {
-			tok, _ := nextToken(line, len("MemTotal:"))
+		if hasPrefix(line, prefix) {
+			tok, _ := nextToken(line, len(prefix))
 			kb, err := parseInt(tok)
 			if err != nil || kb < 0 || kb > (1<<63-1)/1024 {
 				return 0

@@ -185,12 +185,22 @@ func TestDelta32(t *testing.T) {
 	}
 }
 
-func TestParseMemTotal(t *testing.T) {
-	if got := parseMemTotal([]byte("MemTotal:       24684092 kB\nMemFree: 1 kB\n")); got != 24684092*1024 {
-		t.Errorf("parseMemTotal = %d", got)
+func TestParseMemInfo(t *testing.T) {
+	in := []byte("MemTotal:       24684092 kB\nMemFree: 1 kB\nMemAvailable:    3250000 kB\n")
+	if got := parseMemInfo(in, "MemTotal"); got != 24684092*1024 {
+		t.Errorf("MemTotal = %d", got)
 	}
-	if got := parseMemTotal([]byte("MemFree: 1 kB\n")); got != 0 {
-		t.Errorf("parseMemTotal without MemTotal = %d", got)
+	if got := parseMemInfo(in, "MemAvailable"); got != 3250000*1024 {
+		t.Errorf("MemAvailable = %d", got)
+	}
+	if got := parseMemInfo([]byte("MemFree: 1 kB\n"), "MemTotal"); got != 0 {
+		t.Errorf("MemTotal missing = %d", got)
+	}
+	if got := parseMemInfo([]byte("MemAvailable:    x kB\n"), "MemAvailable"); got != 0 {
+		t.Errorf("MemAvailable not a number = %d", got)
+	}
+	if got := MemInfo("MemTotal"); got <= 0 {
+		t.Errorf("this host's MemTotal = %d", got)
 	}
 }
 
