@@ -39,3 +39,15 @@ func cacheCeiling(mem int64) int64 {
 	}
 	return max((mem-1<<30)/2, 256<<20)
 }
+
+// cacheMBs is caches in MiB by engine, for the manifest (nil when none).
+func cacheMBs(caches map[string]int64) map[string]int64 {
+	if len(caches) == 0 {
+		return nil
+	}
+	out := make(map[string]int64, len(caches))
+	for e, b := range caches {
+		out[e] = b >> 20
+	}
+	return out
+}
