@@ -85,7 +85,7 @@ type Table struct {
 // Keys returns the number of primary key columns (at least 1).
 func (t *Table) Keys() int { return max(t.KeyLen, 1) }
 
-// Validate checks the table description: table, column and index names that CheckName accepts
+// Validate checks the table description: table, column and index names that CheckIdent accepts
 // (so no name can carry SQL or a document-store operator into an engine), column names unique,
 // primary key columns of an integer type or of Bytes with a MaxLen (auto-increment only for a
 // single integer key), and index columns that exist (Bytes index columns need a MaxLen too).
@@ -93,12 +93,12 @@ func (t *Table) Validate() error {
 	if t.Name == "" {
 		return fmt.Errorf("table has no name")
 	}
-	if err := CheckName(t.Name); err != nil {
+	if err := CheckIdent(t.Name); err != nil {
 		return fmt.Errorf("table name %w", err)
 	}
 	seen := make(map[string]bool, len(t.Columns))
 	for _, c := range t.Columns {
-		if err := CheckName(c.Name); err != nil {
+		if err := CheckIdent(c.Name); err != nil {
 			return fmt.Errorf("table %s: column name %w", t.Name, err)
 		}
 		if seen[strings.ToLower(c.Name)] {
@@ -111,12 +111,12 @@ func (t *Table) Validate() error {
 			if n == "" {
 				continue // an unnamed index is refused below; no SQLName means <table>_<Name>
 			}
-			if err := CheckName(n); err != nil {
+			if err := CheckIdent(n); err != nil {
 				return fmt.Errorf("table %s: index name %w", t.Name, err)
 			}
 		}
-		if ix.SQLName == "" && len(t.Name)+1+len(ix.Name) > MaxNameLen {
-			return fmt.Errorf("table %s: index %s: its SQL name %s_%s is longer than %d characters", t.Name, ix.Name, t.Name, ix.Name, MaxNameLen)
+		if ix.SQLName == "" && len(t.Name)+1+len(ix.Name) > MaxIdentLen {
+			return fmt.Errorf("table %s: index %s: its SQL name %s_%s is longer than %d characters", t.Name, ix.Name, t.Name, ix.Name, MaxIdentLen)
 		}
 	}
 	if len(t.Columns) <= t.Keys()-1 || t.KeyLen < 0 {

@@ -71,20 +71,20 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestCheckName(t *testing.T) {
+func TestCheckIdent(t *testing.T) {
 	for _, ok := range []string{"usertable", "field0", "_x", "sbtest1", "linktable", "id1_type", "YCSB_KEY", strings.Repeat("a", 63)} {
-		if err := CheckName(ok); err != nil {
-			t.Errorf("CheckName(%q) = %v, want nil", ok, err)
+		if err := CheckIdent(ok); err != nil {
+			t.Errorf("CheckIdent(%q) = %v, want nil", ok, err)
 		}
 	}
 	for _, bad := range []string{"", "a b", "a;b", "a'b", "a\"b", "a`b", "a-b", "a/b", "a\x00", "é", "table", "ORDER", "key", strings.Repeat("a", 64)} {
-		if err := CheckName(bad); err == nil {
-			t.Errorf("CheckName(%q) = nil, want an error", bad)
+		if err := CheckIdent(bad); err == nil {
+			t.Errorf("CheckIdent(%q) = nil, want an error", bad)
 		}
 	}
 	long := strings.Repeat("x", 5000)
-	if err := CheckName(long); err == nil || len(err.Error()) > 300 {
-		t.Errorf("CheckName of 5000 bytes = %v, want a short error", err)
+	if err := CheckIdent(long); err == nil || len(err.Error()) > 300 {
+		t.Errorf("CheckIdent of 5000 bytes = %v, want a short error", err)
 	}
 }
 

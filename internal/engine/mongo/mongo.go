@@ -165,7 +165,7 @@ func parseConfig(extra map[string]string, sync bool) (config, error) {
 	if c.database == "" {
 		c.database = "rumbench"
 	}
-	if err := table.CheckName(c.database); err != nil {
+	if err := table.CheckIdent(c.database); err != nil {
 		return config{}, fmt.Errorf("engine mongo option database: not a database name: %w", err)
 	}
 	c.w = vals["w"]

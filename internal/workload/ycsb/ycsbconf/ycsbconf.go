@@ -567,14 +567,14 @@ func Build(p Props) (Config, []string, error) {
 
 // check applies the checks that involve more than one property, and the name checks: the
 // table and every field name (fieldnameprefix then 0..fieldcount-1) must be names that
-// table.CheckName accepts, since they go into SQL text and documents as they are.
+// table.CheckIdent accepts, since they go into SQL text and documents as they are.
 func (c *Config) check() error {
-	if err := table.CheckName(c.Table); err != nil {
+	if err := table.CheckIdent(c.Table); err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
 	if c.FieldCount >= 1 {
 		for _, f := range []int64{0, c.FieldCount - 1} {
-			if err := table.CheckName(c.FieldNamePrefix + strconv.FormatInt(f, 10)); err != nil {
+			if err := table.CheckIdent(c.FieldNamePrefix + strconv.FormatInt(f, 10)); err != nil {
 				return fmt.Errorf("fieldnameprefix=%s: field name %d: %w", input.Short(c.FieldNamePrefix), f, err)
 			}
 		}

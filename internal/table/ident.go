@@ -7,35 +7,35 @@ import (
 	"github.com/rumbench/rumbench/internal/input"
 )
 
-// MaxNameLen is the longest table, column or index name the table model accepts, in bytes:
+// MaxIdentLen is the longest table, column or index name the table model accepts, in bytes:
 // PostgreSQL's identifier limit (NAMEDATALEN-1), the smallest of the engines'.
-const MaxNameLen = 63
+const MaxIdentLen = 63
 
-// NameRule says in words which names CheckName accepts, for error messages.
-const NameRule = "a letter or _, then letters, digits or _, at most 63 characters, not an SQL reserved word"
+// IdentRule says in words which names CheckIdent accepts, for error messages.
+const IdentRule = "a letter or _, then letters, digits or _, at most 63 characters, not an SQL reserved word"
 
-// CheckName reports whether name is a plain identifier that every engine takes as it is: a
-// letter or underscore, then ASCII letters, digits or underscores, 1..MaxNameLen bytes, and not
+// CheckIdent reports whether name is a plain identifier that every engine takes as it is: a
+// letter or underscore, then ASCII letters, digits or underscores, 1..MaxIdentLen bytes, and not
 // a reserved word of PostgreSQL, MySQL/MariaDB or SQLite (compared without case). Such a name
 // needs no quoting in any SQL dialect and is a valid MongoDB collection, field and database
 // name, so SQL text and documents built from it carry it unchanged. The error says what is
 // wrong with the name and what is valid; long names are cut in it (input.Short).
-func CheckName(name string) error {
+func CheckIdent(name string) error {
 	if name == "" {
-		return fmt.Errorf("empty name: want %s", NameRule)
+		return fmt.Errorf("empty name: want %s", IdentRule)
 	}
-	if len(name) > MaxNameLen {
-		return fmt.Errorf("%s: %d characters, more than %d: want %s", input.Short(name), len(name), MaxNameLen, NameRule)
+	if len(name) > MaxIdentLen {
+		return fmt.Errorf("%s: %d characters, more than %d: want %s", input.Short(name), len(name), MaxIdentLen, IdentRule)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		letter := c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
 		if !letter && !(i > 0 && '0' <= c && c <= '9') {
-			return fmt.Errorf("%q: character %q at %d is not allowed: want %s", input.Short(name), c, i, NameRule)
+			return fmt.Errorf("%q: character %q at %d is not allowed: want %s", input.Short(name), c, i, IdentRule)
 		}
 	}
 	if reserved[strings.ToLower(name)] {
-		return fmt.Errorf("%s: a reserved word in SQL: want %s", name, NameRule)
+		return fmt.Errorf("%s: a reserved word in SQL: want %s", name, IdentRule)
 	}
 	return nil
 }
