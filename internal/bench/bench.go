@@ -465,10 +465,25 @@ func keepServerLog(dir, to string, mode os.FileMode) {
 	}
 }
 
+// preparingSaid is how long a step's cleanup runs before the progress says so.
+const preparingSaid = 5 * time.Second
+
 // runStep prepares, runs and records one step.
 func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setup runner.Setup, name, dir string, out sink) error {
 	t0 := time.Now()
+	// A long cleanup (LinkBench's count check of the load) is said while it runs.
+	done, said := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(said)
+		select {
+		case <-time.After(preparingSaid):
+			out.event("%s: cleanup before %s: running (the workload's checks and cleanup; not measured)", eng, name)
+		case <-done:
+		}
+	}()
 	what, err := run.Prepare(ctx, name)
+	close(done)
+	<-said
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil

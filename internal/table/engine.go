@@ -49,6 +49,11 @@ type Info struct {
 	// the data directory ("data/ib_logfile*"). The data directory's size is reported without
 	// them (db_bytes) and with them apart (log_bytes).
 	LogFiles []string `json:"log_files,omitempty"`
+	// WholeRanges is true when the engine reads a whole table for every range read, whatever
+	// its bounds (FerretDB, which filters ranges itself after fetching every row): a workload
+	// that walks a table in ranges for its own checks walks it in as few ranges as its memory
+	// allows. Measured operations are not changed.
+	WholeRanges bool `json:"whole_ranges,omitempty"`
 }
 
 // Session does data operations for one worker. It is not safe for concurrent use. Each call that

@@ -530,6 +530,7 @@ func (e *eng) describe(ctx context.Context) error {
 	if build.FerretDBVersion != "" {
 		// FerretDB accepts the write concern and read concern and ignores them.
 		e.info.Options["server.write_concern"] = "ignored by FerretDB"
+		e.info.WholeRanges = true
 	}
 	e.info.Options["in_lists"] = "one $in find"
 	if e.findEach {

@@ -666,6 +666,9 @@ func TestInLists(t *testing.T) {
 	if got := e.Info().Options["in_lists"]; got != "one find per key (FerretDB pushes no $in down)" {
 		t.Errorf("in_lists = %q", got)
 	}
+	if !e.Info().WholeRanges {
+		t.Error("Info().WholeRanges is false on FerretDB, which reads a whole collection for a range")
+	}
 	if err := e.CreateTable(ctx, items, true); err != nil {
 		t.Fatal(err)
 	}
