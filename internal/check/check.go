@@ -219,6 +219,12 @@ func stepsOf(steps []*results.Step) []string {
 	return out
 }
 
+// Median is the median of figure name (as Value reads it) over the records of step (failed
+// ones left out), and how many had it (0: none, and the median is 0).
+func Median(name string, steps []*results.Step, step string) (float64, int) {
+	return median(name, steps, step)
+}
+
 // median is the median of name over the records of step (failed ones left out), and how many
 // had it.
 func median(name string, steps []*results.Step, step string) (float64, int) {

@@ -42,6 +42,9 @@ type Env struct {
 	Context func() (context.Context, context.CancelFunc)
 	// StderrTTY says whether stderr is a terminal (live progress line instead of interval lines).
 	StderrTTY bool
+	// OnRunDir, when set, is called with the run directory of a run once it is written (a
+	// recipe collects its parts' runs with it).
+	OnRunDir func(dir string)
 }
 
 // OSEnv returns the Env of the running process.
@@ -103,6 +106,14 @@ var errInterrupted = errors.New("interrupted")
 
 // Main runs the command line and returns the exit code.
 func Main(env Env) int {
+	rec, scale, rest, err := recipeArgs(env.Args)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
+		return ExitUsage
+	}
+	if rec != nil {
+		return runRecipe(env, rec, scale, rest)
+	}
 	args, err := expandRunFile(env.Args)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
@@ -195,7 +206,7 @@ Run "rumbench run" with no flags for a quick LSM-vs-B-tree comparison.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%v (see rumbench %s --help)", err, c.Name())}
 	})
-	root.AddCommand(newRunCmd(env), newPrepareCmd(env), newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env), newRunsCmd(env), newMetricsCmd(env))
+	root.AddCommand(newRunCmd(env), newPrepareCmd(env), newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env), newRunsCmd(env), newMetricsCmd(env), newRecipesCmd(env))
 	root.AddCommand(newReportCmd(env), newCompareCmd(env), newWorkerCmd(env), newMergeCmd(env), newKubeCmd(env))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root

@@ -127,6 +127,8 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.StringVar(&f.store, "store", "", "results store the run is recorded in: a SQLite file, a postgres:// URL, or none (default <out>/rumbench.db)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	fl.BoolVar(&f.syscalls, "syscalls", false, "count syncs and bytes written per file class (log, data, other) and report syncs per commit")
+	fl.String("recipe", "", "run a recipe, a published report reproduced: a name of rumbench recipes or a recipe file (its parts run one after the other; then its tables and findings)")
+	fl.String("scale", "quick", "a recipe's scale: quick (minutes) or full (the report's sizes)")
 	fl.StringVar(&f.settle, "settle", "auto", "bring each write step's deferred engine work (memtable flush, checkpoint) and the file system's dirty pages to disk inside the step: auto (steps shorter than 10 minutes), on or off")
 	fl.Float64Var(&f.pssEverySecs, "pss-every-secs", 0, "also read a managed server's PSS every this many seconds (0: at each step's start and end only; reading it walks the server's page tables)")
 	fl.DurationVar(&f.fsyncLatency, "fsync-latency", 0, "sleep this long in every sync call of the engine (emulated slow fsync, e.g. 2ms); implies --syscalls")
@@ -629,6 +631,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	}
 	if out == nil {
 		return runErr
+	}
+	if env.OnRunDir != nil {
+		env.OnRunDir(out.Dir)
 	}
 	var werr bench.WriteError
 	recordRun(ctx, env, storeAt, out.Dir, f.quiet, !errors.As(runErr, &werr))

@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rumbench/rumbench/internal/input"
+	"github.com/rumbench/rumbench/internal/recipe"
+	"github.com/rumbench/rumbench/internal/report"
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// newRecipesCmd is rumbench recipes: the shipped recipes, and one recipe's file.
+func newRecipesCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "recipes [NAME]",
+		Short: "List the recipes (published reports reproduced); print one recipe's file",
+		Long: `A recipe reproduces a published benchmark report: its setup as one or more runs, its tables
+in the report's shape with the published figures beside the measured ones, and its findings as
+checks, each printed as reproduced or not. "rumbench run --recipe NAME" runs one at its quick
+scale (minutes), "--scale full" at the report's sizes. "rumbench recipes NAME" prints the
+recipe's file: save it, change it and run it with "rumbench run --recipe FILE" (or -f FILE).
+docs/recipes.md has each recipe's report and this machine's output.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				src, ok := recipe.Source(args[0])
+				if !ok {
+					_, err := recipe.Lookup(args[0])
+					return usageError{err}
+				}
+				_, err := env.Stdout.Write(src)
+				return err
+			}
+			all, err := recipe.List()
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RECIPE\tREPRODUCES\tQUICK SCALE")
+			for _, r := range all {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, r.Title, r.Scales[recipe.Quick])
+			}
+			return tw.Flush()
+		},
+	}
+	return cmd
+}
+
+// recipeArgs finds a recipe in a run command line: --recipe NAME|FILE, or -f FILE of a recipe
+// file, and --scale. It returns the recipe, the scale and the other arguments; a nil recipe
+// when the command line runs none.
+func recipeArgs(args []string) (*recipe.Recipe, string, []string, error) {
+	if len(args) == 0 || args[0] != "run" {
+		return nil, "", args, nil
+	}
+	var rec *recipe.Recipe
+	scale := ""
+	var rest []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		if name != "--recipe" && name != "--scale" && !slices.Contains(fileFlags[:2], name) {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, "", nil, usagef("%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "--scale":
+			if !slices.Contains(recipe.Scales, val) {
+				return nil, "", nil, usagef("--scale %q: want %s", input.Short(val), strings.Join(recipe.Scales, " or "))
+			}
+			scale = val
+		case "--recipe":
+			if rec != nil {
+				return nil, "", nil, usagef("--recipe %s: one recipe per run", input.Short(val))
+			}
+			r, err := loadRecipe(val)
+			if err != nil {
+				return nil, "", nil, err
+			}
+			rec = r
+		default: // -f FILE: a recipe file, or a run file left to expandRunFile
+			data, err := input.ReadFile(val, input.MaxFileBytes)
+			if err != nil || !recipe.IsRecipe(data) {
+				rest = append(rest, name, val)
+				continue
+			}
+			if rec != nil {
+				return nil, "", nil, usagef("%s %s: one recipe per run", name, input.Short(val))
+			}
+			r, err := recipe.Parse(data)
+			if err != nil {
+				return nil, "", nil, usagef("%s %s: %v", name, input.Short(val), err)
+			}
+			rec = r
+		}
+	}
+	if rec == nil {
+		if scale != "" {
+			return nil, "", nil, usagef("--scale is the scale of a recipe: give --recipe NAME (rumbench recipes lists them)")
+		}
+		return nil, "", args, nil
+	}
+	if scale == "" {
+		scale = recipe.Quick
+	}
+	return rec, scale, rest, nil
+}
+
+// loadRecipe is a shipped recipe by name, or a recipe file (a path holding a / or ending .yaml).
+func loadRecipe(v string) (*recipe.Recipe, error) {
+	if strings.ContainsRune(v, '/') || strings.HasSuffix(v, ".yaml") || strings.HasSuffix(v, ".yml") {
+		r, err := recipe.Load(v)
+		if err != nil {
+			return nil, usagef("--recipe %s: %v", input.Short(v), err)
+		}
+		return r, nil
+	}
+	r, err := recipe.Lookup(v)
+	if err != nil {
+		return nil, usagef("--recipe: %v", err)
+	}
+	return r, nil
+}
+
+// flagValue is the value of --name in args (the last one), or def.
+func flagValue(args []string, name, def string) string {
+	v := def
+	for i := 0; i < len(args); i++ {
+		n, val, has := strings.Cut(args[i], "=")
+		if n != name {
+			continue
+		}
+		if !has && i+1 < len(args) {
+			i++
+			val = args[i]
+		}
+		v = val
+	}
+	return v
+}
+
+// runRecipe runs each part of rec at scale as a run (its run file written into the recipe's
+// directory under --out, rest's flags over it), then prints the recipe's tables and findings
+// and writes them beside the run files. A part that fails or is interrupted ends the recipe:
+// the tables and findings are made from what ran, and the part's exit code is returned.
+func runRecipe(env Env, rec *recipe.Recipe, scale string, rest []string) int {
+	out := flagValue(rest, "--out", "results")
+	dir := filepath.Join(out, env.Now().UTC().Format("20060102T150405Z")+"-recipe-"+rec.Name)
+	files := filepath.Join(dir, "files")
+	if err := os.MkdirAll(files, 0o755); err != nil {
+		fmt.Fprintf(env.Stderr, "rumbench: recipe %s: %v\n", rec.Name, err)
+		return ExitFailure
+	}
+	for name, text := range rec.Files {
+		if err := os.WriteFile(filepath.Join(files, name), []byte(text), 0o644); err != nil {
+			fmt.Fprintf(env.Stderr, "rumbench: recipe %s: %v\n", rec.Name, err)
+			return ExitFailure
+		}
+	}
+	quiet := slices.Contains(rest, "--quiet")
+	if !quiet {
+		fmt.Fprintf(env.Stderr, "rumbench: recipe %s (%s), scale %s: %d part(s); %s\n", rec.Name, rec.Title, scale, len(rec.Parts), rec.Scales[scale])
+	}
+	var runs []recipe.PartRun
+	code := ExitOK
+	for i, p := range rec.Parts {
+		data, err := rec.RunFile(p, scale)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(files, p.Name+".yaml"), data, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "rumbench: recipe %s: part %s: %v\n", rec.Name, p.Name, err)
+			code = ExitFailure
+			break
+		}
+		if !quiet {
+			fmt.Fprintf(env.Stderr, "rumbench: recipe %s: part %d/%d: %s (rumbench run -f %s)\n", rec.Name, i+1, len(rec.Parts), p.Name, filepath.Join(files, p.Name+".yaml"))
+		}
+		sub := env
+		var runDir string
+		sub.OnRunDir = func(d string) { runDir = d }
+		sub.Args = append([]string{"run", "-f", filepath.Join(files, p.Name+".yaml")}, rest...)
+		code = Main(sub)
+		if runDir != "" {
+			if run, err := results.Load(runDir); err == nil {
+				runs = append(runs, recipe.PartRun{Part: p.Name, Run: run})
+			} else {
+				fmt.Fprintf(env.Stderr, "rumbench: recipe %s: part %s: %v\n", rec.Name, p.Name, err)
+			}
+		}
+		if code != ExitOK {
+			fmt.Fprintf(env.Stderr, "rumbench: recipe %s: part %s ended with exit code %d: the tables and findings below are of what ran\n", rec.Name, p.Name, code)
+			break
+		}
+	}
+	doc, verdicts := rec.Evaluate(runs, scale)
+	var text bytes.Buffer
+	if err := report.Render(&text, "text", doc); err != nil {
+		fmt.Fprintf(env.Stderr, "rumbench: recipe %s: %v\n", rec.Name, err)
+		return ExitFailure
+	}
+	for _, v := range verdicts {
+		fmt.Fprintln(&text, v.Line())
+	}
+	fmt.Fprintln(env.Stdout)
+	env.Stdout.Write(text.Bytes())
+	if err := writeRecipeFiles(dir, rec, doc, verdicts, text.Bytes()); err != nil {
+		fmt.Fprintf(env.Stderr, "rumbench: recipe %s: %v\n", rec.Name, err)
+		if code == ExitOK {
+			code = ExitFailure
+		}
+	}
+	fmt.Fprintf(env.Stdout, "recipe: %s\n", dir)
+	return code
+}
+
+// writeRecipeFiles writes the recipe's output into its directory: recipe.txt (as printed),
+// recipe.md, findings.json.
+func writeRecipeFiles(dir string, rec *recipe.Recipe, doc *report.Document, verdicts []recipe.Verdict, text []byte) error {
+	if err := os.WriteFile(filepath.Join(dir, "recipe.txt"), text, 0o644); err != nil {
+		return err
+	}
+	var md bytes.Buffer
+	if err := report.Render(&md, "md", doc); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "recipe.md"), md.Bytes(), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "findings.json"))
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	err = enc.Encode(struct {
+		Recipe   string           `json:"recipe"`
+		Findings []recipe.Verdict `json:"findings"`
+	}{rec.Name, verdicts})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
