@@ -178,6 +178,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: results.StatusRunning, Private: cfg.Private,
 		Notes: []string{"storage and host CPU counters are system-wide: other activity on the device or host is counted too"},
 	}
+	if spec, ok := workload.Lookup(cfg.Workload.Name()); ok {
+		m.Summary, m.Headline = workload.SummaryColumns(spec, cfg.Workload.Steps()), append([]string(nil), spec.Headline...)
+	}
 	m.PID, m.Hostname = os.Getpid(), hostname()
 	m.Shard = cfg.Shard
 	if lock.Stale != "" {

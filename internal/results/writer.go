@@ -28,11 +28,18 @@ type Manifest struct {
 	Workload       string         `json:"workload"`
 	WorkloadConfig map[string]any `json:"workload_config"`
 	// Groups are the workload's step groups in report order (Step.Group names one).
-	Groups  []Group      `json:"groups,omitempty"`
-	Targets []Target     `json:"targets"`
-	Host    sysstat.Host `json:"host"`
-	Start   time.Time    `json:"start"`
-	End     time.Time    `json:"end"`
+	Groups []Group `json:"groups,omitempty"`
+	// Summary names the rate columns of the run's summary (step names or Groups names), in
+	// order; empty in runs recorded before it (the report then picks them: every group, else
+	// the first 8 steps).
+	Summary []string `json:"summary,omitempty"`
+	// Headline are the efficiency figures of the summary, catalog metric names as "NAME" or
+	// "STEP:NAME" (see workload.Spec.Headline); empty in runs recorded before it.
+	Headline []string     `json:"headline,omitempty"`
+	Targets  []Target     `json:"targets"`
+	Host     sysstat.Host `json:"host"`
+	Start    time.Time    `json:"start"`
+	End      time.Time    `json:"end"`
 	// PID and Hostname identify the process that runs (ran) the run: a run left "running"
 	// whose process is gone was abandoned (killed).
 	PID      int    `json:"pid,omitempty"`

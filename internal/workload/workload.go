@@ -122,8 +122,41 @@ type Spec struct {
 	// Rates are the names its steps give their headline rate (runner.Presentation.RateName),
 	// explained for `rumbench metrics`.
 	Rates []Rate
+	// Headline are the efficiency figures the run's summary shows beside the rates, in order:
+	// catalog metric names (internal/metric), each either "NAME" (the geometric mean over the
+	// steps of the summary's columns) or "STEP:NAME" (that step's figure; STEP may name a step
+	// group: the geometric mean over its steps). A figure no step measured is left out of the
+	// summary. Recorded in the run manifest (results.Manifest.Headline).
+	Headline []string
+	// Summary picks the summary's columns from the steps that run (Workload.Steps(), in run
+	// order): step names or step group names, in order, at most MaxSummaryColumns. nil: every
+	// group of a grouped workload, else the first MaxSummaryColumns steps (SummaryColumns).
+	Summary func(steps []string) []string
 	// New returns a fresh definition, its flags bound to their defaults.
 	New func() Definition
+}
+
+// MaxSummaryColumns bounds the rate columns (steps or step groups) of a run's summary, so a
+// person reads it in seconds.
+const MaxSummaryColumns = 8
+
+// SummaryColumns returns the rate columns of the summary of a run of spec whose steps are
+// steps: spec.Summary's choice, or by default every group of a grouped workload, else the
+// first MaxSummaryColumns steps; never more than MaxSummaryColumns.
+func SummaryColumns(spec Spec, steps []string) []string {
+	var cols []string
+	switch {
+	case spec.Summary != nil:
+		cols = spec.Summary(steps)
+	case len(spec.Groups) > 0:
+		for _, g := range spec.Groups {
+			cols = append(cols, g.Name)
+		}
+	}
+	if len(cols) == 0 {
+		cols = steps
+	}
+	return slices.Clone(cols[:min(len(cols), MaxSummaryColumns)])
 }
 
 // Rate is a name a workload gives the headline rate of some of its steps.

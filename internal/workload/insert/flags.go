@@ -2,6 +2,7 @@ package insert
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,8 +45,28 @@ func init() {
 			{Name: "rate", Unit: "rows/s", Meaning: "rows indexed per second: (100 + rows in the table) / (insert + index build time) (l.x)"},
 			{Name: "qps", Unit: "queries/s", Meaning: "range or point queries per second, beside the paced background writer (qr*, qp*)"},
 		},
-		New: newDefinition,
+		// The reference's load legend: KB written and CPU per insert, and the size, of the
+		// random-key inserts.
+		Headline: []string{"l.i1:wKB/i", "l.i1:cpu_us/op", "l.i1:db_MB"},
+		Summary:  summarySteps,
+		New:      newDefinition,
 	})
+}
+
+// summaryMain are the steps of the summary: the loads, the index build and the queries beside
+// the lightest and the heaviest background writer (qr500 and qp500 lie between them).
+var summaryMain = []string{"l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr1000", "qp1000"}
+
+// summarySteps picks the summary's columns from the steps that run: those of summaryMain, or
+// all of them (workload.SummaryColumns keeps the first 8) when none of summaryMain runs.
+func summarySteps(steps []string) []string {
+	var out []string
+	for _, s := range steps {
+		if slices.Contains(summaryMain, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // definition is the insert benchmark's flags.

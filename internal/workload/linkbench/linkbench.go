@@ -20,6 +20,7 @@ package linkbench
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,8 +75,25 @@ func init() {
 			{Name: "ips", Unit: "links/s", Meaning: "links loaded per second, nodes and count rows included in the per-link costs (load)"},
 			{Name: "rps", Unit: "requests/s", Meaning: "requests per second, every operation once: LinkBench's Requests/second (loops)"},
 		},
-		New: newDefinition,
+		// The reference's load legend (ips, wKB/i, Mcpu/i, size); its query results are
+		// those of the last loop.
+		Headline: []string{"load:wKB/i", "load:cpu_us/op", "load:db_MB"},
+		Summary:  summarySteps,
+		New:      newDefinition,
 	})
+}
+
+// summarySteps picks the summary's columns: the load and the last loop (the reference reports
+// the last of its loops).
+func summarySteps(steps []string) []string {
+	var out []string
+	if slices.Contains(steps, StepLoad) {
+		out = append(out, StepLoad)
+	}
+	if n := len(steps); n > 0 && steps[n-1] != StepLoad {
+		out = append(out, steps[n-1])
+	}
+	return out
 }
 
 func loopName(i int) string { return "loop" + strconv.Itoa(i) }

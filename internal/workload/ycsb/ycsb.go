@@ -69,7 +69,10 @@ func init() {
 			{Name: "ips", Unit: "rows/s", Meaning: "records inserted per second (load)"},
 			{Name: "ops", Unit: "operations/s", Meaning: "operations per second, every kind counted once: YCSB's throughput (run)"},
 		},
-		New: newDefinition,
+		// CPU and KB written per operation of the run step: per row written (wKB/i) when the
+		// mix writes, per operation (wKB/op) when it only reads; the other is left out.
+		Headline: []string{"run:cpu_us/op", "run:wKB/i", "run:wKB/op"},
+		New:      newDefinition,
 	})
 }
 
