@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/rumbench/rumbench/internal/cli"
+	"github.com/rumbench/rumbench/internal/report"
+	"github.com/rumbench/rumbench/internal/results"
 )
 
 // chromium finds the browser binary; make test installs the Debian package chromium.
@@ -56,8 +58,63 @@ const inspectJS = `(() => {
   return out;
 })()`
 
+// layoutState is where the summary stands on the page.
+type layoutState struct {
+	SummaryFirst bool `json:"summaryFirst"` // the first table of the page is the summary's
+	Tables       int  `json:"tables"`
+}
+
+const layoutJS = `(() => {
+  const tables = Array.from(document.querySelectorAll('table'));
+  const sum = document.querySelector('#summary-table table');
+  const top = sum ? sum.getBoundingClientRect().top : Infinity;
+  return {summaryFirst: !!sum && tables[0] === sum && tables.every(t => t === sum || t.getBoundingClientRect().top > top),
+    tables: tables.length};
+})()`
+
+// cellColor is a numeric table cell as rendered: its text, computed background and whether it
+// is in the summary or a comparison table.
+type cellColor struct {
+	Text       string `json:"text"`
+	Background string `json:"bg"`
+	Where      string `json:"where"`
+}
+
+const colorsJS = `(() => Array.from(document.querySelectorAll('td.num')).map(td => ({
+  text: td.textContent, bg: getComputedStyle(td).backgroundColor,
+  where: td.closest('#summary-table') ? 'summary' : 'comparison'})))()`
+
+// rgb parses the computed background "rgb(r, g, b)".
+func (c cellColor) rgb(t *testing.T) [3]int {
+	var v [3]int
+	if _, err := fmt.Sscanf(c.Background, "rgb(%d, %d, %d)", &v[0], &v[1], &v[2]); err != nil {
+		t.Errorf("cell %s: background %q: %v", c.Text, c.Background, err)
+	}
+	return v
+}
+
+// writeColorsPage writes the HTML report of a hand-built run of two targets to path: sqlite
+// loads 1.43× pebble's rows per second at 5× its CPU per row.
+func writeColorsPage(path string) error {
+	step := func(target string, ips, cpu float64) results.Step {
+		return results.Step{Target: target, Engine: target, Step: "l.i0", Status: "ok", Secs: 1, RateName: "ips", RateUnit: "rows/s",
+			RateKinds: []string{"insert"}, Rate: ips, IPS: ips, HostCPUUsPerOp: cpu,
+			Kinds: []results.Kind{{Name: "insert", Role: results.RoleWrite, Unit: "rows", Ops: 10, Units: 1000, MaxUs: 100}}}
+	}
+	run := &results.Run{Dir: filepath.Dir(path), Manifest: &results.Manifest{RunID: "20261121T120000Z-insert", Workload: "insert",
+		Summary: []string{"l.i0"}, Headline: []string{"l.i0:cpu_us/op"}},
+		Steps: []results.Step{step("pebble", 1000, 2), step("sqlite", 1430, 10)}}
+	var b bytes.Buffer
+	if err := report.HTML(&b, []*results.Run{run}, report.HTMLOptions{}); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
 // TestHTMLInBrowser makes a real tiny run (two repetitions: the interval charts too), opens its report.html in headless Chromium and checks
-// that every chart rendered with data and the page logged no error; the screenshot is kept in
+// that every chart rendered with data, the summary is the first table and the page logged no
+// error; then checks on a hand-built report that a relative cell renders green when better and
+// red when worse by its metric's direction; the screenshot is kept in
 // $RUMBENCH_ARTIFACTS (default a new temporary directory).
 func TestHTMLInBrowser(t *testing.T) {
 	bin := chromium(t)
@@ -128,14 +185,54 @@ func TestHTMLInBrowser(t *testing.T) {
 
 	var charts []chartState
 	var shot []byte
+	var first layoutState
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate("file://"+abs),
 		chromedp.WaitVisible("body > h1", chromedp.ByQuery),
 		chromedp.Sleep(300*time.Millisecond), // echarts paints on the next animation frame
 		chromedp.Evaluate(inspectJS, &charts),
+		chromedp.Evaluate(layoutJS, &first),
 		chromedp.FullScreenshot(&shot, 100),
 	); err != nil {
 		t.Fatal(err)
+	}
+	if !first.SummaryFirst || first.Tables < 2 {
+		t.Errorf("the summary is not above the other tables (%d tables)", first.Tables)
+	}
+
+	// Colors by direction, on a page whose ratios are known: sqlite's ips is 1.43× pebble's
+	// (better: green), its cpu_us/op 5× (worse: red), in the summary and in the comparison.
+	colors := filepath.Join(t.TempDir(), "colors.html")
+	if err := writeColorsPage(colors); err != nil {
+		t.Fatal(err)
+	}
+	var cells []cellColor
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate("file://"+colors),
+		chromedp.WaitVisible("body > h1", chromedp.ByQuery),
+		chromedp.Evaluate(colorsJS, &cells),
+	); err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]int{}
+	for _, c := range cells {
+		switch c.Text {
+		case "1.43": // ips↑
+			found["1.43 "+c.Where]++
+			if rgb := c.rgb(t); !(rgb[1] > rgb[0]+30 && rgb[1] > rgb[2]+30) {
+				t.Errorf("a better ips cell (1.43, %s) is %s, want green-ish", c.Where, c.Background)
+			}
+		case "5.00": // cpu_us/op↓
+			found["5.00 "+c.Where]++
+			if rgb := c.rgb(t); !(rgb[0] > rgb[1]+30 && rgb[0] > rgb[2]+30) {
+				t.Errorf("a worse cpu_us/op cell (5.00, %s) is %s, want red-ish", c.Where, c.Background)
+			}
+		}
+	}
+	for _, k := range []string{"1.43 summary", "5.00 summary", "1.43 comparison", "5.00 comparison"} {
+		if found[k] == 0 {
+			t.Errorf("no %s cell on the colors page: %+v", k, cells)
+		}
 	}
 
 	dir := os.Getenv("RUMBENCH_ARTIFACTS")

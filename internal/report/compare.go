@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -105,27 +106,7 @@ func Compare(runs []*results.Run, base string) (*Comparison, error) {
 	if len(workloads) > 1 {
 		return nil, fmt.Errorf("%w: the runs are of different workloads (%s)", ErrNothingToCompare, strings.Join(workloads, ", "))
 	}
-	for ri, r := range runs {
-		seen := map[string]int{}
-		for i := range r.Steps {
-			s := &r.Steps[i]
-			if s.Group != "" {
-				c.Grouped = true
-			}
-			k, ok := seen[s.Target]
-			if !ok {
-				k = len(c.Series)
-				seen[s.Target] = k
-				label := s.Target
-				if len(runs) > 1 {
-					label = fmt.Sprintf("r%d/%s", ri+1, s.Target)
-				}
-				c.Series = append(c.Series, Series{RunID: r.Manifest.RunID, Target: s.Target, Label: label,
-					steps: map[string]Reps{}})
-			}
-			c.Series[k].steps[s.Step] = append(c.Series[k].steps[s.Step], s)
-		}
-	}
+	c.Series, c.Grouped = collectSeries(runs)
 	if len(c.Series) == 0 {
 		return nil, errors.New("report: the runs hold no step results to compare")
 	}
@@ -143,6 +124,33 @@ func Compare(runs []*results.Run, base string) (*Comparison, error) {
 		c.stepBlocks(runs)
 	}
 	return c, nil
+}
+
+// collectSeries returns every target of runs as a series, in order (labelled r<N>/target when
+// there are several runs), and whether a step carries a group.
+func collectSeries(runs []*results.Run) (series []Series, grouped bool) {
+	for ri, r := range runs {
+		seen := map[string]int{}
+		for i := range r.Steps {
+			s := &r.Steps[i]
+			if s.Group != "" {
+				grouped = true
+			}
+			k, ok := seen[s.Target]
+			if !ok {
+				k = len(series)
+				seen[s.Target] = k
+				label := s.Target
+				if len(runs) > 1 {
+					label = fmt.Sprintf("r%d/%s", ri+1, s.Target)
+				}
+				series = append(series, Series{RunID: r.Manifest.RunID, Target: s.Target, Label: label,
+					steps: map[string]Reps{}})
+			}
+			series[k].steps[s.Step] = append(series[k].steps[s.Step], s)
+		}
+	}
+	return series, grouped
 }
 
 func (c *Comparison) findBase(base string) (int, error) {
@@ -444,7 +452,11 @@ func (c *Comparison) Tables(absolute bool) []*Table {
 				if absolute {
 					row = append(row, c.absCell(r, i, scale))
 				} else {
-					row = append(row, c.relCell(r, i))
+					cell := c.relCell(r, i)
+					if m := cmp.Or(r.Metric, b.Metric); m != nil {
+						cell.Better = m.Better // the direction HTML colors the ratio by
+					}
+					row = append(row, cell)
 				}
 			}
 			t.Rows = append(t.Rows, row)

@@ -54,12 +54,21 @@ type htmlPage struct {
 	Compare    []chart
 	CompareTab []template.HTML
 	BaseLabel  string
-	Steps      []htmlStep
-	Charts     []chart
+	// Summary is the summary table (SummaryTable), Legend the line that explains the colors
+	// of relative cells.
+	Summary template.HTML
+	Legend  string
+	Steps   []htmlStep
+	Charts  []chart
 }
 
+// RelativeLegend explains the colors of the relative cells of the HTML report.
+var RelativeLegend = fmt.Sprintf("Colors of a ratio to the base: green better, red worse, by the metric's direction (↑ higher is better, ↓ lower is better: a cpu_us/op of 2.00 is worse, an ips of 2.00 better); none within ±%.0f%% of the base (%.2f to %.2f), for a metric with no direction, or for a difference marked ~ (not significant).",
+	100*RelativeBand, 1-RelativeBand, 1+RelativeBand)
+
 // HTML writes one self-contained HTML file (echarts inlined, no network access needed) for runs:
-// for several targets or runs the relative-QPS bar charts and the relative tables; per step the
+// the summary first (SummaryTable, relative to opt.Base); for several targets or runs the
+// relative-QPS bar charts and the relative tables; per step the
 // per-second throughput and maximum response time of every target overlaid, the response-time
 // percentile curves from the histograms, the step tables (colored as the reference colors them)
 // and the background writers' target check; each run's manifest in a collapsed block.
@@ -75,6 +84,16 @@ func HTML(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
 		}
 		p.Runs = append(p.Runs, htmlRun{Label: fmt.Sprintf("r%d", i+1), ID: r.Manifest.RunID, Status: r.Manifest.Status,
 			Manifest: string(m)})
+	}
+	sum, err := SummaryTable(runs, opt.Base)
+	if err != nil {
+		return err
+	}
+	if sum != nil {
+		p.Summary = tableHTML(sum)
+		if sum.Kind == Relative {
+			p.Legend = RelativeLegend
+		}
 	}
 	if c, err := Compare(runs, opt.Base); err == nil && len(c.Series) > 1 {
 		c.Alpha = opt.Alpha

@@ -73,8 +73,8 @@ func TestHTMLRelativeColors(t *testing.T) {
 	if err := HTML(&b, []*results.Run{sampleRun()}, HTMLOptions{Base: "sqlite"}); err != nil {
 		t.Fatal(err)
 	}
-	// pebble loads 1.24× sqlite's rate (blue) and spends 0.76× its CPU per row (yellow).
-	for _, want := range []string{`<td class="hi num">1.24</td>`, `<td class="lo num">0.76</td>`} {
+	// pebble loads 1.24× sqlite's rate and spends 0.76× its CPU per row: both better (green).
+	for _, want := range []string{`<td class="better num">1.24</td>`, `<td class="better num">0.76</td>`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("page lacks %s", want)
 		}
@@ -116,7 +116,10 @@ func TestHTMLSysbenchRuns(t *testing.T) {
 		t.Errorf("%d comparison charts, want 4 (point, range, range_agg, write)", len(ids))
 	}
 	for _, want := range []string{"point queries: qps relative to r1/mysql", "writes: qps relative to r1/mysql",
-		`"name":"r2/myrocks"`, `<td class="hi num">3.30</td>`, "<h2>update-index</h2>", `id="s5-max"`} {
+		`"name":"r2/myrocks"`, "<h2>update-index</h2>", `id="s5-max"`,
+		`<td class="better num">3.30</td>`, // r2/myrocks's point-query qps: 3.3× the base's
+		`<td class="worse num">3.30</td>`,  // its update-index cpu_us/op: 3.3× the base's
+	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)
 		}

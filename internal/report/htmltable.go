@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rumbench/rumbench/internal/hist"
+	"github.com/rumbench/rumbench/internal/metric"
 )
 
 // BucketPercentile is the upper bound (ns) of the histogram bucket holding percentile p (0..100)
@@ -33,10 +34,32 @@ func BucketPercentile(buckets []hist.Bucket, p float64) int64 {
 	return buckets[len(buckets)-1].UpperNs
 }
 
-// cellClasses returns the CSS class of every cell of t: the reference's colors. Absolute tables
-// color their rate columns: the bottom quartile of the column's range red (not when the minimum
-// is at least 80% of the maximum), the top quartile green. Relative tables color ratios below
-// 0.95 yellow and above 1.05 blue. A cell's Flag (bad, gray) wins.
+// RelativeBand is the neutral band of a ratio to the base: within 1 ± RelativeBand (0.95 to
+// 1.05) a relative cell is not colored.
+const RelativeBand = 0.05
+
+// relativeClass is the CSS class of a ratio v of a metric whose direction is better: "better"
+// (green) or "worse" (red) than the base, "" within RelativeBand of 1 or for a Neutral metric.
+func relativeClass(v float64, better metric.Better) string {
+	up := v > 1+RelativeBand
+	if !up && !(v < 1-RelativeBand) { // in the band, or NaN
+		return ""
+	}
+	switch {
+	case better == metric.Higher && up, better == metric.Lower && !up:
+		return "better"
+	case better == metric.Higher, better == metric.Lower:
+		return "worse"
+	}
+	return ""
+}
+
+// cellClasses returns the CSS class of every cell of t. Absolute tables color their rate
+// columns as the reference does: the bottom quartile of the column's range red (not when the
+// minimum is at least 80% of the maximum), the top quartile green. Relative tables color each
+// ratio by its metric's direction (relativeClass): better than the base green, worse red, not
+// within RelativeBand of 1, not a Neutral metric, and not a ratio marked "~" (no significant
+// difference in repeated runs). A cell's Flag (bad, gray) wins.
 func cellClasses(t *Table) [][]string {
 	cls := make([][]string, len(t.Rows))
 	for r, row := range t.Rows {
@@ -45,10 +68,8 @@ func cellClasses(t *Table) [][]string {
 			switch {
 			case cell.Flag != "":
 				cls[r][c] = cell.Flag
-			case t.Kind == Relative && cell.Numeric && cell.Value < 0.95:
-				cls[r][c] = "lo"
-			case t.Kind == Relative && cell.Numeric && cell.Value > 1.05:
-				cls[r][c] = "hi"
+			case t.Kind == Relative && cell.Numeric && cell.Verdict == "":
+				cls[r][c] = relativeClass(cell.Value, cell.Better)
 			}
 		}
 	}
@@ -134,7 +155,7 @@ h1{font-size:20px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc
 .charts{display:flex;flex-wrap:wrap;gap:8px}.chart{width:560px;height:320px;border:1px solid #eee}
 table{border-collapse:collapse;font-size:12px}th,td{border:1px solid #ddd;padding:2px 6px}th{background:#f4f4f4}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-td.top{background:#b6e3b6}td.bottom{background:#f2b1b1}td.lo{background:#fff0a0}td.hi{background:#b4d0f5}
+td.top{background:#b6e3b6}td.bottom{background:#f2b1b1}td.better{background:#a8dca8}td.worse{background:#f4a6a6}
 td.bad{background:#f2b1b1;font-weight:bold}td.gray{background:#d0d0d0}
 .note{font-weight:normal;color:#666}.err{color:#a00;font-size:12px;margin:2px}.tbl{overflow-x:auto}
 details{margin:6px 0}pre{font-size:11px;background:#f8f8f8;padding:6px;overflow-x:auto}
@@ -143,8 +164,11 @@ details{margin:6px 0}pre{font-size:11px;background:#f8f8f8;padding:6px;overflow-
 </head><body>
 <h1>{{.Title}}</h1>
 <ul>{{range .Runs}}<li>{{.Label}}: {{.ID}}{{if .Status}} ({{.Status}}){{end}}</li>{{end}}</ul>
+{{if .Summary}}<h2 id="summary">Summary</h2>
+{{if .Legend}}<p class="note legend">{{.Legend}}</p>{{end}}
+<div id="summary-table">{{.Summary}}</div>{{end}}
 {{if .Compare}}<h2>Comparison (relative to {{.BaseLabel}})</h2>
-<p class="note">Each value is value(column) / value(base); 0/0 is 1, x/0 is inf. Yellow: below 0.95, blue: above 1.05.</p>
+<p class="note">Each value is value(column) / value(base); 0/0 is 1, x/0 is inf. {{.Legend}}</p>
 <div class="charts">{{range .Compare}}<div class="chart" id="{{.ID}}"></div>{{end}}</div>
 {{range .CompareTab}}{{.}}{{end}}{{end}}
 {{range .Steps}}<h2>{{.Name}}</h2>

@@ -14,7 +14,8 @@ import (
 )
 
 // RunsDocument is the report of whole runs: one section per run, titled with its id, with its
-// context lines (workload, targets, status) and its step tables (StepTables).
+// context lines (workload, targets, status), its summary (SummaryTable, relative to its first
+// target) and its step tables (StepTables, GroupTables).
 func RunsDocument(runs []*results.Run) *Document {
 	doc := &Document{}
 	for _, r := range runs {
@@ -40,8 +41,13 @@ func RunsDocument(runs []*results.Run) *Document {
 			}
 		}
 		sec.Lines = append(sec.Lines, MetricsHint)
-		// Grouped steps get one table per group (a row per step × target), as run prints them.
-		sec.Tables = append(StepTables(r.Steps), GroupTables(r.Steps, m.Groups)...)
+		// The summary first (a reader of the report starts there), then the tables as run
+		// prints them: grouped steps get one table per group (a row per step × target).
+		if sum, err := SummaryTable([]*results.Run{r}, ""); err == nil && sum != nil {
+			sec.Tables = append(sec.Tables, sum)
+		}
+		sec.Tables = append(sec.Tables, StepTables(r.Steps)...)
+		sec.Tables = append(sec.Tables, GroupTables(r.Steps, m.Groups)...)
 		for _, name := range stepOrder([]*results.Run{r}, "", true) {
 			if st := SyscallTable(name, stepRows(r.Steps, name)); st != nil {
 				sec.Tables = append(sec.Tables, st)

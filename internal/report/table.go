@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/stats"
 )
 
@@ -35,7 +36,8 @@ const (
 	// Absolute tables color the bottom quartile of each rate column's range red and the top
 	// quartile green (no red when the column's minimum is at least 80% of its maximum).
 	Absolute
-	// Relative tables color ratios below 0.95 yellow and above 1.05 blue.
+	// Relative tables color each ratio by its cell's direction (Cell.Better): better than the
+	// base green, worse red; within RelativeBand of 1, and Neutral cells, not colored.
 	Relative
 )
 
@@ -68,6 +70,10 @@ type Cell struct {
 	// the comparison), "" when it is. P is that test's p-value, 0 when not tested.
 	Verdict string
 	P       float64
+	// Better is the direction of the metric of a ratio cell in a Relative table: HTML colors
+	// the cell as better or worse than the base by it (Neutral: not colored, as the base row
+	// of a summary, which holds absolute figures).
+	Better metric.Better
 }
 
 // IntervalCell shows the median of s with its interval as "median ±x%", the larger distance of
