@@ -653,6 +653,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		if !grouped {
 			fmt.Fprintln(env.Stdout)
 		}
+		if err := report.WriteSummary(env.Stdout, []*results.Run{{Dir: out.Dir, Manifest: out.Manifest, Steps: out.Steps}}); err != nil {
+			return err
+		}
 		fmt.Fprintln(env.Stdout, report.MetricsHint)
 	}
 	for _, t := range out.Manifest.Targets {
