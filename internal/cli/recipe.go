@@ -20,6 +20,8 @@ import (
 
 // newRecipesCmd is rumbench recipes: the shipped recipes, and one recipe's file.
 func newRecipesCmd(env *Env) *cobra.Command {
+	var runDirs []string
+	var scale string
 	cmd := &cobra.Command{
 		Use:   "recipes [NAME]",
 		Short: "List the recipes (published reports reproduced); print one recipe's file",
@@ -31,6 +33,12 @@ recipe's file: save it, change it and run it with "rumbench run --recipe FILE" (
 docs/recipes.md has each recipe's report and this machine's output.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(runDirs) > 0 {
+				if len(args) == 0 {
+					return usagef("--runs needs the recipe: rumbench recipes NAME|FILE --runs DIR,...")
+				}
+				return evalRecipe(env, args[0], scale, runDirs)
+			}
 			if len(args) == 1 {
 				src, ok := recipe.Source(args[0])
 				if !ok {
@@ -52,7 +60,39 @@ docs/recipes.md has each recipe's report and this machine's output.`,
 			return tw.Flush()
 		},
 	}
+	cmd.Flags().StringSliceVar(&runDirs, "runs", nil, "evaluate the recipe over these finished runs (one run directory per part, in the recipe's order) instead of printing it")
+	cmd.Flags().StringVar(&scale, "scale", recipe.Quick, "with --runs: the scale the runs were made at (quick or full)")
 	return cmd
+}
+
+// evalRecipe prints recipe name's tables and findings over finished runs, one per part.
+func evalRecipe(env *Env, name, scale string, dirs []string) error {
+	rec, err := loadRecipe(name)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(recipe.Scales, scale) {
+		return usagef("--scale %q: want %s", input.Short(scale), strings.Join(recipe.Scales, " or "))
+	}
+	if len(dirs) != len(rec.Parts) {
+		return usagef("--runs: %d run directories for the %d parts of recipe %s", len(dirs), len(rec.Parts), rec.Name)
+	}
+	var runs []recipe.PartRun
+	for i, d := range dirs {
+		run, err := results.Load(d)
+		if err != nil {
+			return usageError{err}
+		}
+		runs = append(runs, recipe.PartRun{Part: rec.Parts[i].Name, Run: run})
+	}
+	doc, verdicts := rec.Evaluate(runs, scale)
+	if err := report.Render(env.Stdout, "text", doc); err != nil {
+		return err
+	}
+	for _, v := range verdicts {
+		fmt.Fprintln(env.Stdout, v.Line())
+	}
+	return nil
 }
 
 // recipeArgs finds a recipe in a run command line: --recipe NAME|FILE, or -f FILE of a recipe
@@ -241,6 +281,9 @@ func writeRecipeFiles(dir string, rec *recipe.Recipe, doc *report.Document, verd
 		return err
 	}
 	var md bytes.Buffer
+	if len(verdicts) > 0 {
+		doc.Sections[0].Tables = append(doc.Sections[0].Tables, recipe.FindingsTable(verdicts))
+	}
 	if err := report.Render(&md, "md", doc); err != nil {
 		return err
 	}

@@ -119,16 +119,17 @@ func (r *Recipe) Evaluate(runs []PartRun, scale string) (*report.Document, []Ver
 			sec.Tables = append(sec.Tables, r.intervalsTable(t, runs))
 		}
 	}
-	verdicts := r.verdicts(series, runs)
-	ft := &report.Table{Title: "findings", Columns: []report.Column{{Name: "finding"}, {Name: "outcome"}, {Name: "check"}, {Name: "measured"}, {Name: "published"}}}
+	return &report.Document{Sections: []report.Section{sec}}, r.verdicts(series, runs)
+}
+
+// FindingsTable is the verdicts as a table (for Markdown and JSON; text prints Verdict.Line).
+func FindingsTable(verdicts []Verdict) *report.Table {
+	ft := &report.Table{Title: "findings", Columns: []report.Column{{Name: "finding"}, {Name: "outcome"}, {Name: "target"}, {Name: "check"}, {Name: "measured"}, {Name: "published"}}}
 	for _, v := range verdicts {
-		ft.Rows = append(ft.Rows, []report.Cell{report.TextCell(v.Claim), report.TextCell(v.Outcome), report.TextCell(v.Target + " " + v.Check),
+		ft.Rows = append(ft.Rows, []report.Cell{report.TextCell(v.Claim), report.TextCell(v.Outcome), report.TextCell(v.Target), report.TextCell(v.Check),
 			report.TextCell(v.Measured), report.TextCell(v.Published)})
 	}
-	if len(verdicts) > 0 {
-		sec.Tables = append(sec.Tables, ft)
-	}
-	return &report.Document{Sections: []report.Section{sec}}, verdicts
+	return ft
 }
 
 // figureColumn is a table column of figure name, with its header and unit.
@@ -265,8 +266,11 @@ func (r *Recipe) relativeTables(t TableSpec, series []check.Series, runs []PartR
 			keys = append(keys, series[i].Label)
 		}
 		for _, step := range b.steps {
-			row := []report.Cell{report.TextCell(step)}
 			bv, bn := check.Median(name, series[base].Steps, step)
+			if bn == 0 {
+				continue // a step the base did not measure (a test not run)
+			}
+			row := []report.Cell{report.TextCell(step)}
 			for _, i := range others {
 				v, n := check.Median(name, series[i].Steps, step)
 				if n == 0 || bn == 0 {
