@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// recipeFile is a two-part recipe on embedded engines with findings whose outcome is known:
+// the rows l.i1 leaves (counted by the workload: 2,900 on one client, 3,800 on two), a false bound, a target
+// that does not run.
+const recipeFile = `
+name: tiny
+title: a tiny recipe
+report: no report
+scales: {quick: "tiny", full: "tiny too"}
+files:
+  note.txt: "a file beside the run files"
+parts:
+  - name: one
+    flags: {workload: insert, engine: [pebble, sqlite], steps: "l.i0,l.x,l.i1", rows: 2000, writes: 1000}
+  - name: two
+    flags: {workload: insert, engine: pebble, steps: "l.i0,l.x,l.i1", rows: 1000, writes: 1000, clients: 2}
+base: one/pebble
+tables:
+  - {kind: steps, step: l.i1, columns: [ips, rows, wKB/i], headers: {rows: rows held}, published: [{label: "the report", ips: "23308"}]}
+  - {kind: intervals, step: l.i1, intervals: 2}
+findings:
+  - {claim: "l.i1 leaves 2900 rows", target: one/sqlite, check: "l.i1:rows==2900", published: "2900"}
+  - {claim: "two clients hold more rows than the base", target: two/pebble, check: "l.i1:ratio(rows)>1"}
+  - {claim: "no rows", target: one/pebble, check: "l.i1:rows<0"}
+  - {claim: "bbolt ran", target: one/bbolt, check: "ips>0"}
+`
+
+// TestRecipe runs a recipe file: each part is a recorded run, the recipe's directory holds the
+// run files, its files, recipe.txt, recipe.md and findings.json, and every finding is printed
+// with its outcome.
+func TestRecipe(t *testing.T) {
+	out, _, d := dirs(t)
+	file := filepath.Join(t.TempDir(), "tiny.yaml")
+	if err := os.WriteFile(file, []byte(recipeFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := run(t, nil, append([]string{"run", "--recipe", file, "--quiet"}, d...)...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", tr.code, tr.stderr)
+	}
+	for _, want := range []string{
+		"finding: l.i1 leaves 2900 rows: reproduced (l.i1:rows==2900: 2900; published: 2900)",
+		"finding: two clients hold more rows than the base: reproduced (l.i1:ratio(rows)>1 vs one/pebble: 1.31)",
+		"finding: no rows: not reproduced (l.i1:rows<0: 2900)",
+		"finding: bbolt ran: not measured (ips>0: target one/bbolt did not run)",
+		"published: the report", "one/sqlite", "two/pebble", "0→800",
+	} {
+		if !strings.Contains(tr.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, tr.stdout)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*-recipe-tiny"))
+	if len(dirs) != 1 {
+		t.Fatalf("recipe directories %v", dirs)
+	}
+	for _, f := range []string{"files/one.yaml", "files/two.yaml", "files/note.txt", "recipe.txt", "recipe.md", "findings.json"} {
+		if _, err := os.Stat(filepath.Join(dirs[0], f)); err != nil {
+			t.Error(err)
+		}
+	}
+	var fj struct {
+		Findings []struct{ Outcome string }
+	}
+	data, _ := os.ReadFile(filepath.Join(dirs[0], "findings.json"))
+	if err := json.Unmarshal(data, &fj); err != nil || len(fj.Findings) != 4 || fj.Findings[3].Outcome != "not measured" {
+		t.Errorf("findings.json: %v %s", err, data)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*-tiny-one"))
+	runs2, _ := filepath.Glob(filepath.Join(out, "*-tiny-two"))
+	if len(runs) != 1 || len(runs2) != 1 {
+		t.Fatalf("part runs %v %v", runs, runs2)
+	}
+	// Evaluated again over the finished runs.
+	tr = run(t, nil, "recipes", file, "--runs", runs[0]+","+runs2[0])
+	if tr.code != 0 || !strings.Contains(tr.stdout, "finding: l.i1 leaves 2900 rows: reproduced") {
+		t.Errorf("recipes --runs: exit %d\n%s%s", tr.code, tr.stdout, tr.stderr)
+	}
+}
+
+// TestRecipeUsage: bad recipe input is one line and exit 2.
+func TestRecipeUsage(t *testing.T) {
+	broken := filepath.Join(t.TempDir(), "broken.yaml")
+	os.WriteFile(broken, []byte(strings.Replace(recipeFile, "kind: intervals", "kind: pie", 1)), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--recipe", "nope"}, `no recipe "nope" (valid: `},
+		{[]string{"run", "--recipe", "binlog-2025", "--scale", "huge"}, `--scale "huge": want quick or full`},
+		{[]string{"run", "--scale", "full"}, "--scale is the scale of a recipe"},
+		{[]string{"run", "--recipe", broken}, "kind \"pie\": want steps, relative or intervals"},
+		{[]string{"run", "-f", broken}, "kind \"pie\": want steps, relative or intervals"},
+		{[]string{"recipes", "nope"}, `no recipe "nope"`},
+		{[]string{"recipes", "binlog-2025", "--runs", "a,b"}, "2 run directories for the 1 parts"},
+	} {
+		tr := run(t, nil, c.args...)
+		if tr.code != 2 || !strings.Contains(tr.stderr, c.want) || strings.Count(strings.TrimSpace(tr.stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, tr.code, tr.stderr, c.want)
+		}
+	}
+	tr := run(t, nil, "recipes")
+	if tr.code != 0 || !strings.Contains(tr.stdout, "binlog-2025") {
+		t.Errorf("recipes: exit %d\n%s", tr.code, tr.stdout)
+	}
+	tr = run(t, nil, "recipes", "binlog-2025")
+	if tr.code != 0 || !strings.HasPrefix(tr.stdout, "# The MariaDB binlog report") {
+		t.Errorf("recipes binlog-2025: exit %d\n%s", tr.code, tr.stdout)
+	}
+}
