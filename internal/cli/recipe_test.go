@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rumbench/rumbench/internal/recipe"
 )
 
 // recipeFile is a two-part recipe on embedded engines with findings whose outcome is known:
@@ -97,8 +99,8 @@ func TestRecipeUsage(t *testing.T) {
 		{[]string{"run", "--recipe", "nope"}, `no recipe "nope" (valid: `},
 		{[]string{"run", "--recipe", "binlog-2025", "--scale", "huge"}, `--scale "huge": want quick or full`},
 		{[]string{"run", "--scale", "full"}, "--scale is the scale of a recipe"},
-		{[]string{"run", "--recipe", broken}, "kind \"pie\": want steps, relative or intervals"},
-		{[]string{"run", "-f", broken}, "kind \"pie\": want steps, relative or intervals"},
+		{[]string{"run", "--recipe", broken}, "kind \"pie\": want steps, relative, latency or intervals"},
+		{[]string{"run", "-f", broken}, "kind \"pie\": want steps, relative, latency or intervals"},
 		{[]string{"recipes", "nope"}, `no recipe "nope"`},
 		{[]string{"recipes", "binlog-2025", "--runs", "a,b"}, "2 run directories for the 1 parts"},
 	} {
@@ -114,5 +116,40 @@ func TestRecipeUsage(t *testing.T) {
 	tr = run(t, nil, "recipes", "binlog-2025")
 	if tr.code != 0 || !strings.HasPrefix(tr.stdout, "# The MariaDB binlog report") {
 		t.Errorf("recipes binlog-2025: exit %d\n%s", tr.code, tr.stdout)
+	}
+}
+
+// TestShippedRecipeFlags parses each part's run file of every shipped recipe, at each scale,
+// with the run command's flags (the workload's own included): an unknown flag or a bad value
+// fails here rather than minutes into a recipe.
+func TestShippedRecipeFlags(t *testing.T) {
+	all, err := recipe.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		dir := t.TempDir()
+		for name, text := range r.Files {
+			os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+		}
+		for _, p := range r.Parts {
+			for _, scale := range recipe.Scales {
+				data, err := r.RunFile(p, scale)
+				if err != nil {
+					t.Fatal(err)
+				}
+				file := filepath.Join(dir, p.Name+".yaml")
+				os.WriteFile(file, data, 0o644)
+				args, err := expandRunFile([]string{"run", "-f", file})
+				if err != nil {
+					t.Errorf("%s %s %s: %v", r.Name, p.Name, scale, err)
+					continue
+				}
+				_, f := newRunFlags(&Env{Args: args})
+				if err := f.cmdFlags.Parse(args[1:]); err != nil {
+					t.Errorf("%s %s %s: %v", r.Name, p.Name, scale, err)
+				}
+			}
+		}
 	}
 }

@@ -115,6 +115,8 @@ func (r *Recipe) Evaluate(runs []PartRun, scale string) (*report.Document, []Ver
 			sec.Tables = append(sec.Tables, r.stepsTable(t, series))
 		case "relative":
 			sec.Tables = append(sec.Tables, r.relativeTables(t, series, runs)...)
+		case "latency":
+			sec.Tables = append(sec.Tables, latencyTable(t, series))
 		case "intervals":
 			sec.Tables = append(sec.Tables, r.intervalsTable(t, runs))
 		}
@@ -178,6 +180,29 @@ func publishedRows(pub []map[string]string, keys []string) [][]report.Cell {
 		out = append(out, row)
 	}
 	return out
+}
+
+// latencyTable is the per-operation response times of step t.Step, a row per target and kind.
+func latencyTable(t TableSpec, series []check.Series) *report.Table {
+	var rows []*results.Step
+	for _, sr := range series {
+		for _, s := range sr.Steps {
+			if s.Step == t.Step {
+				c := *s
+				c.Target = sr.Label
+				rows = append(rows, &c)
+			}
+		}
+	}
+	tb := report.LatencyTable(t.Step, rows)
+	tb.Title, tb.Note = t.Title, "step "+t.Step+": response times per operation"
+	if tb.Title == "" {
+		tb.Title = t.Step + " response times"
+	}
+	if t.Note != "" {
+		tb.Footer = append(tb.Footer, t.Note)
+	}
+	return tb
 }
 
 func (r *Recipe) stepsTable(t TableSpec, series []check.Series) *report.Table {

@@ -78,6 +78,8 @@ type Part struct {
 //   - "steps": a row per target, a column per figure of Columns, for step Step;
 //   - "relative": Metric (default: each step's headline rate) of every target relative to
 //     the base, a row per step (a table per step group for grouped workloads);
+//   - "latency": the response-time percentiles of each operation kind of step Step, a row
+//     per target and kind (LinkBench's QoS table);
 //   - "intervals": step Step cut into Intervals equal parts by rows written, a row per
 //     part and target: size, bytes per row, write rate, bytes written, seconds, rows/s and
 //     bytes written per row (the insert benchmark's per-interval table).
@@ -93,8 +95,10 @@ type TableSpec struct {
 	// Intervals is the number of parts of an intervals table (default 5).
 	Intervals int `yaml:"intervals"`
 	// Published are the report's own rows, shown below the measured ones and labelled as
-	// published: each maps "label" to the row's label and a column's name (as in Columns,
-	// or a step or group of a relative table) to the published figure as text.
+	// published: each maps "label" to the row's label and a column's name (as in Columns, an
+	// intervals table's column, or a relative table's target with "group" naming the group
+	// whose table gets the row) to the published figure as text. Latency tables have none
+	// (say the published figures in Note).
 	Published []map[string]string `yaml:"published"`
 	// Note is printed under the table.
 	Note string `yaml:"note"`
@@ -238,14 +242,14 @@ func (r *Recipe) validate() error {
 			return fmt.Errorf("part %d: name %q: want a unique 1 to 32 of a-z 0-9 -", i+1, input.Short(p.Name))
 		}
 		seen[p.Name] = true
-		if p.Flags.Kind != yaml.MappingNode {
+		if resolve(&p.Flags).Kind != yaml.MappingNode {
 			return fmt.Errorf("part %s: flags: want a mapping of run flags to values", p.Name)
 		}
 		for s, n := range p.Scale {
 			if !slices.Contains(Scales, s) {
 				return fmt.Errorf("part %s: scale: unknown scale %q (valid: %s)", p.Name, input.Short(s), strings.Join(Scales, ", "))
 			}
-			if n.Kind != yaml.MappingNode {
+			if resolve(&n).Kind != yaml.MappingNode {
 				return fmt.Errorf("part %s: scale %s: want a mapping of run flags to values", p.Name, s)
 			}
 		}
@@ -257,12 +261,16 @@ func (r *Recipe) validate() error {
 				return fmt.Errorf("table %d: a steps table needs its step and columns", i+1)
 			}
 		case "relative":
+		case "latency":
+			if t.Step == "" {
+				return fmt.Errorf("table %d: a latency table needs its step", i+1)
+			}
 		case "intervals":
 			if t.Step == "" || t.Intervals < 0 || t.Intervals > 100 {
 				return fmt.Errorf("table %d: an intervals table needs its step and 0 to 100 intervals", i+1)
 			}
 		default:
-			return fmt.Errorf("table %d: kind %q: want steps, relative or intervals", i+1, input.Short(t.Kind))
+			return fmt.Errorf("table %d: kind %q: want steps, relative, latency or intervals", i+1, input.Short(t.Kind))
 		}
 		for _, c := range t.Columns {
 			if _, err := check.Parse(c+">=0", rateNames()); err != nil {
@@ -294,12 +302,12 @@ func (r *Recipe) RunFile(p Part, scale string) ([]byte, error) {
 		}
 		m.Content = append(m.Content, k, v)
 	}
-	for i := 0; i+1 < len(p.Flags.Content); i += 2 {
-		set(p.Flags.Content[i], p.Flags.Content[i+1])
+	for _, kv := range pairs(&p.Flags) {
+		set(kv[0], kv[1])
 	}
 	if sc, ok := p.Scale[scale]; ok {
-		for i := 0; i+1 < len(sc.Content); i += 2 {
-			set(sc.Content[i], sc.Content[i+1])
+		for _, kv := range pairs(&sc) {
+			set(kv[0], kv[1])
 		}
 	}
 	label := r.Name + "-" + p.Name
@@ -318,6 +326,29 @@ func (r *Recipe) RunFile(p Part, scale string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// resolve follows a YAML alias (flags: *cached) to the node it names.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// pairs are a mapping's key-value pairs, a merge key's (<<: *cached) mapping first so that
+// the mapping's own keys override it.
+func pairs(n *yaml.Node) [][2]*yaml.Node {
+	n = resolve(n)
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Value == "<<" && k.Tag == "!!merge" {
+			out = append(pairs(n.Content[i+1]), out...)
+			continue
+		}
+		out = append(out, [2]*yaml.Node{n.Content[i], resolve(n.Content[i+1])})
+	}
+	return out
 }
 
 // rateNames are the names workloads give their headline rates (ips, qps, rps ...), which

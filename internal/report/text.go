@@ -127,6 +127,10 @@ func Text(w io.Writer, steps []results.Step) error {
 	return nil
 }
 
+// LatencyTable is the response-time percentiles (ms, or µs when below 1 ms) of every operation
+// kind of step, a row per target (each record's Target) and kind, the step errors as footer.
+func LatencyTable(step string, rows []*results.Step) *Table { return latencyTable(step, rows) }
+
 // latencyTable is the response-time percentiles of every operation kind of a step, with the
 // step errors as footer.
 func latencyTable(step string, rows []*results.Step) *Table {
