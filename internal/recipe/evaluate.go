@@ -162,6 +162,18 @@ func figureCell(name string, sr check.Series, step string) report.Cell {
 	if n == 0 {
 		return report.MissingCell()
 	}
+	if m, ok := metric.Lookup(name); ok {
+		switch {
+		case len(m.Words) > 0: // regime: cached, IO-bound...
+			return report.TextCell(m.Words[min(max(int(v), 0), len(m.Words)-1)])
+		case m.YesNo && v != 0:
+			return report.TextCell("yes")
+		case m.YesNo:
+			return report.TextCell("NO")
+		case m.Integer:
+			return report.IntCell(int64(v))
+		}
+	}
 	return report.NumCell(v)
 }
 
