@@ -177,13 +177,18 @@ func figureCell(name string, sr check.Series, step string) report.Cell {
 	return report.NumCell(v)
 }
 
-// publishedRows renders published rows under columns keys (a row's label first).
-func publishedRows(pub []map[string]string, keys []string) [][]report.Cell {
+// publishedRows renders published rows under columns keys (a row's label first); a column
+// renamed by headers is found under either name.
+func publishedRows(pub []map[string]string, keys []string, headers map[string]string) [][]report.Cell {
 	var out [][]report.Cell
 	for _, p := range pub {
 		row := []report.Cell{report.TextCell("published: " + p["label"])}
 		for _, k := range keys {
-			if v, ok := p[k]; ok {
+			v, ok := p[k]
+			if h := headers[k]; !ok && h != "" {
+				v, ok = p[h]
+			}
+			if ok {
 				row = append(row, report.TextCell(v))
 			} else {
 				row = append(row, report.MissingCell())
@@ -236,7 +241,7 @@ func (r *Recipe) stepsTable(t TableSpec, series []check.Series) *report.Table {
 		}
 		tb.Rows = append(tb.Rows, row)
 	}
-	tb.Rows = append(tb.Rows, publishedRows(t.Published, t.Columns)...)
+	tb.Rows = append(tb.Rows, publishedRows(t.Published, t.Columns, t.Headers)...)
 	if t.Note != "" {
 		tb.Footer = append(tb.Footer, t.Note)
 	}
@@ -324,7 +329,7 @@ func (r *Recipe) relativeTables(t TableSpec, series []check.Series, runs []PartR
 				pub = append(pub, p)
 			}
 		}
-		tb.Rows = append(tb.Rows, publishedRows(pub, keys)...)
+		tb.Rows = append(tb.Rows, publishedRows(pub, keys, nil)...)
 		if t.Note != "" {
 			tb.Footer = append(tb.Footer, t.Note)
 		}
@@ -369,7 +374,7 @@ func (r *Recipe) intervalsTable(t TableSpec, runs []PartRun) *report.Table {
 			tb.Rows = append(tb.Rows, intervalRows(r.Label(pr.Part, target), pr.Run, target, t.Step, n)...)
 		}
 	}
-	tb.Rows = append(tb.Rows, publishedRows(t.Published, keys)...)
+	tb.Rows = append(tb.Rows, publishedRows(t.Published, keys, nil)...)
 	tb.Footer = append(tb.Footer, "rows written per part from the per-second records (ips × secs); size and B/row at the part's end; MBw from the device's write rate; the step's settling is left out (it is in the step's own table)")
 	if t.Note != "" {
 		tb.Footer = append(tb.Footer, t.Note)
