@@ -53,11 +53,15 @@ docs/recipes.md has each recipe's report and this machine's output.`,
 				return err
 			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RECIPE\tREPRODUCES\tQUICK SCALE")
+			fmt.Fprintln(tw, "RECIPE\tPARTS\tREPRODUCES")
 			for _, r := range all {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, r.Title, r.Scales[recipe.Quick])
+				fmt.Fprintf(tw, "%s\t%d\t%s\n", r.Name, len(r.Parts), r.Title)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(env.Stdout, "rumbench recipes NAME prints one (its report, scales, parts, tables, findings); rumbench run --recipe NAME runs it")
+			return nil
 		},
 	}
 	cmd.Flags().StringSliceVar(&runDirs, "runs", nil, "evaluate the recipe over these finished runs (one run directory per part, in the recipe's order) instead of printing it")
