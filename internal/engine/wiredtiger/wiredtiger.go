@@ -160,12 +160,15 @@ type wtEngine struct {
 
 // EngineCounters implements table.CounterReporter: cache bytes read into and written from the
 // cache, journal bytes, syncs and flushes, checkpoints.
-func (e *wtEngine) EngineCounters() map[string]int64 {
-	ss, err := e.s.session()
+func (e *wtEngine) EngineCounters() map[string]int64 { return e.s.counters() }
+
+// counters reads the connection's statistics of statKeys; nil when they cannot be read.
+func (s *store) counters() map[string]int64 {
+	ss, err := s.session()
 	if err != nil {
 		return nil
 	}
-	defer e.s.release(ss)
+	defer s.release(ss)
 	uri := C.CString("statistics:")
 	defer C.free(unsafe.Pointer(uri))
 	var cur *C.WT_CURSOR
@@ -385,7 +388,8 @@ func (b *batch) Delete(k []byte) error {
 
 // maxConflictRetries bounds the retries of a transaction WiredTiger rolled back on a write
 // conflict with another session's (the adapter's row locks make them rare: index entries).
-const maxConflictRetries = 100
+// A variable so that a test can lower it.
+var maxConflictRetries = 100
 
 func (b *batch) Commit() error {
 	if len(b.ops) == 0 {
@@ -397,16 +401,40 @@ func (b *batch) Commit() error {
 		return err
 	}
 	defer b.s.release(ss)
+	var failed0 int64 // the cache-overflow failures at the first rollback
 	for try := 0; ; try++ {
 		r := b.apply(ss)
 		if r == 0 {
 			return wtErr(b.s.h, "commit", C.wt_commit(ss.s))
 		}
 		C.wt_rollback(ss.s)
-		if r != C.WT_ROLLBACK || try == maxConflictRetries {
+		if r != C.WT_ROLLBACK {
 			return wtErr(b.s.h, "write", r)
 		}
+		if try == 0 {
+			failed0 = b.s.counters()[counterTxnFailCache]
+		}
+		if try == maxConflictRetries {
+			return b.s.rolledBack(wtErr(b.s.h, "write", r), try+1, failed0)
+		}
 	}
+}
+
+// counterTxnFailCache names WiredTiger's count of transactions it rolled back for want of
+// cache room.
+const counterTxnFailCache = "txn_fail_cache"
+
+// rolledBack explains a transaction rolled back n times in a row. When WiredTiger counted
+// rollbacks for want of cache room since the first one (failed0: its counter then), they were
+// its own (with a small cache and large transactions one writer meets them too), not conflicts
+// with another session's writes.
+func (s *store) rolledBack(err error, n int, failed0 int64) error {
+	c := s.counters()
+	if c == nil || c[counterTxnFailCache] <= failed0 {
+		return fmt.Errorf("%w (rolled back %d times in a row)", err, n)
+	}
+	return fmt.Errorf("%w: rolled back %d times in a row, %d of them for want of cache room (WiredTiger's count; the cache holds %d of %d MiB now): not for another session's write; a larger --cache-mb or fewer rows per commit avoids it",
+		err, n, c[counterTxnFailCache]-failed0, c[CounterCacheBytes]>>20, c["max_bytes_now"]>>20)
 }
 
 // apply runs the batch's writes in a new transaction of ss; it returns WiredTiger's error code.

@@ -127,6 +127,9 @@ var statKeys = []struct {
 	{"app_read_us", C.WT_STAT_CONN_CACHE_READ_APP_TIME},
 	{"app_write_us", C.WT_STAT_CONN_CACHE_WRITE_APP_TIME},
 	{"timed_out_ops", C.WT_STAT_CONN_CACHE_TIMED_OUT_OPS},
+	// Transactions WiredTiger rolled back for want of cache room ("transaction: transaction
+	// failures due to cache overflow").
+	{counterTxnFailCache, C.WT_STAT_CONN_TXN_FAIL_CACHE},
 	{"max_bytes_now", C.WT_STAT_CONN_CACHE_BYTES_MAX},
 	// Levels at the step's end (table.LevelSuffix): the bytes in the cache ("cache: bytes
 	// currently in the cache") and the dirty bytes ("cache: tracked dirty bytes in the cache").
