@@ -177,7 +177,7 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 					if breps == 0 {
 						continue
 					}
-					v = ratio(v, b)
+					v = Ratio(v, b)
 				}
 				out = append(out, Result{Expr: e, Step: step, Target: sr.Label, Value: v, N: reps, Pass: e.pass(v)})
 			}
@@ -196,7 +196,8 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 	return out
 }
 
-func ratio(v, base float64) float64 {
+// Ratio is v relative to base, as checks and comparisons divide: 0/0 is 1, x/0 is +Inf.
+func Ratio(v, base float64) float64 {
 	switch {
 	case base == 0 && v == 0:
 		return 1

@@ -319,7 +319,7 @@ func (r *Recipe) relativeTables(t TableSpec, series []check.Series, runs []PartR
 					row = append(row, report.MissingCell())
 					continue
 				}
-				row = append(row, report.RatioCell(ratio(v, bv)))
+				row = append(row, report.RatioCell(check.Ratio(v, bv)))
 			}
 			tb.Rows = append(tb.Rows, row)
 		}
@@ -336,16 +336,6 @@ func (r *Recipe) relativeTables(t TableSpec, series []check.Series, runs []PartR
 		out = append(out, tb)
 	}
 	return out
-}
-
-func ratio(v, base float64) float64 {
-	switch {
-	case base == 0 && v == 0:
-		return 1
-	case base == 0:
-		return math.Inf(1)
-	}
-	return v / base
 }
 
 // intervalsTable cuts step t.Step of each target into t.Intervals parts of equal rows written
