@@ -203,6 +203,17 @@ func flagValue(args []string, name, def string) string {
 	return v
 }
 
+// checkRunArgs parses a run command line's flags (a run file expanded) as run would, without
+// running it.
+func checkRunArgs(args []string) error {
+	args, err := expandRunFile(args)
+	if err != nil {
+		return err
+	}
+	_, f := newRunFlags(&Env{Args: args})
+	return f.cmdFlags.Parse(args[1:])
+}
+
 // runRecipe runs each part of rec at scale as a run (its run file written into the recipe's
 // directory under --out, rest's flags over it), then prints the recipe's tables and findings
 // and writes them beside the run files. A part that fails or is interrupted ends the recipe:
@@ -221,6 +232,22 @@ func runRecipe(env Env, rec *recipe.Recipe, scale string, rest []string) int {
 			return ExitFailure
 		}
 	}
+	// Every part's run file first, its flags parsed with the command line's: bad input is one
+	// line before anything runs.
+	for _, p := range rec.Parts {
+		data, err := rec.RunFile(p, scale)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(files, p.Name+".yaml"), data, 0o644)
+		}
+		if err == nil {
+			err = checkRunArgs(append([]string{"run", "-f", filepath.Join(files, p.Name+".yaml")}, rest...))
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			fmt.Fprintf(env.Stderr, "rumbench: recipe %s: part %s: %s\n", rec.Name, p.Name, usageLine(err.Error()))
+			return ExitUsage
+		}
+	}
 	quiet := slices.Contains(rest, "--quiet")
 	if !quiet {
 		fmt.Fprintf(env.Stderr, "rumbench: recipe %s (%s), scale %s: %d part(s); %s\n", rec.Name, rec.Title, scale, len(rec.Parts), rec.Scales[scale])
@@ -228,15 +255,6 @@ func runRecipe(env Env, rec *recipe.Recipe, scale string, rest []string) int {
 	var runs []recipe.PartRun
 	code := ExitOK
 	for i, p := range rec.Parts {
-		data, err := rec.RunFile(p, scale)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(files, p.Name+".yaml"), data, 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "rumbench: recipe %s: part %s: %v\n", rec.Name, p.Name, err)
-			code = ExitFailure
-			break
-		}
 		if !quiet {
 			fmt.Fprintf(env.Stderr, "rumbench: recipe %s: part %d/%d: %s (rumbench run -f %s)\n", rec.Name, i+1, len(rec.Parts), p.Name, filepath.Join(files, p.Name+".yaml"))
 		}

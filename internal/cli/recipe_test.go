@@ -90,6 +90,9 @@ func TestRecipe(t *testing.T) {
 
 // TestRecipeUsage: bad recipe input is one line and exit 2.
 func TestRecipeUsage(t *testing.T) {
+	out := t.TempDir()
+	good := filepath.Join(t.TempDir(), "tiny.yaml")
+	os.WriteFile(good, []byte(recipeFile), 0o644)
 	broken := filepath.Join(t.TempDir(), "broken.yaml")
 	os.WriteFile(broken, []byte(strings.Replace(recipeFile, "kind: intervals", "kind: pie", 1)), 0o644)
 	for _, c := range []struct {
@@ -102,12 +105,16 @@ func TestRecipeUsage(t *testing.T) {
 		{[]string{"run", "--recipe", broken}, "kind \"pie\": want steps, relative, latency or intervals"},
 		{[]string{"run", "-f", broken}, "kind \"pie\": want steps, relative, latency or intervals"},
 		{[]string{"recipes", "nope"}, `no recipe "nope"`},
+		{[]string{"run", "--recipe", good, "--bogus", "--out", out}, "unknown flag: --bogus"},
 		{[]string{"recipes", "binlog-2025", "--runs", "a,b"}, "2 run directories for the 1 parts"},
 	} {
 		tr := run(t, nil, c.args...)
 		if tr.code != 2 || !strings.Contains(tr.stderr, c.want) || strings.Count(strings.TrimSpace(tr.stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, tr.code, tr.stderr, c.want)
 		}
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("a recipe refused for bad input left %v in --out", left)
 	}
 	tr := run(t, nil, "recipes")
 	if tr.code != 0 || !strings.Contains(tr.stdout, "binlog-2025") {
@@ -140,13 +147,7 @@ func TestShippedRecipeFlags(t *testing.T) {
 				}
 				file := filepath.Join(dir, p.Name+".yaml")
 				os.WriteFile(file, data, 0o644)
-				args, err := expandRunFile([]string{"run", "-f", file})
-				if err != nil {
-					t.Errorf("%s %s %s: %v", r.Name, p.Name, scale, err)
-					continue
-				}
-				_, f := newRunFlags(&Env{Args: args})
-				if err := f.cmdFlags.Parse(args[1:]); err != nil {
+				if err := checkRunArgs([]string{"run", "-f", file}); err != nil {
 					t.Errorf("%s %s %s: %v", r.Name, p.Name, scale, err)
 				}
 			}
