@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -203,6 +204,18 @@ func flagValue(args []string, name, def string) string {
 	return v
 }
 
+// recipeHelp says what a recipe runs and how to run it.
+func recipeHelp(w io.Writer, rec *recipe.Recipe) {
+	fmt.Fprintf(w, "rumbench run --recipe %s [--scale quick|full] [run flags, over each part's]\n\n%s\nreproduces: %s\n", rec.Name, rec.Title, rec.Report)
+	for _, s := range recipe.Scales {
+		fmt.Fprintf(w, "scale %s: %s\n", s, rec.Scales[s])
+	}
+	for _, p := range rec.Parts {
+		fmt.Fprintf(w, "part %s\n", p.Name)
+	}
+	fmt.Fprintf(w, "%d tables, %d findings; rumbench recipes %s prints the whole recipe\n", len(rec.Tables), len(rec.Findings), rec.Name)
+}
+
 // checkRunArgs parses a run command line's flags (a run file expanded) as run would, without
 // running it.
 func checkRunArgs(args []string) error {
@@ -219,6 +232,10 @@ func checkRunArgs(args []string) error {
 // and writes them beside the run files. A part that fails or is interrupted ends the recipe:
 // the tables and findings are made from what ran, and the part's exit code is returned.
 func runRecipe(env Env, rec *recipe.Recipe, scale string, rest []string) int {
+	if slices.Contains(rest, "--help") || slices.Contains(rest, "-h") {
+		recipeHelp(env.Stdout, rec)
+		return ExitOK
+	}
 	out := flagValue(rest, "--out", "results")
 	dir := filepath.Join(out, env.Now().UTC().Format("20060102T150405Z")+"-recipe-"+rec.Name)
 	files := filepath.Join(dir, "files")

@@ -116,7 +116,11 @@ func TestRecipeUsage(t *testing.T) {
 	if left, _ := os.ReadDir(out); len(left) != 0 {
 		t.Errorf("a recipe refused for bad input left %v in --out", left)
 	}
-	tr := run(t, nil, "recipes")
+	tr := run(t, nil, "run", "--recipe", "binlog-2025", "--help")
+	if tr.code != 0 || !strings.Contains(tr.stdout, "rumbench run --recipe binlog-2025 [--scale quick|full]") || !strings.Contains(tr.stdout, "part sysbench") {
+		t.Errorf("run --recipe binlog-2025 --help: exit %d\n%s%s", tr.code, tr.stdout, tr.stderr)
+	}
+	tr = run(t, nil, "recipes")
 	if tr.code != 0 || !strings.Contains(tr.stdout, "binlog-2025") {
 		t.Errorf("recipes: exit %d\n%s", tr.code, tr.stdout)
 	}
