@@ -109,55 +109,37 @@ func recipeArgs(args []string) (*recipe.Recipe, string, []string, error) {
 	}
 	var rec *recipe.Recipe
 	scale := ""
-	var rest []string
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		name, val, hasVal := strings.Cut(a, "=")
-		if name != "--recipe" && name != "--scale" && !slices.Contains(fileFlags[:2], name) {
-			rest = append(rest, a)
-			continue
-		}
-		if !hasVal {
-			if i+1 >= len(args) {
-				return nil, "", nil, usagef("%s needs a value", name)
-			}
-			i++
-			val = args[i]
-		}
+	rest, err := scanFlags(args, []string{"--recipe", "--scale", "-f", "--file"}, "", func(name, val string) (bool, error) {
 		switch name {
 		case "--scale":
 			if !slices.Contains(recipe.Scales, val) {
-				return nil, "", nil, usagef("--scale %q: want %s", input.Short(val), strings.Join(recipe.Scales, " or "))
+				return false, usagef("--scale %q: want %s", input.Short(val), strings.Join(recipe.Scales, " or "))
 			}
 			scale = val
+			return false, nil
 		case "--recipe":
 			if rec != nil {
-				return nil, "", nil, usagef("--recipe %s: one recipe per run", input.Short(val))
+				return false, usagef("--recipe %s: one recipe per run", input.Short(val))
 			}
 			r, err := loadRecipe(val)
-			if err != nil {
-				return nil, "", nil, err
-			}
 			rec = r
-		default: // -f FILE: a recipe file, or a run file left to expandRunFile
-			data, err := input.ReadFile(val, input.MaxFileBytes)
-			if err != nil || !recipe.IsRecipe(data) {
-				rest = append(rest, name, val)
-				continue
-			}
-			if rec != nil {
-				return nil, "", nil, usagef("%s %s: one recipe per run", name, input.Short(val))
-			}
-			r, err := recipe.Parse(data)
-			if err != nil {
-				return nil, "", nil, usagef("%s %s: %v", name, input.Short(val), err)
-			}
-			rec = r
+			return false, err
 		}
+		// -f FILE: a recipe file, or a run file left to expandRunFile.
+		data, err := input.ReadFile(val, input.MaxFileBytes)
+		if err != nil || !recipe.IsRecipe(data) {
+			return true, nil
+		}
+		if rec != nil {
+			return false, usagef("%s %s: one recipe per run", name, input.Short(val))
+		}
+		if rec, err = recipe.Parse(data); err != nil {
+			return false, usagef("%s %s: %v", name, input.Short(val), err)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, "", nil, err
 	}
 	if rec == nil {
 		if scale != "" {
@@ -168,7 +150,7 @@ func recipeArgs(args []string) (*recipe.Recipe, string, []string, error) {
 	if scale == "" {
 		scale = recipe.Quick
 	}
-	return rec, scale, rest, nil
+	return rec, scale, rest[1:], nil
 }
 
 // loadRecipe is a shipped recipe by name, or a recipe file (a path holding a / or ending .yaml).
@@ -187,20 +169,13 @@ func loadRecipe(v string) (*recipe.Recipe, error) {
 	return r, nil
 }
 
-// flagValue is the value of --name in args (the last one), or def.
-func flagValue(args []string, name, def string) string {
+// flagValue is the value of flag name in a run's flags (the last one given), or def.
+func flagValue(flags []string, name, def string) string {
 	v := def
-	for i := 0; i < len(args); i++ {
-		n, val, has := strings.Cut(args[i], "=")
-		if n != name {
-			continue
-		}
-		if !has && i+1 < len(args) {
-			i++
-			val = args[i]
-		}
+	scanFlags(append([]string{"run"}, flags...), []string{name}, "", func(_, val string) (bool, error) {
 		v = val
-	}
+		return true, nil
+	})
 	return v
 }
 

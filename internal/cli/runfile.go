@@ -39,6 +39,40 @@ const RunFileName = "run.yaml"
 // fileFlags are the run command's flags that name a run file.
 var fileFlags = []string{"-f", "--file", "--replay"}
 
+// scanFlags walks a command line's arguments after its command (args[1:]) up to a "--": each
+// flag of names, given as NAME VALUE or NAME=VALUE, goes to take, which says whether it stays;
+// every other argument stays. It returns the command and the arguments that stayed, in order.
+// A named flag without its value is a usage error ("NAME needs a value" and hint).
+func scanFlags(args, names []string, hint string, take func(name, val string) (keep bool, err error)) ([]string, error) {
+	rest := []string{args[0]}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), nil
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		if !slices.Contains(names, name) {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, usagef("%s needs a value%s", name, hint)
+			}
+			i++
+			val = args[i]
+		}
+		keep, err := take(name, val)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			rest = append(rest, name, val)
+		}
+	}
+	return rest, nil
+}
+
 // expandRunFile returns args with a run file's flags in place of -f FILE or --replay RUN, for
 // the run and prepare commands; other command lines are returned as they are.
 func expandRunFile(args []string) ([]string, error) {
@@ -46,35 +80,21 @@ func expandRunFile(args []string) ([]string, error) {
 		return args, nil
 	}
 	var file, flag string
-	rest := []string{args[0]}
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		name, val, hasVal := strings.Cut(a, "=")
-		if !slices.Contains(fileFlags, name) {
-			rest = append(rest, a)
-			continue
-		}
-		if !hasVal {
-			if i+1 >= len(args) {
-				return nil, usagef("%s needs a value (a run file, or for --replay a run directory)", name)
-			}
-			i++
-			val = args[i]
-		}
+	rest, err := scanFlags(args, fileFlags, " (a run file, or for --replay a run directory)", func(name, val string) (bool, error) {
 		if file != "" {
-			return nil, usagef("%s %s: one run file per run (already %s %s)", name, input.Short(val), flag, input.Short(file))
+			return false, usagef("%s %s: one run file per run (already %s %s)", name, input.Short(val), flag, input.Short(file))
 		}
 		file, flag = val, name
 		if name == "--replay" {
 			file = filepath.Join(val, RunFileName)
 			if _, err := os.Stat(file); err != nil {
-				return nil, usagef("--replay %s: no %s in it (a run directory of this version of rumbench holds one)", input.Short(val), RunFileName)
+				return false, usagef("--replay %s: no %s in it (a run directory of this version of rumbench holds one)", input.Short(val), RunFileName)
 			}
 		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if file == "" {
 		return args, nil
