@@ -27,13 +27,7 @@ func (c *checkFlags) add(fl *pflag.FlagSet) {
 
 // parse parses the checks, or returns a usage error; --junit without a check is refused.
 func (c *checkFlags) parse() ([]check.Expr, error) {
-	var rates []string
-	for _, w := range workload.Names() {
-		s, _ := workload.Lookup(w)
-		for _, r := range s.Rates {
-			rates = append(rates, r.Name)
-		}
-	}
+	rates := workload.RateNames()
 	var out []check.Expr
 	for _, text := range c.exprs {
 		e, err := check.Parse(text, rates)

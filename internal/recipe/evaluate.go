@@ -144,14 +144,8 @@ func figureColumn(name string, headers map[string]string) report.Column {
 		c.Unit, c.Meaning, c.Rate = m.Unit, m.Meaning, m.Rate
 		return c
 	}
-	for _, w := range workload.Names() {
-		s, _ := workload.Lookup(w)
-		for _, rt := range s.Rates {
-			if rt.Name == name {
-				c.Unit, c.Meaning, c.Rate = rt.Unit, rt.Meaning, true
-				return c
-			}
-		}
+	if rt, ok := workload.LookupRate(name); ok {
+		c.Unit, c.Meaning, c.Rate = rt.Unit, rt.Meaning, true
 	}
 	return c
 }
@@ -455,7 +449,7 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 	var out []Verdict
 	for _, f := range r.Findings {
 		v := Verdict{Finding: f, Claim: f.Claim, Published: f.Published, Check: f.Check, Target: f.Target, Outcome: NotMeasured}
-		e, err := check.Parse(f.Check, rateNames())
+		e, err := check.Parse(f.Check, workload.RateNames())
 		if err != nil {
 			v.Measured = err.Error()
 			out = append(out, v)

@@ -273,7 +273,7 @@ func (r *Recipe) validate() error {
 			return fmt.Errorf("table %d: kind %q: want steps, relative, latency or intervals", i+1, input.Short(t.Kind))
 		}
 		for _, c := range t.Columns {
-			if _, err := check.Parse(c+">=0", rateNames()); err != nil {
+			if _, err := check.Parse(c+">=0", workload.RateNames()); err != nil {
 				return fmt.Errorf("table %d: column %q: not a figure (a metric of rumbench metrics or a rate name)", i+1, input.Short(c))
 			}
 		}
@@ -282,7 +282,7 @@ func (r *Recipe) validate() error {
 		if f.Claim == "" || f.Target == "" {
 			return fmt.Errorf("finding %d: needs a claim and a target", i+1)
 		}
-		if _, err := check.Parse(f.Check, rateNames()); err != nil {
+		if _, err := check.Parse(f.Check, workload.RateNames()); err != nil {
 			return fmt.Errorf("finding %d: %v", i+1, err)
 		}
 	}
@@ -347,19 +347,6 @@ func pairs(n *yaml.Node) [][2]*yaml.Node {
 			continue
 		}
 		out = append(out, [2]*yaml.Node{n.Content[i], resolve(n.Content[i+1])})
-	}
-	return out
-}
-
-// rateNames are the names workloads give their headline rates (ips, qps, rps ...), which
-// columns and checks may name besides the catalog's metrics.
-func rateNames() []string {
-	var out []string
-	for _, w := range workload.Names() {
-		s, _ := workload.Lookup(w)
-		for _, r := range s.Rates {
-			out = append(out, r.Name)
-		}
 	}
 	return out
 }

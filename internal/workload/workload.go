@@ -164,6 +164,32 @@ type Rate struct {
 	Name, Unit, Meaning string
 }
 
+// RateNames returns the names every registered workload gives its headline rates (ips, qps,
+// rps ...), which checks, comparisons and recipes may name besides the catalog's metrics.
+func RateNames() []string {
+	var out []string
+	for _, w := range Names() {
+		s, _ := Lookup(w)
+		for _, r := range s.Rates {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+// LookupRate returns the first registered workload's rate named name (in workload name order).
+func LookupRate(name string) (Rate, bool) {
+	for _, w := range Names() {
+		s, _ := Lookup(w)
+		for _, r := range s.Rates {
+			if r.Name == name {
+				return r, true
+			}
+		}
+	}
+	return Rate{}, false
+}
+
 // Definition is a workload being configured from the command line: the CLI adds its flags to
 // the run command, parses the arguments, then calls Build.
 type Definition interface {
