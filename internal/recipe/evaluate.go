@@ -22,8 +22,7 @@ type PartRun struct {
 
 // Verdict is a finding's outcome.
 type Verdict struct {
-	Finding Finding `json:"-"`
-	Claim   string  `json:"claim"`
+	Claim string `json:"claim"`
 	// Outcome is "reproduced", "not reproduced" or "not measured".
 	Outcome string `json:"outcome"`
 	// Measured says the figures the check saw ("2.01", "0.05–0.31 over 9 steps") or why there
@@ -49,7 +48,15 @@ func (v Verdict) Line() string {
 	if v.Published != "" {
 		pub = "; published: " + v.Published
 	}
-	return fmt.Sprintf("finding: %s: %s (%s: %s%s)", v.Claim, v.Outcome, v.Check, v.Measured, pub)
+	return fmt.Sprintf("finding: %s: %s (%s: %s%s)", v.Claim, v.Outcome, v.against(), v.Measured, pub)
+}
+
+// against is the check with the base it divides by ("ratio(qps)>=1.5 vs mysql:binlog.cnf").
+func (v Verdict) against() string {
+	if v.Base == "" {
+		return v.Check
+	}
+	return v.Check + " vs " + v.Base
 }
 
 // Label names a target of part in the recipe's tables and findings: the target's own label
@@ -128,7 +135,7 @@ func (r *Recipe) Evaluate(runs []PartRun, scale string) (*report.Document, []Ver
 func FindingsTable(verdicts []Verdict) *report.Table {
 	ft := &report.Table{Title: "findings", Columns: []report.Column{{Name: "finding"}, {Name: "outcome"}, {Name: "target"}, {Name: "check"}, {Name: "measured"}, {Name: "published"}}}
 	for _, v := range verdicts {
-		ft.Rows = append(ft.Rows, []report.Cell{report.TextCell(v.Claim), report.TextCell(v.Outcome), report.TextCell(v.Target), report.TextCell(v.Check),
+		ft.Rows = append(ft.Rows, []report.Cell{report.TextCell(v.Claim), report.TextCell(v.Outcome), report.TextCell(v.Target), report.TextCell(v.against()),
 			report.TextCell(v.Measured), report.TextCell(v.Published)})
 	}
 	return ft
@@ -448,7 +455,7 @@ func count(v float64) string {
 func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 	var out []Verdict
 	for _, f := range r.Findings {
-		v := Verdict{Finding: f, Claim: f.Claim, Published: f.Published, Check: f.Check, Target: f.Target, Outcome: NotMeasured}
+		v := Verdict{Claim: f.Claim, Published: f.Published, Check: f.Check, Target: f.Target, Outcome: NotMeasured}
 		e, err := check.Parse(f.Check, workload.RateNames())
 		if err != nil {
 			v.Measured = err.Error()
@@ -498,9 +505,6 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 			v.Outcome = Reproduced
 		}
 		v.Measured = spread(vals, e.Ratio)
-		if v.Base != "" {
-			v.Check += " vs " + v.Base
-		}
 		out = append(out, v)
 	}
 	return out
