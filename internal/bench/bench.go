@@ -95,6 +95,12 @@ type Config struct {
 	// this same configuration from; never recorded (they may hold a password).
 	Args []string
 
+	// Sweep, when not nil, is the run's concurrency sweep (recorded in the manifest). With
+	// LoadOnce, each target loads once and runs its other steps once per count, recorded as the
+	// targets "<label>@<count>" (SweepLabel); without, the caller lists a target per count
+	// (Target.Of and Target.Clients set), each loading its own data.
+	Sweep *results.Sweep
+
 	// Shard, when not nil, is recorded in the manifest: this run is one shard of a split run.
 	Shard *results.ShardInfo
 	// Barrier, when not nil, is called before each measured step, once its sessions are open,
@@ -183,6 +189,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	m.PID, m.Hostname = os.Getpid(), hostname()
 	m.Shard = cfg.Shard
+	m.Sweep = cfg.Sweep
 	if lock.Stale != "" {
 		m.Notes = append(m.Notes, "the data directory's lock was taken over from a run that is gone ("+lock.Stale+")")
 	}
@@ -218,7 +225,13 @@ reps:
 			rcfg.Fresh = true
 		}
 		for i, spec := range specs {
-			err := runTarget(ctx, rcfg, i, rep, spec, w, m, mem)
+			tcfg := rcfg
+			if t := cfg.Targets[i]; t.Clients > 0 && i > 0 && cfg.Targets[i-1].Of == t.Of {
+				// A later count of a sweep that loads per count: on a --dsn server the tables of
+				// the count before (fewer or as many: counts increase) are dropped first.
+				tcfg.Fresh = true
+			}
+			err := runTarget(ctx, tcfg, i, rep, spec, w, m, mem)
 			var oom *OOMError
 			if errors.As(err, &oom) && ctx.Err() == nil {
 				// The cap killed this engine's step: say so and go on with the next engine;
@@ -291,6 +304,9 @@ func validate(cfg Config) ([]engine.Spec, error) {
 		return nil, UsageError{errors.New("--repeat loads each repetition afresh: it does not go with prepare or --reuse")}
 	case cfg.Reuse && cfg.Fresh:
 		return nil, UsageError{errors.New("--fresh drops or empties the data that --reuse would use: give one of them")}
+	}
+	if err := validateSweep(cfg); err != nil {
+		return nil, err
 	}
 	specs := make([]engine.Spec, len(cfg.Targets))
 	seen := map[string]bool{}
@@ -378,6 +394,12 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 			}
 		}
 	}()
+	if t.Clients > 0 {
+		// One count of a sweep that loads per count.
+		if err := cfg.Workload.(workload.Concurrent).SetClients(t.Clients); err != nil {
+			return UsageError{err}
+		}
+	}
 	opts := engine.Options{Dir: dir, CacheBytes: cfg.cacheBytes(t.Engine.Name), Sync: cfg.Sync, Extra: t.Engine.Options, SyncAcct: cfg.SyncAcct}
 	if mem != nil && spec.Server {
 		opts.Cgroup = mem.Dir
@@ -395,7 +417,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 		out.note(label + " runs on an external server (--dsn): server CPU, RSS and PSS are not measured, and the storage counters are those of this host's " + deviceName(sampler) + ", not the server's")
 	}
 	sampler.SetLogFiles(eng.Info().LogFiles)
-	if err := out.opened(results.Target{Label: label, Engine: eng.Info(), DataDir: dir}); err != nil {
+	if err := out.opened(results.Target{Label: label, Engine: eng.Info(), DataDir: dir, Of: t.Of, Clients: t.Clients}); err != nil {
 		return err
 	}
 	run, skip, err := openRun(ctx, cfg, t, eng)
@@ -414,12 +436,19 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	}
 	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency,
 		PSSEvery: cfg.PSSEvery, Memory: mem, OnTick: out.interval, Settle: cfg.Settle, SettleDir: dir}
-	for _, name := range cfg.Workload.Steps() {
-		if skip[name] {
-			continue
-		}
-		if err := runStep(ctx, cfg, label, run, setup, name, dir, out); err != nil || ctx.Err() != nil {
+	base := results.Target{Label: label, Engine: eng.Info(), DataDir: dir, Of: t.Of, Clients: t.Clients}
+	if sw := cfg.Sweep; sw != nil && sw.LoadOnce {
+		if err := runSweep(ctx, cfg, base, run, skip, setup, dir, out); err != nil || ctx.Err() != nil {
 			return err
+		}
+	} else {
+		for _, name := range cfg.Workload.Steps() {
+			if skip[name] {
+				continue
+			}
+			if err := runStep(ctx, cfg, label, run, setup, name, dir, out); err != nil || ctx.Err() != nil {
+				return err
+			}
 		}
 	}
 	check, err := run.Check(ctx)
@@ -431,6 +460,11 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 			return fmt.Errorf("%s: recording the preparation: %w", label, err)
 		}
 		out.event("%s: prepared: later runs use this data with --reuse", label)
+	}
+	// A sweep's check covers the data every count worked on: it is recorded on the target that
+	// loaded it.
+	if err := out.opened(base); err != nil {
+		return err
 	}
 	return out.checked(check)
 }

@@ -30,6 +30,10 @@ type Expr struct {
 	// figure relative to the comparison's base.
 	Name  string
 	Ratio bool
+	// At, when > 0, is a client count of a concurrency sweep (NAME@N): the check applies to the
+	// series of that count only. The sweep figures speedup (the rate over the rate at the
+	// sweep's smallest count) and eff (speedup per client, 1 linear) are named with it only.
+	At int
 	// Op is one of >=, <=, >, <, ==, !=; Value the bound, in the figure's unit as named (µs for
 	// p99_us, ms for p99_ms).
 	Op    string
@@ -38,7 +42,17 @@ type Expr struct {
 
 var ops = []string{">=", "<=", "==", "!=", ">", "<"}
 
-// Parse parses "[STEP:]NAME OP NUMBER" or "[STEP:]ratio(NAME) OP NUMBER"; spaces are allowed
+// Sweep figures, named with a count (speedup@8, eff@8): see Expr.At.
+const (
+	Speedup    = "speedup"
+	Efficiency = "eff"
+)
+
+// maxAt bounds the count of NAME@N.
+const maxAt = 1 << 20
+
+// Parse parses "[STEP:]NAME OP NUMBER" or "[STEP:]ratio(NAME) OP NUMBER", where NAME may end in
+// "@N", a client count of a concurrency sweep (qps@8, speedup@8, eff@8); spaces are allowed
 // around the operator. NAME is a catalog metric or one of rates, the names workloads give their
 // headline rate. The error says what is wrong and what is valid.
 func Parse(text string, rates []string) (Expr, error) {
@@ -71,6 +85,22 @@ func Parse(text string, rates []string) (Expr, error) {
 			return e, fmt.Errorf("--check %q: ratio( without its )", text)
 		}
 		e.Ratio, lhs = true, name
+	}
+	if name, at, ok := strings.Cut(lhs, "@"); ok {
+		n, err := strconv.Atoi(at)
+		if err != nil || n < 1 || n > maxAt {
+			return e, fmt.Errorf("--check %q: %q after @ is not a client count (want NAME@N, N a count of the sweep, e.g. speedup@8>=4)", text, at)
+		}
+		e.At, lhs = n, name
+		if lhs == Speedup || lhs == Efficiency {
+			if e.Ratio {
+				return e, fmt.Errorf("--check %q: %s is a ratio already: drop ratio()", text, lhs)
+			}
+			e.Name = lhs
+			return e, nil
+		}
+	} else if lhs == Speedup || lhs == Efficiency {
+		return e, fmt.Errorf("--check %q: %s needs the count it is at: %s@N (e.g. speedup@8>=4)", text, lhs, lhs)
 	}
 	if lhs == "" {
 		return e, fmt.Errorf("--check %q: no figure name before %s", text, op)
@@ -151,6 +181,10 @@ type Result struct {
 type Series struct {
 	Label string
 	Steps []*results.Step
+	// Of and Clients place the series in a concurrency sweep: it is Of's series at Clients
+	// clients ("" and 0 outside a sweep).
+	Of      string
+	Clients int
 }
 
 // Evaluate runs every check over the series; ratio checks divide by the series at index base
@@ -162,6 +196,13 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 		n := len(out)
 		for si, sr := range series {
 			if e.Ratio && (base < 0 || si == base) {
+				continue
+			}
+			if e.At > 0 && sr.Clients != e.At {
+				continue
+			}
+			if e.Name == Speedup || e.Name == Efficiency {
+				out = append(out, sweepResults(e, series, si)...)
 				continue
 			}
 			for _, step := range stepsOf(sr.Steps) {
@@ -185,6 +226,10 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 		if len(out) == n {
 			why := "no step measured " + e.Name
 			switch {
+			case e.At > 0 && !slices.ContainsFunc(series, func(s Series) bool { return s.Clients == e.At }):
+				why = fmt.Sprintf("no target ran %d clients (a sweep's counts, as --threads 1,2,4,8 gives them)", e.At)
+			case e.At > 0:
+				why = fmt.Sprintf("no step measured %s at %d clients", e.Name, e.At)
 			case e.Ratio && base < 0:
 				why = "ratio() needs a comparison: use it with rumbench compare"
 			case e.Step != "":
@@ -192,6 +237,38 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 			}
 			out = append(out, Result{Expr: e, Step: e.Step, Value: math.NaN(), Why: why})
 		}
+	}
+	return out
+}
+
+// sweepResults evaluates a sweep figure (speedup, eff) on series si, a count of a sweep: per
+// step, its rate over the rate of the same target's series at the sweep's smallest count.
+func sweepResults(e Expr, series []Series, si int) []Result {
+	sr := series[si]
+	first := -1
+	for i, s := range series {
+		if s.Of == sr.Of && s.Clients > 0 && (first < 0 || s.Clients < series[first].Clients) {
+			first = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	var out []Result
+	for _, step := range stepsOf(sr.Steps) {
+		if e.Step != "" && step != e.Step {
+			continue
+		}
+		v, reps := median("rate", sr.Steps, step)
+		b, breps := median("rate", series[first].Steps, step)
+		if reps == 0 || breps == 0 {
+			continue
+		}
+		v = Ratio(v, b)
+		if e.Name == Efficiency {
+			v *= float64(series[first].Clients) / float64(sr.Clients)
+		}
+		out = append(out, Result{Expr: e, Step: step, Target: sr.Of, Value: v, N: min(reps, breps), Pass: e.pass(v)})
 	}
 	return out
 }

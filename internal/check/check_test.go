@@ -21,6 +21,9 @@ func TestParse(t *testing.T) {
 		"wKB/i<1":                     {Name: "wKB/i", Op: "<", Value: 1},
 		"l.i0:ratio(cpu_us/op) != 2":  {Step: "l.i0", Name: "cpu_us/op", Ratio: true, Op: "!=", Value: 2},
 		"p99.99_ms==3":                {Name: "p99.99_ms", Op: "==", Value: 3},
+		"speedup@8>=4":                {Name: "speedup", At: 8, Op: ">=", Value: 4},
+		"point-query:eff@4 > 0.5":     {Step: "point-query", Name: "eff", At: 4, Op: ">", Value: 0.5},
+		"qps@2>=100":                  {Name: "qps", At: 2, Op: ">=", Value: 100},
 	} {
 		got, err := Parse(text, rates)
 		want.Text = text
@@ -37,6 +40,10 @@ func TestParse(t *testing.T) {
 		":qps>=1":         "empty step",
 		"ratio(qps>=1":    "ratio( without its )",
 		"l.i1:ratio()>=1": "no figure name",
+		"speedup>=4":      "needs the count it is at: speedup@N",
+		"speedup@x>=4":    `"x" after @ is not a client count`,
+		"eff@0>=1":        `"0" after @ is not a client count`,
+		"ratio(eff@2)>=1": "is a ratio already",
 	} {
 		if _, err := Parse(text, rates); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("Parse(%q) error %v, want one saying %q", text, err, msg)
@@ -123,5 +130,52 @@ func TestEvaluate(t *testing.T) {
 	c := doc.Suite.Cases[5]
 	if c.Name != "l.i1 bbolt: l.i1:p99_ms<=5" || c.Failure == nil || c.Failure.Message != "p99_ms = 9, want <= 5" {
 		t.Errorf("junit case 5: %+v %+v", c, c.Failure)
+	}
+}
+
+// TestSweepChecks: speedup@N is the rate at N clients over the rate at the sweep's smallest
+// count, per target and step; eff@N that per client; NAME@N the figure at N clients only.
+func TestSweepChecks(t *testing.T) {
+	rec := func(target, step string, rate float64) *results.Step {
+		return &results.Step{Target: target, Step: step, Status: "ok", Rate: rate, RateName: "qps"}
+	}
+	series := []Series{
+		{Label: "pebble@2", Of: "pebble", Clients: 2, Steps: []*results.Step{rec("pebble@2", "a", 100), rec("pebble@2", "b", 10)}},
+		{Label: "pebble@4", Of: "pebble", Clients: 4, Steps: []*results.Step{rec("pebble@4", "a", 300), rec("pebble@4", "b", 10)}},
+		{Label: "sqlite@2", Of: "sqlite", Clients: 2, Steps: []*results.Step{rec("sqlite@2", "a", 50)}},
+		{Label: "sqlite@4", Of: "sqlite", Clients: 4, Steps: []*results.Step{rec("sqlite@4", "a", 50)}},
+	}
+	parse := func(s string) Expr {
+		e, err := Parse(s, rates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	got := map[string]float64{}
+	for _, r := range Evaluate([]Expr{parse("speedup@4>=2"), parse("a:eff@4>=0.5"), parse("qps@4>=100"), parse("speedup@2==1")}, series, -1) {
+		got[r.Expr.Text+" "+r.Step+" "+r.Target] = r.Value
+		if r.Why != "" {
+			t.Errorf("%s: %s", r.Expr.Text, r.Why)
+		}
+	}
+	want := map[string]float64{
+		"speedup@4>=2 a pebble": 3, "speedup@4>=2 b pebble": 1, "speedup@4>=2 a sqlite": 1,
+		"a:eff@4>=0.5 a pebble": 1.5, "a:eff@4>=0.5 a sqlite": 0.5,
+		"qps@4>=100 a pebble@4": 300, "qps@4>=100 b pebble@4": 10, "qps@4>=100 a sqlite@4": 50,
+		"speedup@2==1 a pebble": 1, "speedup@2==1 b pebble": 1, "speedup@2==1 a sqlite": 1,
+	}
+	if len(got) != len(want) {
+		t.Errorf("results %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-12 {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
+		}
+	}
+	// A count no target ran fails with the reason.
+	rs := Evaluate([]Expr{parse("speedup@8>=1")}, series, -1)
+	if len(rs) != 1 || rs[0].Pass || !strings.Contains(rs[0].Why, "no target ran 8 clients") {
+		t.Errorf("speedup@8 on a sweep of 2,4: %+v", rs)
 	}
 }

@@ -78,7 +78,16 @@ func seriesOfRuns(runs []*results.Run) []check.Series {
 				if len(runs) > 1 {
 					label = fmt.Sprintf("r%d/%s", ri+1, s.Target)
 				}
-				out = append(out, check.Series{Label: label})
+				sr := check.Series{Label: label}
+				for _, t := range r.Manifest.Targets {
+					if t.Label == s.Target && t.Clients > 0 {
+						sr.Of, sr.Clients = t.Of, t.Clients
+						if len(runs) > 1 {
+							sr.Of = fmt.Sprintf("r%d/%s", ri+1, t.Of)
+						}
+					}
+				}
+				out = append(out, sr)
 			}
 			out[k].Steps = append(out[k].Steps, s)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
@@ -59,6 +60,9 @@ type runFlags struct {
 	shardFlags                      shardFlags
 	cmdFlags                        *pflag.FlagSet      // the command's flags, the workload's included
 	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
+	// sweep is the workload's client-count flag, which takes a list (a concurrency sweep); nil
+	// for a workload without one.
+	sweep *countList
 }
 
 // defaultWorkload runs when --workload is not given.
@@ -145,6 +149,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	if spec, ok := workload.Lookup(chosenWorkload(env.Args)); ok {
 		f.def = spec.New()
 		fl.AddFlagSet(f.def.Flags())
+		f.sweep = sweepFlag(spec, f.def.Flags())
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(f, err) })
 	f.cmdFlags = fl
@@ -336,7 +341,12 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		return bench.Config{}, usagef("--label %q: %v (it names the run directory)", input.Short(label), err)
 	}
 	engineCache, regime := engineCaches(f, engines, wl)
+	sweep, targets, err := sweepTargets(f, targets)
+	if err != nil {
+		return bench.Config{}, err
+	}
 	return bench.Config{
+		Sweep: sweep,
 		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, EngineCacheBytes: engineCache, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,
@@ -592,6 +602,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		if cfg.Shard != nil {
 			fmt.Fprintf(env.Stderr, "rumbench: shard %d/%d of group %s: %s\n", cfg.Shard.Index, cfg.Shard.Count, cfg.Shard.Group, cfg.Shard.Part)
 		}
+		for _, line := range sweepBanner(cfg.Sweep, runtime.NumCPU()) {
+			fmt.Fprintln(env.Stderr, "rumbench: "+line)
+		}
 	}
 	envCtx, cancel := env.Context()
 	defer cancel()
@@ -652,6 +665,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		}
 		if !grouped {
 			fmt.Fprintln(env.Stdout)
+		}
+		if err := report.WriteScaling(env.Stdout, []*results.Run{{Dir: out.Dir, Manifest: out.Manifest, Steps: out.Steps}}); err != nil {
+			return err
 		}
 		if err := report.WriteSummary(env.Stdout, []*results.Run{{Dir: out.Dir, Manifest: out.Manifest, Steps: out.Steps}}); err != nil {
 			return err

@@ -111,6 +111,31 @@ func writeColorsPage(path string) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
+// sweepReport makes a real tiny concurrency sweep (sysbench point-query at 1 and 2 threads on
+// sqlite and pebble) and returns the absolute path of its report.html.
+func sweepReport(t *testing.T) string {
+	out, data := t.TempDir(), t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := cli.Main(cli.Env{Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv, Now: time.Now,
+		Args: []string{"run", "--workload", "sysbench", "--tests", "point-query", "--table-size", "1000", "--read-secs", "0.5",
+			"--warmup-secs", "0", "--threads", "1,2", "--engine", "sqlite,pebble", "--out", out, "--data-dir", data, "--store", "none", "--quiet"},
+		Context: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }})
+	if code != 0 {
+		t.Fatalf("sweep run: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if p, ok := strings.CutPrefix(l, "report: "); ok {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return abs
+		}
+	}
+	t.Fatalf("sweep run printed no report path:\n%s", stdout.String())
+	return ""
+}
+
 // TestHTMLInBrowser makes a real tiny run (two repetitions: the interval charts too), opens its report.html in headless Chromium and checks
 // that every chart rendered with data, the summary is the first table and the page logged no
 // error; then checks on a hand-built report that a relative cell renders green when better and
@@ -233,6 +258,35 @@ func TestHTMLInBrowser(t *testing.T) {
 		if found[k] == 0 {
 			t.Errorf("no %s cell on the colors page: %+v", k, cells)
 		}
+	}
+
+	// A concurrency sweep: its scaling chart (rate by clients, a line per engine, a point per
+	// count) renders above its table.
+	sweepPage := sweepReport(t)
+	var sweepCharts []chartState
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate("file://"+sweepPage),
+		chromedp.WaitVisible("body > h1", chromedp.ByQuery),
+		chromedp.Sleep(300*time.Millisecond),
+		chromedp.Evaluate(inspectJS, &sweepCharts),
+	); err != nil {
+		t.Fatal(err)
+	}
+	scaling := 0
+	for _, c := range sweepCharts {
+		if !strings.HasPrefix(c.ID, "sc") {
+			continue
+		}
+		scaling++
+		if len(c.Series) != 2 || c.Series[0] != 2 || c.Series[1] != 2 {
+			t.Errorf("scaling chart %s: series %v, want 2 engines × 2 counts", c.ID, c.Series)
+		}
+		if c.Pixels == 0 || c.Painted < c.Pixels/200 {
+			t.Errorf("scaling chart %s looks blank: %d of %d pixels painted", c.ID, c.Painted, c.Pixels)
+		}
+	}
+	if scaling != 1 {
+		t.Errorf("%d scaling charts, want 1 (one step swept): %+v", scaling, sweepCharts)
 	}
 
 	dir := os.Getenv("RUMBENCH_ARTIFACTS")

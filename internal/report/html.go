@@ -58,6 +58,9 @@ type htmlPage struct {
 	// of relative cells.
 	Summary template.HTML
 	Legend  string
+	// Scaling is a concurrency sweep's view: per step, throughput against the client count
+	// and the scaling table (ScalingTables).
+	Scaling []htmlStep
 	Steps   []htmlStep
 	Charts  []chart
 }
@@ -105,12 +108,42 @@ func HTML(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
 	} else if err != nil && !errors.Is(err, ErrNothingToCompare) && len(runs) > 0 && hasSteps(runs) {
 		return err
 	}
+	p.Scaling = scalingSections(runs)
 	p.Steps = stepSections(runs)
 	p.Charts = append(p.Charts, p.Compare...)
+	for _, s := range p.Scaling {
+		p.Charts = append(p.Charts, s.Charts...)
+	}
 	for _, s := range p.Steps {
 		p.Charts = append(p.Charts, s.Charts...)
 	}
 	return pageTemplate.Execute(w, p)
+}
+
+// scalingSections is the view of the runs' concurrency sweeps: per step, a chart of the rate
+// against the client count (one line per target, the x axis in powers of two) above its
+// scaling table; nil when no run swept a count.
+func scalingSections(runs []*results.Run) []htmlStep {
+	tables := ScalingTables(runs)
+	var out []htmlStep
+	for i, s := range Sweeps(runs) {
+		var series []map[string]any
+		for _, l := range s.Lines {
+			data := make([][2]float64, len(l.Points))
+			for k, p := range l.Points {
+				data[k] = [2]float64{float64(p.Clients), round3(p.Rate)}
+			}
+			series = append(series, map[string]any{"name": l.Label, "type": "line", "showSymbol": true, "data": data})
+		}
+		o := lineChart(s.Step+": "+s.RateName+" by clients", s.RateName, false, series)
+		o["xAxis"] = map[string]any{"type": "log", "logBase": 2, "name": "clients"}
+		hs := htmlStep{Name: s.Step, Charts: []chart{{fmt.Sprintf("sc%d", i), o}}}
+		if i < len(tables) {
+			hs.Tables = append(hs.Tables, tableHTML(tables[i]))
+		}
+		out = append(out, hs)
+	}
+	return out
 }
 
 func hasSteps(runs []*results.Run) bool {

@@ -46,6 +46,7 @@ func RunsDocument(runs []*results.Run) *Document {
 		if sum, err := SummaryTable([]*results.Run{r}, ""); err == nil && sum != nil {
 			sec.Tables = append(sec.Tables, sum)
 		}
+		sec.Tables = append(sec.Tables, ScalingTables([]*results.Run{r})...)
 		sec.Tables = append(sec.Tables, StepTables(r.Steps)...)
 		sec.Tables = append(sec.Tables, GroupTables(r.Steps, m.Groups)...)
 		for _, name := range stepOrder([]*results.Run{r}, "", true) {

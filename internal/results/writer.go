@@ -58,6 +58,9 @@ type Manifest struct {
 	// Shard says which part of a split run this run is (rumbench run --shard), nil for a run
 	// that is not split.
 	Shard *ShardInfo `json:"shard,omitempty"`
+	// Sweep is the run's concurrency sweep (run --threads 1,2,4 and the other workloads'
+	// client counts), nil for a run with one count.
+	Sweep *Sweep `json:"sweep,omitempty"`
 	// Merged lists the shard runs this run was merged from (rumbench merge), nil otherwise.
 	Merged *MergeInfo `json:"merged,omitempty"`
 	// Notes are caveats a reader of the results needs (system-wide counters, absent devices).
@@ -75,6 +78,18 @@ type ShardInfo struct {
 	// Barriers says whether the shards met at barriers in a shared store before each step
 	// (their steps and intervals then start at the same wall-clock second).
 	Barriers bool `json:"barriers"`
+}
+
+// Sweep is a run whose client count is a dimension: each target ran its measured steps once per
+// count, recorded as targets "<label>@<count>" (Target.Of, Target.Clients).
+type Sweep struct {
+	// Flag is the workload's flag the counts were given to ("threads", "requesters", "clients").
+	Flag string `json:"flag"`
+	// Counts are the client counts, increasing.
+	Counts []int `json:"counts"`
+	// LoadOnce says whether each engine loaded its data once and ran every count on it (false:
+	// every count loaded its own, as the count shapes the data, e.g. one table per client).
+	LoadOnce bool `json:"load_once"`
 }
 
 // MergeInfo is what a merged run was made from.
@@ -122,6 +137,11 @@ type Target struct {
 	DataDir string     `json:"data_dir"`
 	// Check is the outcome of the workload's invariant check after the last step.
 	Check string `json:"check,omitempty"`
+	// Of and Clients place the target in a concurrency sweep (Manifest.Sweep): it is target Of
+	// (an engine, or engine × configuration) with Clients clients; "" and 0 outside a sweep,
+	// and for the target that holds a sweep's load steps (Of "" and Clients 0, its label Of's).
+	Of      string `json:"of,omitempty"`
+	Clients int    `json:"clients,omitempty"`
 }
 
 // NewTarget returns the target label that runs the registered engine with the engine-specific

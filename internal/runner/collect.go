@@ -403,9 +403,9 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 // (half of the default 1 s tick; shorter ticks, in tests, are not held to their half).
 const minLateSecs = 0.5
 
-// maxWorkersPerCPU is the most client workers per CPU a step's figures are trusted with: past
+// MaxWorkersPerCPU is the most client workers per CPU a step's figures are trusted with: past
 // it, the workers, the ticks and the engine compete for the CPUs more than they run.
-const maxWorkersPerCPU = 64
+const MaxWorkersPerCPU = 64
 
 // degraded returns the reasons the step's figures cannot be trusted.
 func (c *collector) degraded(r *results.Step) []string {
@@ -419,8 +419,8 @@ func (c *collector) degraded(r *results.Step) []string {
 	if c.lateTicks > 0 {
 		why = append(why, fmt.Sprintf("%d ticks were late by more than half a tick, at least %gs (the sampler was starved of CPU)", c.lateTicks, minLateSecs))
 	}
-	if n, cpus := len(c.st.Workers), runtime.NumCPU(); n > maxWorkersPerCPU*cpus {
-		why = append(why, fmt.Sprintf("%d client workers on %d CPUs (more than %d per CPU): they measure the scheduler", n, cpus, maxWorkersPerCPU))
+	if n, cpus := len(c.st.Workers), runtime.NumCPU(); n > MaxWorkersPerCPU*cpus {
+		why = append(why, fmt.Sprintf("%d client workers on %d CPUs (more than %d per CPU): they measure the scheduler", n, cpus, MaxWorkersPerCPU))
 	}
 	return why
 }

@@ -132,8 +132,27 @@ type Spec struct {
 	// order): step names or step group names, in order, at most MaxSummaryColumns. nil: every
 	// group of a grouped workload, else the first MaxSummaryColumns steps (SummaryColumns).
 	Summary func(steps []string) []string
+	// Clients names the workload's flag that sets how many clients its measured steps run
+	// ("threads", "requesters", "clients"), "" when it has none. A workload that names one
+	// implements Concurrent, and the flag takes a list (--threads 1,2,4,8): a concurrency
+	// sweep, each count a target of the run.
+	Clients string
+	// ClientsShapeData says the client count shapes the loaded data (the insert benchmark's
+	// table per client): a sweep then loads afresh for each count, instead of loading once per
+	// engine and running each count on the same data.
+	ClientsShapeData bool
 	// New returns a fresh definition, its flags bound to their defaults.
 	New func() Definition
+}
+
+// Concurrent is a workload whose client count can change between runs on the same data: a
+// concurrency sweep builds it with the largest count (sizes and memory checked for it), then
+// sets each count before the steps that run with it.
+type Concurrent interface {
+	// SetClients makes the steps that Run.Step (or Open, when Spec.ClientsShapeData) builds
+	// from now on run n clients; Config and Summary describe the count last set. An error is
+	// the user's (n out of range for the workload) and names the flag.
+	SetClients(n int) error
 }
 
 // MaxSummaryColumns bounds the rate columns (steps or step groups) of a run's summary, so a

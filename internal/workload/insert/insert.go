@@ -232,3 +232,15 @@ func queryRate(step string) float64 {
 	fmt.Sscanf(step[2:], "%g", &n)
 	return n
 }
+
+// SetClients implements workload.Concurrent: the steps built from now on run n clients
+// (Clients).
+func (w *Workload) SetClients(n int) error {
+	c := w.cfg
+	c.Clients = n
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	w.cfg = c
+	return nil
+}

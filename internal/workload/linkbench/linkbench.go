@@ -79,6 +79,7 @@ func init() {
 		// those of the last loop.
 		Headline: []string{"load:wKB/i", "load:cpu_us/op", "load:db_MB"},
 		Summary:  summarySteps,
+		Clients:  "requesters",
 		New:      newDefinition,
 	})
 }
@@ -311,4 +312,16 @@ func (w *Workload) Summary() string {
 	return fmt.Sprintf("reference=%s mix=%s maxid1=%d%s loaders=%d requesters=%d loops=%d loop_secs=%g requests=%d request_rate=%g expunge=%v seed=%d",
 		w.cfg.Reference, w.cfg.MixName, g.MaxID1, deg, w.cfg.Loaders, w.cfg.Requesters, w.cfg.Loops, w.cfg.LoopSecs,
 		w.cfg.Requests, w.cfg.RequestRate, w.cfg.Expunge, w.cfg.Seed)
+}
+
+// SetClients implements workload.Concurrent: the steps built from now on run n clients
+// (Requesters).
+func (w *Workload) SetClients(n int) error {
+	c := w.cfg
+	c.Requesters = n
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	w.cfg = c
+	return nil
 }

@@ -53,6 +53,7 @@ func init() {
 		// over the tests, and the write tests' device flushes and syncs per commit (--syscalls):
 		// what explained the reference's binlog results.
 		Headline: []string{"cpu_us/op", "write:fl/op", "write:sync/c"},
+		Clients:  "threads",
 		New:      newDefinition,
 	})
 }

@@ -286,3 +286,15 @@ func (w *Workload) test(name string) (Test, bool) {
 	}
 	return Test{}, false
 }
+
+// SetClients implements workload.Concurrent: the steps built from now on run n clients
+// (Threads).
+func (w *Workload) SetClients(n int) error {
+	c := w.cfg
+	c.Threads = n
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	w.cfg = c
+	return nil
+}

@@ -72,6 +72,7 @@ func init() {
 		// CPU and KB written per operation of the run step: per row written (wKB/i) when the
 		// mix writes, per operation (wKB/op) when it only reads; the other is left out.
 		Headline: []string{"run:cpu_us/op", "run:wKB/i", "run:wKB/op"},
+		Clients:  "threads",
 		New:      newDefinition,
 	})
 }
@@ -343,4 +344,16 @@ func (w *Workload) Summary() string {
 		strings.Join(w.cfg.Sources, "+"), c.RecordCount, length, w.cfg.Threads, w.cfg.Loaders, w.cfg.Target,
 		strings.Join(mix, ","), c.RequestDistribution, c.FieldCount, c.FieldLength, c.FieldLengthDistribution,
 		c.InsertOrder, w.cfg.Seed)
+}
+
+// SetClients implements workload.Concurrent: the steps built from now on run n clients
+// (Threads).
+func (w *Workload) SetClients(n int) error {
+	c := w.cfg
+	c.Threads = n
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	w.cfg = c
+	return nil
 }
