@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -346,7 +346,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		return bench.Config{}, err
 	}
 	return bench.Config{
-		Sweep: sweep,
+		Sweep:    sweep,
 		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, EngineCacheBytes: engineCache, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,
