@@ -241,6 +241,32 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 	return out
 }
 
+// SeriesOf returns a series per target of run, in order of their first record, each labelled
+// label(target) and placed in the run's concurrency sweep (Series.Of as label(of)).
+func SeriesOf(run *results.Run, label func(target string) string) []Series {
+	var out []Series
+	at := map[string]int{}
+	for i := range run.Steps {
+		s := &run.Steps[i]
+		k, ok := at[s.Target]
+		if !ok {
+			k = len(out)
+			at[s.Target] = k
+			sr := Series{Label: label(s.Target)}
+			if run.Manifest != nil {
+				for _, t := range run.Manifest.Targets {
+					if t.Label == s.Target && t.Clients > 0 {
+						sr.Of, sr.Clients = label(t.Of), t.Clients
+					}
+				}
+			}
+			out = append(out, sr)
+		}
+		out[k].Steps = append(out[k].Steps, s)
+	}
+	return out
+}
+
 // sweepResults evaluates a sweep figure (speedup, eff) on series si, a count of a sweep: per
 // step, its rate over the rate of the same target's series at the sweep's smallest count.
 func sweepResults(e Expr, series []Series, si int) []Result {

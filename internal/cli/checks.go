@@ -67,30 +67,12 @@ func writable(file string) error {
 func seriesOfRuns(runs []*results.Run) []check.Series {
 	var out []check.Series
 	for ri, r := range runs {
-		at := map[string]int{}
-		for i := range r.Steps {
-			s := &r.Steps[i]
-			k, ok := at[s.Target]
-			if !ok {
-				k = len(out)
-				at[s.Target] = k
-				label := s.Target
-				if len(runs) > 1 {
-					label = fmt.Sprintf("r%d/%s", ri+1, s.Target)
-				}
-				sr := check.Series{Label: label}
-				for _, t := range r.Manifest.Targets {
-					if t.Label == s.Target && t.Clients > 0 {
-						sr.Of, sr.Clients = t.Of, t.Clients
-						if len(runs) > 1 {
-							sr.Of = fmt.Sprintf("r%d/%s", ri+1, t.Of)
-						}
-					}
-				}
-				out = append(out, sr)
+		out = append(out, check.SeriesOf(r, func(target string) string {
+			if len(runs) > 1 {
+				return fmt.Sprintf("r%d/%s", ri+1, target)
 			}
-			out[k].Steps = append(out[k].Steps, s)
-		}
+			return target
+		})...)
 	}
 	return out
 }

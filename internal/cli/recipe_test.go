@@ -25,15 +25,20 @@ parts:
     flags: {workload: insert, engine: [pebble, sqlite], steps: "l.i0,l.x,l.i1", rows: 2000, writes: 1000}
   - name: two
     flags: {workload: insert, engine: pebble, steps: "l.i0,l.x,l.i1", rows: 1000, writes: 1000, clients: 2}
+  - name: sweep
+    flags: {workload: insert, engine: sqlite, steps: l.i0, rows: 1000, clients: "1,2"}
 base: one/pebble
 tables:
   - {kind: steps, step: l.i1, columns: [ips, rows, wKB/i], headers: {rows: rows held}, published: [{label: "the report", ips: "23308"}]}
   - {kind: intervals, step: l.i1, intervals: 2}
+  - {kind: scaling, step: l.i0, note: "a scaling note"}
 findings:
   - {claim: "l.i1 leaves 2900 rows", target: one/sqlite, check: "l.i1:rows==2900", published: "2900"}
   - {claim: "two clients hold more rows than the base", target: two/pebble, check: "l.i1:ratio(rows)>1"}
   - {claim: "no rows", target: one/pebble, check: "l.i1:rows<0"}
   - {claim: "bbolt ran", target: one/bbolt, check: "ips>0"}
+  - {claim: "the sweep measured a speedup", target: sweep/sqlite, check: "l.i0:speedup@2>0"}
+  - {claim: "two clients load twice the rows", target: sweep/sqlite@2, check: "l.i0:rows==2000"}
 `
 
 // TestRecipe runs a recipe file: each part is a recorded run, the recipe's directory holds the
@@ -54,6 +59,9 @@ func TestRecipe(t *testing.T) {
 		"finding: two clients hold more rows than the base: reproduced (l.i1:ratio(rows)>1 vs one/pebble: 1.31)",
 		"finding: no rows: not reproduced (l.i1:rows<0: 2900)",
 		"finding: bbolt ran: not measured (ips>0: target one/bbolt did not run)",
+		"finding: the sweep measured a speedup: reproduced (l.i0:speedup@2>0: ",
+		"finding: two clients load twice the rows: reproduced (l.i0:rows==2000: 2000",
+		"== sweep scaling: l.i0", "a scaling note",
 		"published: the report", "one/sqlite", "two/pebble", "0→800",
 	} {
 		if !strings.Contains(tr.stdout, want) {
@@ -73,16 +81,17 @@ func TestRecipe(t *testing.T) {
 		Findings []struct{ Outcome string }
 	}
 	data, _ := os.ReadFile(filepath.Join(dirs[0], "findings.json"))
-	if err := json.Unmarshal(data, &fj); err != nil || len(fj.Findings) != 4 || fj.Findings[3].Outcome != "not measured" {
+	if err := json.Unmarshal(data, &fj); err != nil || len(fj.Findings) != 6 || fj.Findings[3].Outcome != "not measured" {
 		t.Errorf("findings.json: %v %s", err, data)
 	}
 	runs, _ := filepath.Glob(filepath.Join(out, "*-tiny-one"))
 	runs2, _ := filepath.Glob(filepath.Join(out, "*-tiny-two"))
-	if len(runs) != 1 || len(runs2) != 1 {
-		t.Fatalf("part runs %v %v", runs, runs2)
+	runs3, _ := filepath.Glob(filepath.Join(out, "*-tiny-sweep"))
+	if len(runs) != 1 || len(runs2) != 1 || len(runs3) != 1 {
+		t.Fatalf("part runs %v %v %v", runs, runs2, runs3)
 	}
 	// Evaluated again over the finished runs.
-	tr = run(t, nil, "recipes", file, "--runs", runs[0]+","+runs2[0])
+	tr = run(t, nil, "recipes", file, "--runs", runs[0]+","+runs2[0]+","+runs3[0])
 	if tr.code != 0 || !strings.Contains(tr.stdout, "finding: l.i1 leaves 2900 rows: reproduced") {
 		t.Errorf("recipes --runs: exit %d\n%s%s", tr.code, tr.stdout, tr.stderr)
 	}
@@ -102,8 +111,8 @@ func TestRecipeUsage(t *testing.T) {
 		{[]string{"run", "--recipe", "nope"}, `no recipe "nope" (valid: `},
 		{[]string{"run", "--recipe", "binlog-2025", "--scale", "huge"}, `--scale "huge": want quick or full`},
 		{[]string{"run", "--scale", "full"}, "--scale is the scale of a recipe"},
-		{[]string{"run", "--recipe", broken}, "kind \"pie\": want steps, relative, latency or intervals"},
-		{[]string{"run", "-f", broken}, "kind \"pie\": want steps, relative, latency or intervals"},
+		{[]string{"run", "--recipe", broken}, "kind \"pie\": want steps, relative, latency, intervals or scaling"},
+		{[]string{"run", "-f", broken}, "kind \"pie\": want steps, relative, latency, intervals or scaling"},
 		{[]string{"recipes", "nope"}, `no recipe "nope"`},
 		{[]string{"run", "--recipe", good, "--bogus", "--out", out}, "unknown flag: --bogus"},
 		{[]string{"recipes", "binlog-2025", "--runs", "a,b"}, "2 run directories for the 1 parts"},

@@ -72,17 +72,7 @@ func (r *Recipe) Label(part, target string) string {
 func (r *Recipe) series(runs []PartRun) []check.Series {
 	var out []check.Series
 	for _, pr := range runs {
-		at := map[string]int{}
-		for i := range pr.Run.Steps {
-			s := &pr.Run.Steps[i]
-			k, ok := at[s.Target]
-			if !ok {
-				k = len(out)
-				at[s.Target] = k
-				out = append(out, check.Series{Label: r.Label(pr.Part, s.Target)})
-			}
-			out[k].Steps = append(out[k].Steps, s)
-		}
+		out = append(out, check.SeriesOf(pr.Run, func(target string) string { return r.Label(pr.Part, target) })...)
 	}
 	return out
 }
@@ -126,9 +116,33 @@ func (r *Recipe) Evaluate(runs []PartRun, scale string) (*report.Document, []Ver
 			sec.Tables = append(sec.Tables, latencyTable(t, series))
 		case "intervals":
 			sec.Tables = append(sec.Tables, r.intervalsTable(t, runs))
+		case "scaling":
+			sec.Tables = append(sec.Tables, scalingTables(t, runs)...)
 		}
 	}
 	return &report.Document{Sections: []report.Section{sec}}, r.verdicts(series, runs)
+}
+
+// scalingTables are the scaling tables (report.ScalingTables) of the parts that swept a client
+// count, of step t.Step (every swept step when empty), titled with the part's name.
+func scalingTables(t TableSpec, runs []PartRun) []*report.Table {
+	var out []*report.Table
+	for _, pr := range runs {
+		for _, st := range report.ScalingTables([]*results.Run{pr.Run}) {
+			if t.Step != "" && st.Title != "scaling: "+t.Step {
+				continue
+			}
+			st.Title = pr.Part + " " + st.Title
+			if t.Title != "" {
+				st.Title = t.Title + ", " + st.Title
+			}
+			if t.Note != "" {
+				st.Footer = append(st.Footer, t.Note)
+			}
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // FindingsTable is the verdicts as a table (for Markdown and JSON; text prints Verdict.Line).
@@ -463,12 +477,25 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 			continue
 		}
 		ti := seriesIndex(series, f.Target)
-		if ti < 0 {
+		var sel []check.Series
+		if e.Name == check.Speedup || e.Name == check.Efficiency {
+			// A sweep figure of target f.Target: its counts' series.
+			for i, s := range series {
+				if s.Of == f.Target && s.Clients > 0 {
+					if sel == nil {
+						ti = i
+					}
+					sel = append(sel, s)
+				}
+			}
+		} else if ti >= 0 {
+			sel = []check.Series{series[ti]}
+		}
+		if len(sel) == 0 {
 			v.Measured = "target " + f.Target + " did not run"
 			out = append(out, v)
 			continue
 		}
-		sel := []check.Series{series[ti]}
 		base := -1
 		if e.Ratio {
 			v.Base = f.Base

@@ -82,7 +82,9 @@ type Part struct {
 //     per target and kind (LinkBench's QoS table);
 //   - "intervals": step Step cut into Intervals equal parts by rows written, a row per
 //     part and target: size, bytes per row, write rate, bytes written, seconds, rows/s and
-//     bytes written per row (the insert benchmark's per-interval table).
+//     bytes written per row (the insert benchmark's per-interval table);
+//   - "scaling": the scaling table (report.ScalingTables) of each part that swept a client
+//     count (--threads 1,2,4,8 ...), of step Step or of every swept step.
 type TableSpec struct {
 	Kind    string   `yaml:"kind"`
 	Title   string   `yaml:"title"`
@@ -109,8 +111,9 @@ type Finding struct {
 	// Claim is the finding in words; Published the report's figure for it.
 	Claim     string `yaml:"claim"`
 	Published string `yaml:"published"`
-	// Target is the target the check is evaluated on, Base the one ratio() divides by
-	// (default: the recipe's base).
+	// Target is the target the check is evaluated on ("part/target", "part/target@N" for a
+	// count of a sweep), Base the one ratio() divides by (default: the recipe's base). A sweep
+	// figure (speedup@N, eff@N) names the swept target ("part/target").
 	Target string `yaml:"target"`
 	Base   string `yaml:"base"`
 	// Check is a --check expression ([STEP:]NAME OP NUMBER, ratio(NAME) OP NUMBER).
@@ -260,7 +263,7 @@ func (r *Recipe) validate() error {
 			if t.Step == "" || len(t.Columns) == 0 {
 				return fmt.Errorf("table %d: a steps table needs its step and columns", i+1)
 			}
-		case "relative":
+		case "relative", "scaling":
 		case "latency":
 			if t.Step == "" {
 				return fmt.Errorf("table %d: a latency table needs its step", i+1)
@@ -270,7 +273,7 @@ func (r *Recipe) validate() error {
 				return fmt.Errorf("table %d: an intervals table needs its step and 0 to 100 intervals", i+1)
 			}
 		default:
-			return fmt.Errorf("table %d: kind %q: want steps, relative, latency or intervals", i+1, input.Short(t.Kind))
+			return fmt.Errorf("table %d: kind %q: want steps, relative, latency, intervals or scaling", i+1, input.Short(t.Kind))
 		}
 		for _, c := range t.Columns {
 			if _, err := check.Parse(c+">=0", workload.RateNames()); err != nil {

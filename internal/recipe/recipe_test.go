@@ -69,7 +69,7 @@ findings:
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ from, to, want string }{
 		{"name: tiny", "name: Tiny!", "want 1 to 64 of a-z 0-9 -"},
-		{"kind: steps", "kind: pie", "want steps, relative, latency or intervals"},
+		{"kind: steps", "kind: pie", "want steps, relative, latency, intervals or scaling"},
 		{`check: "ips>=150"`, `check: "ipz>=150"`, "unknown figure"},
 		{"quick: \"1/10\"", "huge: \"1/10\"", "unknown scale"},
 		{"    scale:\n      full:", "    scale:\n      ful:", "unknown scale"},
