@@ -71,7 +71,12 @@ significant at --alpha (Mann-Whitney U test), a "~".`,
 				if o.format == "html" {
 					return report.HTML(w, runs, report.HTMLOptions{Base: base, Alpha: alpha})
 				}
-				return report.Render(w, o.format, c.Document(absolute))
+				doc := c.Document(absolute)
+				if st := report.ScalingTables(runs); len(st) > 0 {
+					// The runs' concurrency sweeps: a line per run × target in each step's table.
+					doc.Sections = append(doc.Sections, report.Section{Title: "scaling", Tables: st})
+				}
+				return report.Render(w, o.format, doc)
 			})
 			if err != nil {
 				return err
