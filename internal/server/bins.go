@@ -24,7 +24,6 @@ func (e *notFoundError) Is(target error) bool { return target == ErrBinaryNotFou
 type binaries struct {
 	server  string // postgres | mariadbd
 	initdb  string // initdb | mariadb-install-db
-	client  string // psql | mariadb
 	baseDir string // directory of the server binary
 }
 
@@ -54,9 +53,9 @@ func findBinariesIn(kind Kind, binDir string, r searchRoots) (binaries, error) {
 	if kind == FerretDB {
 		return findFerretDB(binDir, r)
 	}
-	names := [3]string{"postgres", "initdb", "psql"}
+	names := []string{"postgres", "initdb"}
 	if kind == MariaDB {
-		names = [3]string{"mariadbd", "mariadb-install-db", "mariadb"}
+		names = []string{"mariadbd", "mariadb-install-db"}
 	}
 	if binDir != "" {
 		abs, err := filepath.Abs(binDir)
@@ -87,7 +86,7 @@ func findBinariesIn(kind Kind, binDir string, r searchRoots) (binaries, error) {
 		if len(missing) > 0 {
 			return binaries{}, &notFoundError{fmt.Sprintf(
 				"%s server binaries not found in %s (missing %s): install %s or pass the directory that holds %s with --server-bin",
-				kind, abs, strings.Join(missing, ", "), packageName(kind), strings.Join(names[:], ", "))}
+				kind, abs, strings.Join(missing, ", "), packageName(kind), strings.Join(names, ", "))}
 		}
 		b.baseDir = filepath.Dir(b.server)
 		return b, nil
@@ -99,7 +98,7 @@ func findBinariesIn(kind Kind, binDir string, r searchRoots) (binaries, error) {
 }
 
 func (b *binaries) slot(i int) *string {
-	return [3]*string{&b.server, &b.initdb, &b.client}[i]
+	return [2]*string{&b.server, &b.initdb}[i]
 }
 
 func packageName(kind Kind) string {
@@ -113,7 +112,7 @@ func packageName(kind Kind) string {
 }
 
 // findPostgres prefers /usr/lib/postgresql/<highest>/bin, then the real directory of a
-// `postgres` in PATH (symlinks resolved, so that initdb and psql are found next to it).
+// `postgres` in PATH (symlinks resolved, so that initdb is found next to it).
 func findPostgres(r searchRoots) (binaries, error) {
 	var dirs []string
 	for _, v := range pgVersions(r.pgRoot) {
@@ -126,11 +125,8 @@ func findPostgres(r searchRoots) (binaries, error) {
 		dirs = append(dirs, filepath.Dir(p))
 	}
 	for _, d := range dirs {
-		b := binaries{
-			server: lookIn([]string{d}, "postgres"), initdb: lookIn([]string{d}, "initdb"),
-			client: lookIn([]string{d}, "psql"), baseDir: d,
-		}
-		if b.server != "" && b.initdb != "" && b.client != "" {
+		b := binaries{server: lookIn([]string{d}, "postgres"), initdb: lookIn([]string{d}, "initdb"), baseDir: d}
+		if b.server != "" && b.initdb != "" {
 			return b, nil
 		}
 	}
@@ -139,8 +135,8 @@ func findPostgres(r searchRoots) (binaries, error) {
 		r.describe, r.pgRoot)}
 }
 
-// findMariaDB finds mariadbd in PATH or /usr/sbin, and the set-up programs next to it, in
-// PATH or in /usr/bin.
+// findMariaDB finds mariadbd in PATH or /usr/sbin, and mariadb-install-db next to it, in PATH
+// or in /usr/bin.
 func findMariaDB(r searchRoots) (binaries, error) {
 	server := lookIn(append(append([]string{}, r.path...), r.sbin), "mariadbd")
 	if server == "" {
@@ -149,19 +145,11 @@ func findMariaDB(r searchRoots) (binaries, error) {
 			r.describe, r.sbin)}
 	}
 	dirs := append(append([]string{filepath.Dir(server)}, r.path...), r.usrBin)
-	b := binaries{server: server, baseDir: filepath.Dir(server),
-		initdb: lookIn(dirs, "mariadb-install-db"), client: lookIn(dirs, "mariadb")}
-	var missing []string
+	b := binaries{server: server, baseDir: filepath.Dir(server), initdb: lookIn(dirs, "mariadb-install-db")}
 	if b.initdb == "" {
-		missing = append(missing, "mariadb-install-db")
-	}
-	if b.client == "" {
-		missing = append(missing, "mariadb")
-	}
-	if len(missing) > 0 {
 		return binaries{}, &notFoundError{fmt.Sprintf(
-			"mariadb programs %s not found next to %s, in %s or %s: install mariadb-server and mariadb-client or pass the directory with --server-bin",
-			strings.Join(missing, " and "), server, r.describe, r.usrBin)}
+			"mariadb program mariadb-install-db not found next to %s, in %s or %s: install mariadb-server or pass the directory with --server-bin",
+			server, r.describe, r.usrBin)}
 	}
 	return b, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // FerretDB instance: the rumbench-ferretdb helper (FerretDB v1 embedded, built from
@@ -101,13 +103,15 @@ func (s *Server) ferretInit(ctx context.Context) error {
 	}
 	s.backend = pg
 	off := pg.logSize()
-	err = pg.runToolInput(ctx, false, strings.NewReader(ginTriggerSQL), nil, pg.bins.client, "-X", "-q", "-v", "ON_ERROR_STOP=1",
-		"-h", "127.0.0.1", "-p", strconv.Itoa(pg.port), "-U", "postgres", "-d", "rumbench")
+	err = pg.pgExec(ctx, "rumbench", func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, ginTriggerSQL)
+		return err
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return pg.startError("setup", fmt.Sprintf("psql could not create the index event trigger (%v)", err), "see the server log", off, err)
+		return pg.startError("setup", fmt.Sprintf("could not create the index event trigger (%v)", err), "see the server log", off, err)
 	}
 	return nil
 }

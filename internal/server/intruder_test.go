@@ -40,7 +40,7 @@ func TestLocalUserLockedOut(t *testing.T) {
 		requireKind(t, Postgres)
 		t.Parallel()
 		s := startServer(t, Config{Kind: Postgres, Dir: instanceDir(t)})
-		psql := filepath.Join(filepath.Dir(s.bins.client), "psql")
+		psql := filepath.Join(filepath.Dir(s.bins.server), "psql") // Debian's, beside the server
 		port := strconv.Itoa(s.port)
 		for name, args := range map[string][]string{
 			"tcp superuser": {"-w", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", "rumbench", "-c", "SELECT 1"},
@@ -65,7 +65,7 @@ func TestLocalUserLockedOut(t *testing.T) {
 			"socket root":        {"--no-defaults", "--protocol=socket", "--socket=" + s.socketPath(), "-u", "root", "-e", "SELECT 1"},
 			"socket nobody":      {"--no-defaults", "--protocol=socket", "--socket=" + s.socketPath(), "-u", "nobody", "-e", "SELECT 1"},
 		} {
-			out, ok := asNobody(t, s.bins.client, args...)
+			out, ok := asNobody(t, mariadbClient(t), args...)
 			t.Logf("%s: %s", name, strings.TrimSpace(out))
 			if ok {
 				t.Errorf("%s: nobody connected to MariaDB:\n%s", name, out)
@@ -93,4 +93,20 @@ func checkPrivateFiles(t *testing.T, s *Server) {
 	if log, _ := os.ReadFile(s.logPath); strings.Contains(string(log), s.password) {
 		t.Errorf("the server log holds the password")
 	}
+	if s.kind == MariaDB {
+		// The init file that created the benchmark user holds its password.
+		if fi, err := os.Stat(s.initFilePath()); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("init file %s: %v (%v), want mode 0600", s.initFilePath(), fi, err)
+		}
+	}
+}
+
+// mariadbClient is the mariadb client program the intruder uses (Debian's mariadb-client, which
+// make test installs with the server); rumbench itself needs none.
+func mariadbClient(t *testing.T) string {
+	p, err := exec.LookPath("mariadb")
+	if err != nil {
+		t.Fatal("the mariadb client program is not installed (make server-deps installs it)")
+	}
+	return p
 }

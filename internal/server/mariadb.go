@@ -4,20 +4,25 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql": the setup connection
 )
 
 // MariaDB instance: Dir/my.cnf (the only option file read: --defaults-file) holds the paths,
 // the plugins, rumbench's settings and an !include of the user's file; mariadb-install-db
 // reads it too (so creation-time options such as innodb_page_size apply); mariadbd runs
-// directly; readiness is its "ready for connections" log line; setup runs the mariadb client
-// over the private unix socket as the OS user rumbench runs as (unix_socket authentication: no
-// other OS user can log in as a MariaDB administrator).
+// directly with an init file (Dir/init.sql, 0600) that creates the benchmark's user and
+// database before it accepts connections; readiness is its "ready for connections" log line;
+// rumbench then reads the version and the active plugins over its own TCP connection as that
+// user. The administrator is root over the unix socket only (unix_socket authentication: no
+// other OS user can log in as it); no client program is needed.
 
 func (s *Server) myInit(ctx context.Context) error {
 	if s.cfg.ConfigFile != "" {
@@ -128,11 +133,14 @@ func (s *Server) myArgs() ([]string, error) {
 	if err := s.writeMyCnf(); err != nil {
 		return nil, err
 	}
+	if err := s.writeInitFile(); err != nil {
+		return nil, err
+	}
 	return []string{
 		"--defaults-file=" + s.configPath(),
 		"--datadir=" + s.dataDir, "--socket=" + s.socketPath(), "--port=" + strconv.Itoa(s.port),
 		"--bind-address=127.0.0.1", "--pid-file=" + filepath.Join(s.dir, "mysqld.pid"),
-		"--log-error=" + s.logPath,
+		"--log-error=" + s.logPath, "--init-file=" + s.initFilePath(),
 	}, nil
 }
 
@@ -145,31 +153,66 @@ func (s *Server) myReady() bool {
 	return strings.Contains(s.logSince(s.launchOff), "ready for connections")
 }
 
-// mySQL is the setup run over the socket (read from standard input: it holds the password):
-// the TCP user the benchmark connects as, with the instance's random password, its database,
-// no root over TCP; then the version and the active plugin libraries, one per line.
-const mySQL = `CREATE DATABASE rumbench;
-CREATE USER 'rumbench'@'127.0.0.1' IDENTIFIED BY '%s';
+// mySetupSQL is the init file mariadbd runs as it starts (--init-file): the TCP user the
+// benchmark connects as, with the instance's random password, its database, no root over TCP.
+const mySetupSQL = `CREATE DATABASE IF NOT EXISTS rumbench;
+CREATE USER IF NOT EXISTS 'rumbench'@'127.0.0.1' IDENTIFIED BY '%s';
+ALTER USER 'rumbench'@'127.0.0.1' IDENTIFIED BY '%s';
 GRANT ALL PRIVILEGES ON *.* TO 'rumbench'@'127.0.0.1';
 DROP USER IF EXISTS 'root'@'127.0.0.1', 'root'@'::1';
-SELECT VERSION();
-SELECT DISTINCT PLUGIN_LIBRARY FROM information_schema.PLUGINS
- WHERE PLUGIN_STATUS = 'ACTIVE' AND PLUGIN_LIBRARY IS NOT NULL;
 `
 
+// initFilePath is the init file of the instance.
+func (s *Server) initFilePath() string { return filepath.Join(s.dir, "init.sql") }
+
+// writeInitFile writes the init file, readable by the server's user only (it holds the
+// password).
+func (s *Server) writeInitFile() error {
+	f := s.initFilePath()
+	if err := os.WriteFile(f, []byte(fmt.Sprintf(mySetupSQL, s.password, s.password)), 0o600); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return s.chown(f)
+}
+
+// mySetup reads the server version and its active plugin libraries over rumbench's own
+// connection, as the user the init file created, and fails when a plugin of Config.Plugins is
+// not active.
 func (s *Server) mySetup(ctx context.Context, launchOff int64) error {
 	off := s.logSize()
-	var out bytes.Buffer
-	err := s.runToolInput(ctx, false, strings.NewReader(fmt.Sprintf(mySQL, s.password)), &out, s.bins.client,
-		"--no-defaults", "--protocol=socket", "--socket="+s.socketPath(), "--user="+s.osUser(), "--batch", "--skip-column-names")
+	var lines []string
+	err := func() error {
+		db, err := sql.Open("mysql", s.DSN())
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		var v string
+		if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
+			return err
+		}
+		lines = append(lines, v)
+		rows, err := db.QueryContext(ctx, `SELECT DISTINCT PLUGIN_LIBRARY FROM information_schema.PLUGINS
+ WHERE PLUGIN_STATUS = 'ACTIVE' AND PLUGIN_LIBRARY IS NOT NULL`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var lib string
+			if err := rows.Scan(&lib); err != nil {
+				return err
+			}
+			lines = append(lines, lib)
+		}
+		return rows.Err()
+	}()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return s.startError("setup", fmt.Sprintf("the mariadb client could not set up the instance (%v)", err),
-			"see the server log", off, err)
+		return s.startError("setup", fmt.Sprintf("could not read the version and plugins (%v)", err), "see the server log", off, err)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	s.version = strings.TrimSpace(lines[0])
 	active := map[string]bool{}
 	for _, l := range lines[1:] {

@@ -1,19 +1,20 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // PostgreSQL instance: initdb as the postgres user, rumbench's settings and an include of the
 // user's file appended to data/postgresql.conf, the postmaster run directly (no pg_ctl) with
-// its stderr in Dir/server.log, readiness from postmaster.pid, setup with psql over TCP (libpq
-// reads a comma in a socket directory as a list of hosts).
+// its stderr in Dir/server.log, readiness from postmaster.pid, setup over TCP on rumbench's own connection (pgx; the
+// socket directory may hold a comma, which client libraries read as a list of hosts).
 
 func (s *Server) pgInit(ctx context.Context) error {
 	off := s.logSize()
@@ -96,24 +97,39 @@ func (s *Server) pgReady() bool {
 		strings.TrimSpace(lines[7]) == "ready"
 }
 
-// pgSetup creates the database rumbench and reads the server version.
+// pgSetup creates the database rumbench and reads the server version, over rumbench's own
+// connection (no psql: a portable build need not ship it).
 func (s *Server) pgSetup(ctx context.Context) error {
 	off := s.logSize()
-	var out bytes.Buffer
-	err := s.runTool(ctx, false, &out, s.bins.client, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-		"-h", "127.0.0.1", "-p", strconv.Itoa(s.port), "-U", "postgres", "-d", "postgres",
-		"-c", "CREATE DATABASE rumbench", "-c", "SHOW server_version")
+	var v string
+	err := s.pgExec(ctx, "postgres", func(c *pgx.Conn) error {
+		if _, err := c.Exec(ctx, "CREATE DATABASE rumbench"); err != nil {
+			return err
+		}
+		return c.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return s.startError("setup", fmt.Sprintf("psql could not create the database (%v)", err),
-			"see the server log", off, err)
+		return s.startError("setup", fmt.Sprintf("could not create the database (%v)", err), "see the server log", off, err)
 	}
-	v := strings.TrimSpace(out.String())
-	if i := strings.LastIndexByte(v, '\n'); i >= 0 {
-		v = v[i+1:]
-	}
-	s.version = "PostgreSQL " + v
+	s.version = "PostgreSQL " + strings.TrimSpace(v)
 	return nil
+}
+
+// pgExec connects to database db of the instance as postgres over TCP, runs f and closes the
+// connection.
+func (s *Server) pgExec(ctx context.Context, db string, f func(c *pgx.Conn) error) error {
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=127.0.0.1 port=%d user=postgres dbname=%s sslmode=disable", s.port, db))
+	if err != nil {
+		return err
+	}
+	cfg.Password = s.password
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	return f(c)
 }

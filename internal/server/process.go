@@ -19,7 +19,7 @@ import (
 var errPortInUse = errors.New("port in use")
 
 // toolEnv is the environment of every program started here: the caller's, without the
-// client variables that would redirect psql or mariadb (PGHOST, MYSQL_PWD, ...).
+// client variables that would redirect a client library (PGHOST, MYSQL_PWD, ...).
 func (s *Server) toolEnv(asService bool) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -34,15 +34,10 @@ func (s *Server) toolEnv(asService bool) []string {
 	if asService && s.acct != nil {
 		env = append(env, "HOME="+s.dir)
 	}
-	if !asService && s.password != "" {
-		// The client programs read the password from their environment, never from their
-		// command line (which the server log records and ps shows).
-		env = append(env, "PGPASSWORD="+s.password)
-	}
 	return env
 }
 
-// runTool runs a set-up program (initdb, mariadb-install-db, psql, mariadb) to completion in
+// runTool runs a set-up program (initdb, mariadb-install-db) to completion in
 // its own process group, killed with its group when ctx ends. Its stdout goes to out (or the
 // server log when out is nil), its stderr to the server log and to the returned error.
 func (s *Server) runTool(ctx context.Context, asService bool, out io.Writer, path string, args ...string) error {

@@ -15,8 +15,11 @@
 // only when none is left. If rumbench itself dies, the kernel sends the main process a
 // parent-death signal (PostgreSQL: SIGQUIT, an immediate shutdown; MariaDB: SIGKILL).
 //
-// Setup runs the distribution's client binaries (psql, mariadb) over the private unix socket,
-// so this package needs no database driver.
+// Setup needs no client program: PostgreSQL's runs over rumbench's own connection (pgx), as the
+// superuser with the instance's random password; MariaDB's runs from an init file the server
+// reads as it starts, and the version and plugins are read over rumbench's own connection
+// (go-sql-driver/mysql). A server directory needs only what starting and stopping the server
+// needs (a portable build: bin/ with its lib/ beside it).
 package server
 
 import (
@@ -36,7 +39,7 @@ type Kind string
 
 // The server kinds Start knows.
 const (
-	// Postgres is PostgreSQL (postgres, initdb and psql are needed).
+	// Postgres is PostgreSQL (postgres and initdb are needed, with the libraries they load).
 	Postgres Kind = "postgres"
 	// MariaDB is MariaDB (mariadbd, mariadb-install-db and mariadb are needed).
 	MariaDB Kind = "mariadb"
@@ -91,7 +94,7 @@ type Config struct {
 	StartTimeout time.Duration
 	// Env are extra environment variables (KEY=VALUE) of the server processes, set after the
 	// caller's environment (they win), e.g. LD_PRELOAD for the sync accounting library. The
-	// set-up programs (initdb, mariadb-install-db, psql, mariadb) do not get them.
+	// set-up programs (initdb, mariadb-install-db) do not get them.
 	Env []string
 	// Cgroup is the directory of a cgroup the server process is written into as soon as it
 	// starts (its children are then born there), and every process of its tree once it accepts
