@@ -213,7 +213,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return out, err
 	}
 	defer undo()
-	var runErr, oomErr error
+	var runErr, targetErr error
 reps:
 	for rep := 1; rep <= max(cfg.Repeat, 1); rep++ {
 		if cfg.Repeat > 1 {
@@ -232,14 +232,14 @@ reps:
 				tcfg.Fresh = true
 			}
 			err := runTarget(ctx, tcfg, i, rep, spec, w, m, mem)
-			var oom *OOMError
-			if errors.As(err, &oom) && ctx.Err() == nil {
-				// The cap killed this engine's step: say so and go on with the next engine;
-				// the run ends failed.
-				event(cfg, "%s", err)
-				m.Notes = append(m.Notes, err.Error())
-				if oomErr == nil {
-					oomErr = err
+			if targetOnly(err) && ctx.Err() == nil {
+				// The cap killed this engine's step, or its server did not start (a release
+				// that does not take a setting): say so and go on with the next target; the
+				// run ends failed.
+				event(cfg, "%s", firstLine(err))
+				m.Notes = append(m.Notes, firstLine(err))
+				if targetErr == nil {
+					targetErr = err
 				}
 				continue
 			}
@@ -252,7 +252,7 @@ reps:
 		}
 	}
 	if runErr == nil {
-		runErr = oomErr
+		runErr = targetErr
 	}
 	m.End = time.Now().UTC()
 	switch {
@@ -407,6 +407,10 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	eng, err = spec.Open(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
+	}
+	for _, n := range eng.Info().Notes {
+		out.event("%s: %s", label, n)
+		out.note(label + ": " + n)
 	}
 	sampler, serr := newSampler(cfg, dir)
 	if serr != nil {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/sysstat"
 )
 
@@ -111,6 +113,21 @@ func (e *OOMError) Error() string {
 		step = "opening"
 	}
 	return fmt.Sprintf("%s: %s: out of memory under the cap of %s (--memory-limit): the kernel killed the engine", e.Target, step, bytesText(uint64(e.Limit)))
+}
+
+// targetOnly says whether err fails its target only, the run going on with the next: the memory
+// cap killed the engine (OOMError), or a managed server did not start (server.StartError).
+func targetOnly(err error) bool {
+	var oom *OOMError
+	var start *server.StartError
+	return errors.As(err, &oom) || errors.As(err, &start)
+}
+
+// firstLine is the first line of err's message (a server's start error carries its log's tail
+// after it).
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }
 
 // runTarget runs target i in its data directory, under the memory cap when there is one, and

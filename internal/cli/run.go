@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -40,7 +41,8 @@ type runFlags struct {
 	pssEverySecs                    float64
 	settle                          string
 	engineOpts, serverConfigs       []string
-	dsn, serverBin                  string
+	dsn                             string
+	serverBins                      []string
 	cacheMB                         int64
 	cacheMBSet                      bool // --cache-mb given (or set by a memory profile): every engine takes it
 	sync, fresh, keepData, quiet    bool
@@ -117,7 +119,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
 	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "server config file (postgresql.conf or my.cnf fragment; for mongo, key=value client settings such as j=false) or a directory of them; repeat for a configuration matrix: each server engine runs once per file")
 	fl.StringVar(&f.dsn, "dsn", "", "use the running server at this URL/DSN instead of a private instance (one server engine only)")
-	fl.StringVar(&f.serverBin, "server-bin", "", "directory of the server binaries (default: discovered)")
+	fl.StringArrayVar(&f.serverBins, "server-bin", nil, "directory of the server binaries (default: discovered); repeat it, or give a comma-separated list, to compare releases: one target per directory, labelled by the version the server reports (postgres-16.4) or LABEL=DIR")
 	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB for every engine; when not given, the engines a profile sizes for its regime get their own (docs/engine-settings.md), the others this")
 	fl.BoolVar(&f.sync, "sync", true, "sync on commit (--sync=false to turn off)")
 	fl.BoolVar(&f.fresh, "fresh", false, "empty a non-empty engine data directory instead of refusing it; on a --dsn server, drop the workload's tables (rumbench's own, and only those) before loading")
@@ -381,7 +383,11 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 			servers = append(servers, e)
 		}
 	}
-	if (f.dsn != "" || f.serverBin != "" || len(configs) > 0) && len(servers) == 0 {
+	releases, err := serverReleases(f.serverBins)
+	if err != nil {
+		return nil, err
+	}
+	if (f.dsn != "" || len(releases) > 0 || len(configs) > 0) && len(servers) == 0 {
 		return nil, usagef("--dsn, --server-config and --server-bin need a server engine in --engine (postgres, mysql, myrocks, mongo)")
 	}
 	clientConfig := false
@@ -391,6 +397,12 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 	}
 	if f.dsn != "" && (len(servers) != 1 || (len(configs) > 0 && !clientConfig)) {
 		return nil, usagef("--dsn takes exactly one server engine in --engine and no --server-config (got %s)", strings.Join(servers, ","))
+	}
+	if len(releases) > 1 && len(servers) > 1 {
+		return nil, usagef("several --server-bin directories (releases) take one server engine in --engine (got %s)", strings.Join(servers, ","))
+	}
+	if f.dsn != "" && len(releases) > 0 {
+		return nil, usagef("--dsn and --server-bin exclude each other: a --dsn server runs its own binaries")
 	}
 	var targets []results.Target
 	for _, e := range engines {
@@ -406,19 +418,28 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 		if f.dsn != "" {
 			base["dsn"] = f.dsn
 		}
-		if f.serverBin != "" {
-			base["server_bin"] = f.serverBin
+		bins, err := releaseTargets(s, releases)
+		if err != nil {
+			return nil, err
 		}
-		if len(configs) == 0 {
-			targets = append(targets, results.Target{Label: e, Engine: table.Info{Name: e, Options: base}})
-			continue
-		}
-		for _, c := range configs {
-			o := map[string]string{"server_config": c}
-			for k, v := range base {
-				o[k] = v
+		for _, rel := range bins {
+			withBin := maps.Clone(base)
+			if rel.dir != "" {
+				withBin["server_bin"] = rel.dir
 			}
-			targets = append(targets, results.Target{Label: e + ":" + filepath.Base(c), Engine: table.Info{Name: e, Options: o}})
+			label := e
+			if rel.label != "" {
+				label = rel.label
+			}
+			if len(configs) == 0 {
+				targets = append(targets, results.Target{Label: label, Engine: table.Info{Name: e, Options: withBin}})
+				continue
+			}
+			for _, c := range configs {
+				o := maps.Clone(withBin)
+				o["server_config"] = c
+				targets = append(targets, results.Target{Label: label + ":" + filepath.Base(c), Engine: table.Info{Name: e, Options: o}})
+			}
 		}
 	}
 	return targets, nil

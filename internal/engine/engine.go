@@ -68,6 +68,11 @@ type Spec struct {
 	// MaxColumns is the most columns a table may have on the engine, key columns included (0: no
 	// limit): workloads whose column count is a setting refuse more before the run starts.
 	MaxColumns int
+	// Release, for a server engine rumbench can start, returns the version of the server
+	// binaries in binDir (the discovered ones when "") as the server reports it ("16.4"), which
+	// names a release's target when a run compares several (--server-bin DIR1,DIR2). nil: the
+	// engine has no releases to compare.
+	Release func(ctx context.Context, binDir string) (string, error)
 	// Unavailable, when set, says why this binary cannot open the engine (a cgo engine built
 	// without its tag): the engine is listed, and refused with this line.
 	Unavailable string

@@ -143,26 +143,54 @@ func (s *Server) writePassword() error {
 func (s *Server) passwordPath() string { return filepath.Join(s.dir, "password") }
 
 // checkReachable verifies that the service account may traverse every existing ancestor of
-// Dir (missing ones are created 0755).
+// Dir (missing ones are created 0755) and of the server's programs.
 func (s *Server) checkReachable() error {
 	if s.acct == nil {
 		return nil
 	}
-	for d := filepath.Dir(s.dir); ; d = filepath.Dir(d) {
+	if d, err := unreachable(s.acct, s.dir); err != nil {
+		return err
+	} else if d != nil {
+		return fmt.Errorf("server: the %s OS user cannot reach %s: %s; put the instance under a directory others can traverse, or chmod o+x %s",
+			s.acct.name, s.dir, d.describe(), d.path)
+	}
+	if d, err := unreachable(s.acct, s.bins.server); err != nil {
+		return err
+	} else if d != nil {
+		return fmt.Errorf("server: the %s OS user cannot reach the server program %s: %s; put the build under a directory others can traverse (rumbench servers fetch keeps releases in /var/cache/rumbench when run as root), or chmod o+x %s",
+			s.acct.name, s.bins.server, d.describe(), d.path)
+	}
+	return nil
+}
+
+// closedDir is an ancestor directory an account cannot traverse.
+type closedDir struct {
+	path string
+	perm os.FileMode
+	uid  uint32
+}
+
+func (d *closedDir) describe() string {
+	return fmt.Sprintf("%s is mode %04o owned by uid %d", d.path, d.perm, d.uid)
+}
+
+// unreachable returns the first existing ancestor of path that a may not traverse, nil when it
+// may traverse them all.
+func unreachable(a *account, path string) (*closedDir, error) {
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
 		fi, err := os.Stat(d)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 		case err != nil:
-			return fmt.Errorf("server: %w", err)
+			return nil, fmt.Errorf("server: %w", err)
 		default:
 			st, ok := fi.Sys().(*syscall.Stat_t)
-			if ok && !canSearch(fi.Mode().Perm(), st.Uid, st.Gid, s.acct) {
-				return fmt.Errorf("server: the %s OS user cannot reach %s: %s is mode %04o owned by uid %d; put the instance under a directory others can traverse, or chmod o+x %s",
-					s.acct.name, s.dir, d, fi.Mode().Perm(), st.Uid, d)
+			if ok && !canSearch(fi.Mode().Perm(), st.Uid, st.Gid, a) {
+				return &closedDir{path: d, perm: fi.Mode().Perm(), uid: st.Uid}, nil
 			}
 		}
 		if d == filepath.Dir(d) {
-			return nil
+			return nil, nil
 		}
 	}
 }

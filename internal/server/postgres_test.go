@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -174,5 +175,42 @@ func TestPostgresKilled(t *testing.T) {
 	}
 	if err2 := s.Stop(context.Background()); err2 == nil || err2.Error() != err.Error() {
 		t.Errorf("second Stop returned %v, want the first result", err2)
+	}
+}
+
+// TestUnknownSettingLeftOut: a setting of rumbench's that the release does not know is left out
+// (LeftOut), and the server starts without it.
+func TestUnknownSettingLeftOut(t *testing.T) {
+	requireKind(t, Postgres)
+	s := startServer(t, Config{Kind: Postgres, Dir: instanceDir(t),
+		Settings: []Setting{{Name: "work_mem", Value: "8MB"}, {Name: "no_such_rumbench_setting", Value: "1"}}})
+	if got := s.LeftOut(); len(got) != 1 || got[0] != "no_such_rumbench_setting" {
+		t.Errorf("LeftOut() = %v, want [no_such_rumbench_setting]", got)
+	}
+	conf, _ := os.ReadFile(s.configPath())
+	if !strings.Contains(string(conf), "work_mem = '8MB'") || strings.Contains(string(conf), "no_such_rumbench_setting") {
+		t.Errorf("postgresql.conf: want work_mem and not the unknown setting:\n%s", conf)
+	}
+}
+
+// TestBinaryVersion reads the versions servers print.
+func TestBinaryVersion(t *testing.T) {
+	for out, want := range map[string]string{
+		"postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)\n":                                 "15.18",
+		"postgres (PostgreSQL) 17.2\n":                                                           "17.2",
+		"mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)\n": "10.11.19",
+	} {
+		kind := Postgres
+		if strings.HasPrefix(out, "mariadbd") {
+			kind = MariaDB
+		}
+		if got := parseVersion(kind, []byte(out)); got != want {
+			t.Errorf("parseVersion(%q) = %q, want %q", out, got, want)
+		}
+	}
+	requireKind(t, Postgres)
+	v, err := BinaryVersion(context.Background(), Postgres, "")
+	if err != nil || v == "" || v[0] < '1' || v[0] > '9' {
+		t.Errorf("BinaryVersion of the discovered postgres: %q, %v", v, err)
 	}
 }

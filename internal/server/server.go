@@ -141,6 +141,8 @@ type Server struct {
 	backend *Server
 
 	userConf []byte // content of cfg.ConfigFile
+	// leftOut are rumbench's settings this release does not know (LeftOut).
+	leftOut []string
 
 	launchOff int64  // size of the log when the running server was launched
 	step      string // the stage Start is in, for StartError.Step
@@ -244,6 +246,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := s.prepareDir(); err != nil {
 		return nil, err
 	}
+	s.dropUnknownSettings(ctx)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := s.start(tctx); err != nil {

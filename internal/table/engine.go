@@ -54,6 +54,9 @@ type Info struct {
 	// that walks a table in ranges for its own checks walks it in as few ranges as its memory
 	// allows. Measured operations are not changed.
 	WholeRanges bool `json:"whole_ranges,omitempty"`
+	// Notes are caveats of the engine as opened, one line each (rumbench's settings an older
+	// server release does not know and was started without): the run prints and records them.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Session does data operations for one worker. It is not safe for concurrent use. Each call that

@@ -64,6 +64,9 @@ func register(name, te, description string) {
 		Open: func(ctx context.Context, o engine.Options) (table.Engine, error) {
 			return open(ctx, name, te, o)
 		},
+		Release: func(ctx context.Context, binDir string) (string, error) {
+			return server.BinaryVersion(ctx, server.MariaDB, binDir)
+		},
 		Check: func(extra map[string]string) error {
 			if _, err := tableEngine(name, te, extra); err != nil {
 				return err

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -54,6 +55,9 @@ func init() {
 		ClientOptions: sqlfam.ClientOptionKeys(),
 		Check:         check,
 		MaxColumns:    1600, // MaxHeapAttributeNumber
+		Release: func(ctx context.Context, binDir string) (string, error) {
+			return server.BinaryVersion(ctx, server.Postgres, binDir)
+		},
 	})
 }
 
@@ -112,6 +116,9 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		}
 		dsn = srv.DSN()
 		info.Options["server_config"] = o.Extra["server_config"]
+		if left := srv.LeftOut(); len(left) > 0 {
+			info.Notes = append(info.Notes, fmt.Sprintf("this PostgreSQL release does not know rumbench's setting %s: started without it", strings.Join(left, ", ")))
+		}
 	}
 	db, err := sql.Open("pgx", dsn)
 	if err == nil {
@@ -324,6 +331,14 @@ func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.Se
 		}
 		s.Counters["checkpoints_timed"], s.Counters["checkpoints_req"] = timed, req
 		s.Counters["buffers_checkpoint"], s.Counters["buffers_clean"], s.Counters["buffers_backend"] = bufCkpt, bufClean, bufBackend
+	} else if err := e.DB().QueryRowContext(ctx, `SELECT c.num_timed, c.num_requested, c.buffers_written, b.buffers_clean
+		FROM pg_stat_checkpointer c, pg_stat_bgwriter b`).Scan(&timed, &req, &bufCkpt, &bufClean); err == nil {
+		// PostgreSQL 17 moved the checkpoints to pg_stat_checkpointer and dropped buffers_backend.
+		if s.Counters == nil {
+			s.Counters = map[string]int64{}
+		}
+		s.Counters["checkpoints_timed"], s.Counters["checkpoints_req"] = timed, req
+		s.Counters["buffers_checkpoint"], s.Counters["buffers_clean"] = bufCkpt, bufClean
 	}
 	return e.WithTree(s, pss)
 }

