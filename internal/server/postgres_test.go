@@ -196,8 +196,8 @@ func TestUnknownSettingLeftOut(t *testing.T) {
 // TestBinaryVersion reads the versions servers print.
 func TestBinaryVersion(t *testing.T) {
 	for out, want := range map[string]string{
-		"postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)\n":                                 "15.18",
-		"postgres (PostgreSQL) 17.2\n":                                                           "17.2",
+		"postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)\n":                                "15.18",
+		"postgres (PostgreSQL) 17.2\n":                                                          "17.2",
 		"mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)\n": "10.11.19",
 	} {
 		kind := Postgres
