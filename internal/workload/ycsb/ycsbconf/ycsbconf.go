@@ -212,6 +212,9 @@ func Letter(l string) (Props, error) {
 const (
 	CoreWorkloadClass       = "site.ycsb.workloads.CoreWorkload"
 	LegacyCoreWorkloadClass = "com.yahoo.ycsb.workloads.CoreWorkload"
+	// GoYCSBCoreWorkload is go-ycsb's name for the core workload (its workload files say
+	// workload=core).
+	GoYCSBCoreWorkload = "core"
 )
 
 // Config is the typed core-workload configuration. Field comments give the
@@ -219,8 +222,8 @@ const (
 // operations; lengths are bytes (fields) or records (scans).
 type Config struct {
 	// Workload is the workload class ("workload"; default
-	// CoreWorkloadClass; only CoreWorkloadClass and LegacyCoreWorkloadClass
-	// are accepted).
+	// CoreWorkloadClass; only CoreWorkloadClass, LegacyCoreWorkloadClass and
+	// GoYCSBCoreWorkload are accepted).
 	Workload string
 
 	// Table is the table name ("table"; default "usertable").
@@ -495,8 +498,8 @@ func Build(p Props) (Config, []string, error) {
 	b := &builder{p: p, used: map[string]bool{}}
 
 	if v, ok := b.get("workload"); ok {
-		if v != CoreWorkloadClass && v != LegacyCoreWorkloadClass {
-			return Config{}, nil, fmt.Errorf("workload=%s: only the core workload is supported (want %s)", v, CoreWorkloadClass)
+		if v != CoreWorkloadClass && v != LegacyCoreWorkloadClass && v != GoYCSBCoreWorkload {
+			return Config{}, nil, fmt.Errorf("workload=%s: only the core workload is supported (want %s, %s or go-ycsb's %s)", v, CoreWorkloadClass, LegacyCoreWorkloadClass, GoYCSBCoreWorkload)
 		}
 		c.Workload = v
 	}

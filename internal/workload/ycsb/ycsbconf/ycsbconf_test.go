@@ -319,3 +319,13 @@ func TestBuildErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadNames: the core workload under YCSB's name, its pre-0.13 name and go-ycsb's.
+func TestWorkloadNames(t *testing.T) {
+	for _, name := range []string{CoreWorkloadClass, LegacyCoreWorkloadClass, GoYCSBCoreWorkload} {
+		c, _, err := Build(Props{"workload": name})
+		if err != nil || c.Workload != name {
+			t.Errorf("workload=%s: %+v, %v", name, c.Workload, err)
+		}
+	}
+}
