@@ -50,6 +50,32 @@ func TestDSNKeepsNoLocalData(t *testing.T) {
 			t.Errorf("%s: --data-dir %s was created (%v)", args[0], dd, err)
 		}
 	}
+	// The sizes are the server's: no data directory here to measure.
+	_, _, steps := readLastRun(t, out)
+	for _, s := range steps {
+		if s.DBBytes <= 1<<20 || s.DBBytes != s.EngineDBBytes || s.BytesPerRow <= 0 {
+			t.Errorf("%s: db_bytes %d, the server's %d, bytes per row %g: want the server's size", s.Step, s.DBBytes, s.EngineDBBytes, s.BytesPerRow)
+		}
+	}
+}
+
+// readLastRun reads the newest run directory in out.
+func readLastRun(t *testing.T, out string) (string, *results.Manifest, []results.Step) {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(out, "2*"))
+	if len(dirs) == 0 {
+		t.Fatalf("no run directory in %s", out)
+	}
+	dir := dirs[len(dirs)-1]
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := results.ReadSteps(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, m, steps
 }
 
 // TestShardsMeetOnOneHost starts two shards of one split run on this host as separate

@@ -285,7 +285,7 @@ func init() {
 		// Space and memory.
 		&Metric{Name: "rows", Field: "rows", Unit: "rows", Integer: true, Meaning: "rows the tables hold at the end of the step",
 			Formula: "inserted − deleted, by the workload's count", Value: always(func(s *results.Step) float64 { return float64(s.Rows) })},
-		&Metric{Name: "db_MB", Field: "db_bytes", Unit: "MiB", Better: Lower, Meaning: "allocated size of the tables and indexes at the end of the step: the data directory without the engine's logs (log_MB)",
+		&Metric{Name: "db_MB", Field: "db_bytes", Unit: "MiB", Better: Lower, Meaning: "allocated size of the tables and indexes at the end of the step: the data directory without the engine's logs (log_MB); on a --dsn server, which has no data directory here, the server's own figure (eng_MB)",
 			Formula:  "Σ st_blocks · 512 / 1024² (like du) over the data directory's files that are not logs",
 			Value:    always(func(s *results.Step) float64 { return float64(s.DBBytes) / mib }),
 			Interval: func(iv *results.Interval) (float64, bool) { return float64(iv.DBBytes) / mib, true }},

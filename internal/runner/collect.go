@@ -327,6 +327,11 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 			r.LogBytes = b.sys.DirLogAllocated
 			r.BytesPerRow = per(float64(r.DBBytes), float64(r.Rows))
 		}
+		if !c.tgt.Sampler.HasDir() && r.EngineDBBytes > 0 {
+			// No data directory here (a --dsn server): the size is the server's own figure.
+			r.DBBytes = r.EngineDBBytes
+			r.BytesPerRow = per(float64(r.DBBytes), float64(r.Rows))
+		}
 		if a.sys.DiskOK && b.sys.DiskOK {
 			d := diskDelta(a.sys.Disk, b.sys.Disk)
 			r.Device = c.tgt.Sampler.Device().Name

@@ -137,6 +137,10 @@ func NewDeviceSampler(dir string) (*Sampler, error) {
 	return s, err
 }
 
+// HasDir says whether the sampler walks a data directory (false for NewDeviceSampler: an
+// engine whose data are elsewhere, a --dsn server).
+func (s *Sampler) HasDir() bool { return !s.noDir }
+
 // Device returns the block device discovered for the data directory (zero if DiskError is
 // non-nil).
 func (s *Sampler) Device() Device { return s.dev }
