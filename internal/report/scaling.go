@@ -37,6 +37,8 @@ type SweepPoint struct {
 	Gain, CPUGain float64
 	// Costs are the scalingCosts figures (NaN: not measured).
 	Costs []float64
+	// Reps is how many repetitions the figures are the median of (1: a run without repeats).
+	Reps int
 }
 
 // PastKnee says whether the point is past the knee: the added clients bought less than KneeGain
@@ -79,7 +81,7 @@ func Sweeps(runs []*results.Run) []SweepStep {
 					if n == 0 {
 						continue
 					}
-					p := SweepPoint{Clients: t.Clients, Rate: rate, Gain: math.NaN(), CPUGain: math.NaN()}
+					p := SweepPoint{Clients: t.Clients, Rate: rate, Gain: math.NaN(), CPUGain: math.NaN(), Reps: n}
 					for _, name := range scalingCosts {
 						v, n := check.Median(name, recs, step)
 						if n == 0 {
@@ -199,9 +201,10 @@ func ScalingTables(runs []*results.Run) []*Table {
 			}
 		}
 		t.Columns = append(t.Columns, Column{Name: "scaling"})
-		knees := false
+		knees, reps := false, 1
 		for _, l := range s.Lines {
 			for _, p := range l.Points {
+				reps = max(reps, p.Reps)
 				row := []Cell{TextCell(l.Label), IntCell(int64(p.Clients)), NumCell(p.Rate), RatioCell(p.Speedup), RatioCell(p.Efficiency)}
 				for i, v := range p.Costs {
 					if !present[i] {
@@ -220,6 +223,9 @@ func ScalingTables(runs []*results.Run) []*Table {
 		}
 		if knees {
 			t.Footer = append(t.Footer, fmt.Sprintf("past knee: less than %.0f%% more %s than the count before (cpu/op: the change in cpu_us/op from it)", 100*(KneeGain-1), s.RateName))
+		}
+		if reps > 1 {
+			t.Footer = append(t.Footer, fmt.Sprintf("each figure: the median of the repetitions (up to %d)", reps))
 		}
 		out = append(out, t)
 	}
