@@ -127,8 +127,15 @@ func Compare(runs []*results.Run, base string) (*Comparison, error) {
 }
 
 // collectSeries returns every target of runs as a series, in order (labelled r<N>/target when
-// there are several runs), and whether a step carries a group.
+// there are several runs), and whether a step carries a group. The counts of a sweep that loaded
+// once are whole series: each has its engine's load (foldSweepLoads).
 func collectSeries(runs []*results.Run) (series []Series, grouped bool) {
+	series, grouped = targetSeries(runs)
+	return foldSweepLoads(runs, series), grouped
+}
+
+// targetSeries returns every target of runs that has a record as a series, in order.
+func targetSeries(runs []*results.Run) (series []Series, grouped bool) {
 	for ri, r := range runs {
 		seen := map[string]int{}
 		for i := range r.Steps {

@@ -66,7 +66,6 @@ func SummaryTable(runs []*results.Run, base string) (*Table, error) {
 	}
 	c := &Comparison{}
 	c.Series, c.Grouped = collectSeries(runs)
-	c.Series = foldSweepLoads(runs, c.Series)
 	if len(c.Series) > 1 {
 		b, err := c.findBase(base)
 		if err != nil {
