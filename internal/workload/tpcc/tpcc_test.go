@@ -1,0 +1,90 @@
+package tpcc
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	_ "github.com/rumbench/rumbench/internal/engine/all"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
+)
+
+// tiny is a small TPC-C of the specification's shape: two warehouses (so that remote
+// payments and supplies happen), 200 items, 60 customers a district.
+func tiny(t testing.TB, transactions int64) *Workload {
+	t.Helper()
+	w, err := New(Config{Warehouses: 2, Scale: Scale{Items: 200, Customers: 60}, Terminals: 4, Loaders: 2,
+		RunSecs: 600, Transactions: transactions, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// tinyRows is the rows tiny loads: items, then per warehouse 1 + 10 districts, stock, and per
+// district the customers, their history rows, orders, new orders (the last 30%) and lines.
+func tinyRows(w *Workload) int64 {
+	sc := w.cfg.Scale
+	var lines int64
+	for wh := int64(1); wh <= int64(w.cfg.Warehouses); wh++ {
+		for d := int64(1); d <= Districts; d++ {
+			ord, ol, no := table.NewRows(len(ordersTable.Columns), 0), table.NewRows(len(orderLineTable.Columns), 0), table.NewRows(3, 0)
+			addOrders(ord, ol, no, w.cfg.Seed, sc, customerPermutation(w.cfg.Seed, wh, d, sc.Customers), wh, d, 1, int64(sc.Customers)+1, 0)
+			lines += int64(ol.N)
+		}
+	}
+	perDistrict := int64(sc.Customers)*3 + int64(sc.Customers) - sc.undelivered() + 1
+	return int64(sc.Items) + int64(w.cfg.Warehouses)*(1+Districts+int64(sc.Items)+Districts*perDistrict) + lines
+}
+
+// TestEngines loads a tiny TPC-C and runs a fixed number of transactions on every storing
+// engine, with the consistency check after the load and after the run.
+func TestEngines(t *testing.T) {
+	for _, name := range engine.Names() {
+		if name == "null" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			const transactions = 400
+			w := tiny(t, transactions)
+			eng, dir := worktest.Engine(t, name, false, nil)
+			if transactional(eng.Info()) != nil {
+				if _, err := w.Open(context.Background(), eng); err == nil || !strings.Contains(err.Error(), "needs multi-statement transactions") {
+					t.Errorf("open on an engine without transactions: %v", err)
+				}
+				return
+			}
+			run := worktest.Steps(t, eng, dir, w, func(run workload.Run, step string, res results.Step) {
+				switch step {
+				case StepLoad:
+					if want := tinyRows(w); res.Ops != want || run.Rows() != want {
+						t.Errorf("load: %d rows (counted %d), want %d", res.Ops, run.Rows(), want)
+					}
+				case StepRun:
+					if res.Ops != transactions {
+						t.Errorf("run: %d transactions, want %d", res.Ops, transactions)
+					}
+					for _, k := range txKinds {
+						if res.KindOps(k.Name) == 0 {
+							t.Errorf("run: no %s", k.Name)
+						}
+					}
+					if !strings.Contains(res.Note, "tpmC") {
+						t.Errorf("run: note %q", res.Note)
+					}
+				}
+			})
+			msg, err := run.Check(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(msg, "conditions 1-4 hold: 2 warehouses, 20 districts") {
+				t.Errorf("check: %q", msg)
+			}
+		})
+	}
+}
