@@ -50,8 +50,9 @@ var p90Limit = [numTx]time.Duration{5 * time.Second, 5 * time.Second, 5 * time.S
 var runPresentation = runner.Presentation{RateName: "tpmC", RateUnit: "New-Orders/min", PerOp: "transaction",
 	Note: "tpmC = New-Orders completed per minute (rolled back included); per-op figures per transaction of any type"}
 
-// maxRetries bounds the tries of one transaction after conflicts and deadlocks.
-const maxRetries = 100
+// maxRetries bounds the tries of one transaction after conflicts and deadlocks; each waits a
+// random backoff first (see terminal.backoff).
+const maxRetries = 1000
 
 // errRaced is a Delivery that found its oldest new order deleted by another terminal's: it is
 // rolled back and tried again, as a conflict is.
@@ -136,6 +137,7 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 		kinds[t] = st.Kinds.Add(txKinds[t])
 		st.RateKinds = append(st.RateKinds, kinds[t])
 	}
+	st.HeadlineKinds, st.RateScale = []runner.KindID{kinds[txNewOrder]}, 60
 	kRollback := st.Kinds.Add(kindRollback)
 	st.Finish = finish
 	var deadline atomic.Int64
@@ -178,6 +180,9 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 						return false, fmt.Errorf("%s (warehouse %d): %w", txKinds[tx].Name, c.w, err)
 					}
 					m.Retry()
+					if !c.pause(ctx, c.backoff(try)) {
+						return true, nil
+					}
 				}
 				if cfg.Think && !c.pause(ctx, c.thinkTime(tx)) {
 					return true, nil
@@ -188,18 +193,15 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 	return st, nil
 }
 
-// finish makes the step's rate tpmC and says in its note how each type's 90th percentile
-// compares with the specification's limit. The per-second rate percentiles count every
-// transaction (the runner's rate kinds): they are left out, the per-second New-Orders being in
-// the intervals' kind counts.
+// finish says in the step's note its NOPM and transactions per second, and how each type's
+// 90th percentile compares with the specification's limit. (The rate, tpmC, is the runner's:
+// the New-Orders per second times 60.)
 func finish(res *results.Step) {
 	if res.Secs <= 0 {
 		return
 	}
 	no := res.KindOps(txKinds[txNewOrder].Name)
 	rb := res.KindOps(kindRollback.Name)
-	res.Rate = float64(no) * 60 / res.Secs
-	res.RateP50, res.RateP99, res.RateIntervals = 0, 0, 0
 	var over []string
 	for t := range numTx {
 		for _, l := range res.Latency {

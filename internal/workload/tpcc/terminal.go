@@ -79,6 +79,13 @@ func (c *terminal) pause(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// backoff draws the wait before retry try+1 of a transaction that met a conflict: uniform in
+// [0, min(try+1, 20) ms), so that terminals that keep meeting each other (two Deliveries of one
+// warehouse) fall out of step.
+func (c *terminal) backoff(try int) time.Duration {
+	return time.Duration(c.rng.Intn(int64(min(try+1, 20)) * int64(time.Millisecond)))
+}
+
 // thinkTime draws a think time of type tx: negative exponential, capped at ten times its mean
 // (clause 5.2.5.4).
 func (c *terminal) thinkTime(tx int) time.Duration {
