@@ -88,3 +88,27 @@ func TestEngines(t *testing.T) {
 		})
 	}
 }
+
+// TestReopen loads and runs a tiny TPC-C, then reopens its tables as a later run on the data
+// would (rumbench run --reuse): the rows counted and the consistency check agree.
+func TestReopen(t *testing.T) {
+	ctx := context.Background()
+	w := tiny(t, 100)
+	eng, dir := worktest.Engine(t, "pebble", false, nil)
+	run := worktest.Steps(t, eng, dir, w, nil)
+	k, ok := eng.(table.Keeper)
+	if !ok {
+		t.Fatal("pebble is no table.Keeper")
+	}
+	again, err := w.Reopen(ctx, eng, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again.Rows() != run.Rows() {
+		t.Errorf("reopened: %d rows, the run counted %d", again.Rows(), run.Rows())
+	}
+	if _, err := again.Prepare(ctx, StepRun); err != nil {
+		t.Fatal(err)
+	}
+}
