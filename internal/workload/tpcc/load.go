@@ -28,7 +28,8 @@ type part struct {
 	lo, hi int64
 }
 
-// parts lists the load's parts in order: the items, then warehouse by warehouse.
+// parts lists the load's parts in order: the items (shard 0's), then warehouse by warehouse
+// (this shard's).
 func (w *Workload) parts() []part {
 	sc := w.cfg.Scale
 	var out []part
@@ -37,8 +38,11 @@ func (w *Workload) parts() []part {
 			out = append(out, part{kind: kind, w: wh, d: d, lo: lo, hi: min(lo+size, n+1)})
 		}
 	}
-	chunks(partItem, 0, 0, int64(sc.Items), chunkItems)
-	for wh := int64(1); wh <= int64(w.cfg.Warehouses); wh++ {
+	if w.shard.Index == 0 {
+		chunks(partItem, 0, 0, int64(sc.Items), chunkItems)
+	}
+	lo, hi := w.ownWarehouses()
+	for wh := lo; wh <= hi; wh++ {
 		out = append(out, part{kind: partWarehouse, w: wh})
 		chunks(partStock, wh, 0, int64(sc.Items), chunkItems)
 		for d := int64(1); d <= Districts; d++ {

@@ -12,8 +12,14 @@ var _ workload.Reuser = (*Workload)(nil)
 // LoadSteps implements workload.Reuser: the load.
 func (w *Workload) LoadSteps() []string { return []string{StepLoad} }
 
-// Tables implements workload.Reuser: the nine tables.
-func (w *Workload) Tables() []*table.Table { return tables }
+// Tables implements workload.Reuser: the nine tables (shard 0's only in a split run: the others
+// never drop them).
+func (w *Workload) Tables() []*table.Table {
+	if w.shard.Index > 0 {
+		return nil
+	}
+	return tables
+}
 
 // DataConfig implements workload.Reuser: what shapes the loaded data (the warehouses, the
 // scale and the seed, which also gives the run's NURand constants).

@@ -142,7 +142,7 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 	st.Finish = finish
 	var deadline atomic.Int64
 	var left atomic.Int64 // transactions still to start (Transactions > 0)
-	left.Store(cfg.Transactions)
+	left.Store(r.w.transactionShare())
 	for i := 0; i < cfg.Terminals; i++ {
 		sess, err := r.sessions.Open(ctx, r.eng)
 		if err != nil {

@@ -171,6 +171,8 @@ type Workload struct {
 	cfg       Config
 	st        *stmts
 	load, run Constants
+	// shard is the part of a split run this process does (workload.Sharder).
+	shard workload.Shard
 }
 
 var _ workload.Workload = (*Workload)(nil)
