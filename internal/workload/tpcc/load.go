@@ -28,29 +28,64 @@ type part struct {
 	lo, hi int64
 }
 
-// parts lists the load's parts in order: the items (shard 0's), then warehouse by warehouse
-// (this shard's).
-func (w *Workload) parts() []part {
-	sc := w.cfg.Scale
-	var out []part
-	chunks := func(kind int, wh, d, n, size int64) {
-		for lo := int64(1); lo <= n; lo += size {
-			out = append(out, part{kind: kind, w: wh, d: d, lo: lo, hi: min(lo+size, n+1)})
-		}
+// Parts per warehouse and per district (at the specification's scale: 100 stock parts, 6 per
+// district, 161 a warehouse).
+func (w *Workload) stockParts() int64 { return ceilDiv(int64(w.cfg.Scale.Items), chunkItems) }
+func (w *Workload) customerParts() int64 {
+	return ceilDiv(int64(w.cfg.Scale.Customers), chunkCustomers)
+}
+func (w *Workload) orderParts() int64 { return ceilDiv(int64(w.cfg.Scale.Customers), chunkOrders) }
+func (w *Workload) warehouseParts() int64 {
+	return 1 + w.stockParts() + Districts*(w.customerParts()+w.orderParts())
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// itemParts is the item parts this process loads: shard 0's (all of them unsplit).
+func (w *Workload) itemParts() int64 {
+	if w.shard.Index != 0 {
+		return 0
 	}
-	if w.shard.Index == 0 {
-		chunks(partItem, 0, 0, int64(sc.Items), chunkItems)
-	}
+	return w.stockParts()
+}
+
+// numParts is the number of the load's parts of this process.
+func (w *Workload) numParts() int64 {
 	lo, hi := w.ownWarehouses()
-	for wh := lo; wh <= hi; wh++ {
-		out = append(out, part{kind: partWarehouse, w: wh})
-		chunks(partStock, wh, 0, int64(sc.Items), chunkItems)
-		for d := int64(1); d <= Districts; d++ {
-			chunks(partCustomer, wh, d, int64(sc.Customers), chunkCustomers)
-			chunks(partOrders, wh, d, int64(sc.Customers), chunkOrders)
-		}
+	return w.itemParts() + (hi-lo+1)*w.warehouseParts()
+}
+
+// partAt returns part i (0 <= i < numParts) of the load's list, in order: the items (shard 0's),
+// then warehouse by warehouse (this shard's): its row and districts, its stock, then district by
+// district its customers and its orders. The list is computed, not held: it has 161 parts a
+// warehouse.
+func (w *Workload) partAt(i int64) part {
+	chunk := func(kind int, wh, d, j, size, n int64) part {
+		lo := 1 + j*size
+		return part{kind: kind, w: wh, d: d, lo: lo, hi: min(lo+size, n+1)}
 	}
-	return out
+	sc := w.cfg.Scale
+	if i < w.itemParts() {
+		return chunk(partItem, 0, 0, i, chunkItems, int64(sc.Items))
+	}
+	i -= w.itemParts()
+	lo, _ := w.ownWarehouses()
+	wh := lo + i/w.warehouseParts()
+	i %= w.warehouseParts()
+	if i == 0 {
+		return part{kind: partWarehouse, w: wh}
+	}
+	i--
+	if i < w.stockParts() {
+		return chunk(partStock, wh, 0, i, chunkItems, int64(sc.Items))
+	}
+	i -= w.stockParts()
+	perDistrict := w.customerParts() + w.orderParts()
+	d, j := 1+i/perDistrict, i%perDistrict
+	if j < w.customerParts() {
+		return chunk(partCustomer, wh, d, j, chunkCustomers, int64(sc.Customers))
+	}
+	return chunk(partOrders, wh, d, j-w.customerParts(), chunkOrders, int64(sc.Customers))
 }
 
 var kindLoad = runner.Kind{Name: "rows", Role: results.RoleWrite, Unit: "rows", CountUnits: true}
@@ -64,7 +99,7 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	st := runner.Step{Name: StepLoad, Presentation: loadPresentation, Percentiles: w.cfg.Percentiles}
 	k := st.Kinds.Add(kindLoad)
 	st.RateKinds = []runner.KindID{k}
-	parts := w.parts()
+	nparts := w.numParts()
 	now := time.Now().Unix()
 	var next atomic.Int64
 	for i := 0; i < w.cfg.Loaders; i++ {
@@ -79,10 +114,10 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("loader %d", i+1), Role: runner.Driver,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 				i := next.Add(1) - 1
-				if i >= int64(len(parts)) {
+				if i >= nparts {
 					return true, nil
 				}
-				return false, l.load(ctx, m, parts[i])
+				return false, l.load(ctx, m, w.partAt(i))
 			}})
 	}
 	return st, nil

@@ -123,6 +123,12 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.pcts); err != nil {
 		return nil, err
 	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.Memory.Check("tpcc", c.memNeed()); err != nil {
+		return nil, err
+	}
 	return New(c)
 }
 

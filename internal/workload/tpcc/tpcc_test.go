@@ -112,3 +112,54 @@ func TestReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// parts lists the load's parts as a loop over the tables' rows would: the items in chunks
+// (shard 0), then each warehouse of the process's: its row, its stock in chunks, then each
+// district's customers and orders in chunks.
+func (w *Workload) parts() []part {
+	sc := w.cfg.Scale
+	var out []part
+	chunks := func(kind int, wh, d, n, size int64) {
+		for lo := int64(1); lo <= n; lo += size {
+			out = append(out, part{kind: kind, w: wh, d: d, lo: lo, hi: min(lo+size, n+1)})
+		}
+	}
+	if w.shard.Index == 0 {
+		chunks(partItem, 0, 0, int64(sc.Items), chunkItems)
+	}
+	lo, hi := w.ownWarehouses()
+	for wh := lo; wh <= hi; wh++ {
+		out = append(out, part{kind: partWarehouse, w: wh})
+		chunks(partStock, wh, 0, int64(sc.Items), chunkItems)
+		for d := int64(1); d <= Districts; d++ {
+			chunks(partCustomer, wh, d, int64(sc.Customers), chunkCustomers)
+			chunks(partOrders, wh, d, int64(sc.Customers), chunkOrders)
+		}
+	}
+	return out
+}
+
+// TestParts: the computed list of load parts is the list a loop over the rows makes, at the
+// specification's scale and at a small one, split or not.
+func TestParts(t *testing.T) {
+	for _, sc := range []Scale{SpecScale, {Items: 1500, Customers: 650}} {
+		for _, sh := range []workload.Shard{{}, {Index: 1, Count: 3}} {
+			w, err := New(Config{Warehouses: 4, Scale: sc, Terminals: 4, Loaders: 1, RunSecs: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.SetShard(sh); err != nil {
+				t.Fatal(err)
+			}
+			want := w.parts()
+			if n := w.numParts(); n != int64(len(want)) {
+				t.Fatalf("scale %+v shard %v: %d parts, want %d", sc, sh, n, len(want))
+			}
+			for i, p := range want {
+				if got := w.partAt(int64(i)); got != p {
+					t.Fatalf("scale %+v shard %v: part %d is %+v, want %+v", sc, sh, i, got, p)
+				}
+			}
+		}
+	}
+}
