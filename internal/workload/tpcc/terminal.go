@@ -31,8 +31,8 @@ type terminal struct {
 	hData      []byte // Payment's h_data
 	cData      []byte // Payment's new c_data
 	timer      *time.Timer
-	// n counts the rows the transaction's statements returned or changed; added the rows it
-	// added to the tables (counted at its commit).
+	// n counts the rows the transaction read (its Selects returned; Delivery's SUM counts the
+	// lines it adds up); added the rows it added to the tables (counted at its commit).
 	n, added int64
 }
 
@@ -131,7 +131,7 @@ func (c *terminal) lastName() []byte {
 	return c.last
 }
 
-// do runs one transaction of type tx and returns the rows it read and wrote and whether it
+// do runs one transaction of type tx and returns the rows it read and whether it
 // rolled back (New-Order's unused item). On an error the transaction may be open: the caller
 // rolls back.
 func (c *terminal) do(ctx context.Context, tx int) (int, bool, error) {
@@ -175,10 +175,12 @@ func (c *terminal) one(ctx context.Context, st *table.Stmt, out *table.Rows) (in
 	return k, err
 }
 
-// x runs st with c.args, results in out, and counts the rows it returned or changed in c.n.
+// x runs st with c.args, results in out, and counts the rows a Select returned in c.n.
 func (c *terminal) x(ctx context.Context, st *table.Stmt, out *table.Rows) (int64, error) {
 	k, err := c.exec(ctx, st, out)
-	c.n += k
+	if st.Kind == table.Select {
+		c.n += k
+	}
 	return k, err
 }
 

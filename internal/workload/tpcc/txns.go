@@ -175,7 +175,7 @@ func (c *terminal) delivery(ctx context.Context) error {
 			return err
 		}
 		total := c.out.Row(0)[0].I
-		c.n += cnt
+		c.n += cnt // the lines SUM read
 		c.arg(total, c.w, d, cust)
 		if _, err := c.x(ctx, st.dlUpdCustomer, c.wr); err != nil {
 			return err
