@@ -89,7 +89,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 			if d.next-1 != maxO {
 				bad("condition 2: district (%d, %d): d_next_o_id - 1 = %d, max(o_id) %d", w, d.id, d.next-1, maxO)
 			}
-			maxNO, any, err := one(st.ckMaxNewOrder, w, d.id, 1, 0)
+			maxNO, has, err := one(st.ckMaxNewOrder, w, d.id, 1, 0)
 			if err != nil {
 				return "", err
 			}
@@ -98,7 +98,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 				return "", err
 			}
 			newOrders += count
-			if any {
+			if has {
 				if maxNO != d.next-1 {
 					bad("condition 2: district (%d, %d): d_next_o_id - 1 = %d, max(no_o_id) %d", w, d.id, d.next-1, maxNO)
 				}
