@@ -2,8 +2,10 @@ package tpcc
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/table"
@@ -132,5 +134,13 @@ func TestMixAndThink(t *testing.T) {
 		if d := c.thinkTime(txDelivery); d < 0 || d.Seconds() > 10*thinkMean[txDelivery] {
 			t.Fatalf("delivery think time %v", d)
 		}
+	}
+	// A keying or think time that would outlast the run ends with it and says so.
+	ctx := context.Background()
+	if c.wait(ctx, time.Hour, time.Now().Add(time.Millisecond)) {
+		t.Error("an hour's wait in a run ending in a millisecond: the run goes on")
+	}
+	if !c.wait(ctx, time.Millisecond, time.Now().Add(time.Hour)) {
+		t.Error("a millisecond's wait in a run of an hour: the run is over")
 	}
 }

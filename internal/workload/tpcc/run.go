@@ -157,7 +157,8 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 					return true, nil
 				}
 				tx := c.next()
-				if cfg.Think && !c.pause(ctx, keying[tx]) {
+				end := time.Unix(0, deadline.Load())
+				if cfg.Think && !c.wait(ctx, keying[tx], end) {
 					return true, nil
 				}
 				start := time.Now()
@@ -184,7 +185,7 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 						return true, nil
 					}
 				}
-				if cfg.Think && !c.pause(ctx, c.thinkTime(tx)) {
+				if cfg.Think && !c.wait(ctx, c.thinkTime(tx), end) {
 					return true, nil
 				}
 				return false, nil

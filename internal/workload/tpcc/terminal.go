@@ -89,6 +89,15 @@ func (c *terminal) backoff(try int) time.Duration {
 	return time.Duration(c.rng.Intn(int64(min(try+1, 20)) * int64(time.Millisecond)))
 }
 
+// wait pauses d (a keying or think time), or until end or ctx ends (false: the run is over).
+func (c *terminal) wait(ctx context.Context, d time.Duration, end time.Time) bool {
+	if left := time.Until(end); d >= left {
+		c.pause(ctx, max(left, 0))
+		return false
+	}
+	return c.pause(ctx, d)
+}
+
 // thinkTime draws a think time of type tx: negative exponential, capped at ten times its mean
 // (clause 5.2.5.4).
 func (c *terminal) thinkTime(tx int) time.Duration {
