@@ -85,6 +85,11 @@ func stepTable(name string, steps []*results.Step) *Table {
 	if n := b.intervalNote(); n != "" {
 		t.Footer = append(t.Footer, n)
 	}
+	for _, s := range steps {
+		for _, r := range s.Remarks {
+			t.Footer = append(t.Footer, s.Target+": "+r)
+		}
+	}
 	if n := unsettledNote(steps); n != "" {
 		t.Footer = append(t.Footer, n)
 	}

@@ -103,7 +103,11 @@ type Step struct {
 	// Degraded gives the reasons the step's figures cannot be trusted (status "degraded", or
 	// beside another status): nothing measured, a warm-up that never ended, a starved sampler,
 	// more client threads than the host can run.
-	Degraded  []string  `json:"degraded,omitempty"`
+	Degraded []string `json:"degraded,omitempty"`
+	// Remarks are the workload's own findings on this target's step, a line each (TPC-C's
+	// figures derived from its kinds, and its response times checked against the
+	// specification's limits), shown under the step's table.
+	Remarks   []string  `json:"remarks,omitempty"`
 	Start     time.Time `json:"start"`
 	End       time.Time `json:"end"`
 	WarmupSec float64   `json:"warmup_secs"`

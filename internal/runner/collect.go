@@ -185,6 +185,23 @@ func (c *collector) rateCount(s *snapshot) int64 {
 	return n
 }
 
+// headline is the headline rate over secs from the counts of a to b: the rate kinds' count, or
+// the headline kinds' when the step names them, times the step's scale.
+func (c *collector) headline(a, b *snapshot, secs float64) float64 {
+	n := c.rateCount(b) - c.rateCount(a)
+	if len(c.st.HeadlineKinds) > 0 {
+		n = 0
+		for _, k := range c.st.HeadlineKinds {
+			n += c.count(b, int(k)) - c.count(a, int(k))
+		}
+	}
+	r := per(float64(n), secs)
+	if c.st.RateScale > 0 {
+		r *= c.st.RateScale
+	}
+	return r
+}
+
 // rateCalls is the calls of the headline rate's kinds.
 func (c *collector) rateCalls(s *snapshot) int64 {
 	var n int64
@@ -228,7 +245,7 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 		Secs:      secs,
 		RateName:  c.st.RateName,
 		RateKinds: c.rateNames,
-		Rate:      per(float64(c.rateCount(b)-c.rateCount(a)), secs),
+		Rate:      c.headline(a, b, secs),
 		IPS:       per(float64(written), secs),
 		DPS:       per(float64(deleted), secs),
 		QPS:       per(float64(reads), secs),
@@ -288,7 +305,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	r.RateKinds = c.rateNames
 	r.Ops = c.rateCount(b) - c.rateCount(a)
 	ops := float64(r.Ops)
-	r.Rate = per(ops, secs)
+	r.Rate = c.headline(a, b, secs)
 	r.CallsPerSec = per(float64(c.rateCalls(b)-c.rateCalls(a)), secs)
 	written, deleted, reads := c.roleCounts(a, b)
 	r.IPS, r.DPS, r.QPS = per(float64(written), secs), per(float64(deleted), secs), per(float64(reads), secs)

@@ -87,6 +87,14 @@ type Step struct {
 	// RateKinds are the kinds that make the step's headline rate and the denominator of its
 	// per-operation figures (by units or calls as each kind declares).
 	RateKinds []KindID
+	// HeadlineKinds, when set, are the kinds the headline rate counts (the step's, each
+	// interval's and the per-second percentiles) where they differ from RateKinds, which stay
+	// the denominator of the per-operation figures: TPC-C's tpmC counts New-Orders, its costs
+	// are per transaction of any type.
+	HeadlineKinds []KindID
+	// RateScale multiplies the headline rate (the step's, each interval's and the per-second
+	// percentiles): 60 for a rate per minute. 0 is 1.
+	RateScale float64
 	// Presentation names the rate and says what an op is.
 	Presentation
 	// MaxDuration stops the step when it elapses (0: no limit). A step stopped this way is

@@ -5,5 +5,6 @@ import (
 	_ "github.com/rumbench/rumbench/internal/workload/insert"    // insert benchmark
 	_ "github.com/rumbench/rumbench/internal/workload/linkbench" // LinkBench
 	_ "github.com/rumbench/rumbench/internal/workload/sysbench"  // sysbench microbenchmarks
+	_ "github.com/rumbench/rumbench/internal/workload/tpcc"      // TPC-C
 	_ "github.com/rumbench/rumbench/internal/workload/ycsb"      // YCSB core workloads
 )
