@@ -62,10 +62,11 @@ func init() {
 		Steps:       []string{StepLoad, StepRun},
 		Profiles:    profileNames,
 		Rates: []workload.Rate{
-			{Name: "rps", Unit: "rows/s", Meaning: "rows loaded per second, every table's (load)"},
+			{Name: "ips", Unit: "rows/s", Meaning: "rows loaded per second, every table's (load)"},
 			{Name: "tpmC", Unit: "New-Orders/min", Meaning: "New-Order transactions completed per minute, rolled back ones included (the specification's tpmC); per-op figures are per transaction of any type (run)"},
 		},
 		Headline: []string{"run:wKB/i", "run:fl/op", "run:ccpu_us/op", "run:scpu_us/op", "load:db_MB"},
+		Clients:  "terminals",
 		New:      newDefinition,
 	})
 }
@@ -216,4 +217,16 @@ func (w *Workload) Config() map[string]any {
 func (w *Workload) Summary() string {
 	c := &w.cfg
 	return fmt.Sprintf("warehouses=%d terminals=%d loaders=%d run_secs=%g think=%v seed=%d", c.Warehouses, c.Terminals, c.Loaders, c.RunSecs, c.Think, c.Seed)
+}
+
+// SetClients implements workload.Concurrent: the run steps built from now on run n terminals
+// (bound to warehouses and districts as --terminals binds them).
+func (w *Workload) SetClients(n int) error {
+	c := w.cfg
+	c.Terminals = n
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	w.cfg = c
+	return nil
 }
