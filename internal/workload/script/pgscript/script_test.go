@@ -49,7 +49,7 @@ func TestParseScript(t *testing.T) {
 	if c[3].Text != "SELECT v, k AS key FROM t\n    WHERE id = ?" || c[3].Store != StoreOne || c[3].Prefix != "p_" {
 		t.Errorf("gset command: %q store %d prefix %q", c[3].Text, c[3].Store, c[3].Prefix)
 	}
-	if c[6].Text != "UPDATE t SET v = v + 1 WHERE id = ?;" {
+	if c[6].Text != "UPDATE t SET v = v + 1 WHERE id = ?" {
 		t.Errorf("update: %q", c[6].Text)
 	}
 	if c[11].Micros != 10_000 {
