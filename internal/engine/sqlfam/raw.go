@@ -66,7 +66,9 @@ func containsWord(s, w string) bool {
 	}
 }
 
-func wordChar(c byte) bool { return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+func wordChar(c byte) bool {
+	return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+}
 
 // rawStmt is a user statement as a database/sql session runs it.
 type rawStmt struct {

@@ -38,7 +38,7 @@ type Value struct {
 }
 
 // IntValue, DoubleValue, BoolValue and NullValue make values.
-func IntValue(i int64) Value     { return Value{T: Int, I: i} }
+func IntValue(i int64) Value      { return Value{T: Int, I: i} }
 func DoubleValue(f float64) Value { return Value{T: Double, F: f} }
 func BoolValue(b bool) Value {
 	if b {
