@@ -53,11 +53,11 @@ var NullValue = Value{T: Null}
 // ParseValue reads a value given as text (a result column of \gset, a -D definition) as pgbench
 // does: "null" is NULL, true/false/yes/no/on/off (any case, as pgbench accepts their prefixes
 // "t", "f", "y", "n") are booleans, then an integer, then a double; else the text is a string.
-// The string is copied into dst's memory, reused.
+// A string is copied into new memory.
 func ParseValue(text []byte, dst *Value) {
 	s := strings.TrimSpace(string(text))
 	if strings.EqualFold(s, "null") {
-		*dst = Value{T: Null, S: dst.S[:0]}
+		*dst = Value{T: Null}
 		return
 	}
 	if b, ok := parseBool(s); ok {
@@ -65,14 +65,14 @@ func ParseValue(text []byte, dst *Value) {
 		return
 	}
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		*dst = Value{T: Int, I: i, S: dst.S[:0]}
+		*dst = Value{T: Int, I: i}
 		return
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil && s != "" && !strings.ContainsAny(s, "xXpP_") {
-		*dst = Value{T: Double, F: f, S: dst.S[:0]}
+		*dst = Value{T: Double, F: f}
 		return
 	}
-	*dst = Value{T: Str, S: append(dst.S[:0], text...)}
+	*dst = Value{T: Str, S: append([]byte(nil), text...)} // new memory: values are copied by \set
 }
 
 // parseBool reads pgbench's boolean words: a non-empty prefix of true/false/yes/no (at least two
