@@ -150,4 +150,3 @@ func TestSameStatementsAsPgbench(t *testing.T) {
 	t.Logf("rumbench: %d transactions, %v", txns, rb)
 	t.Logf("pgbench: %d transactions, %v", pgbenchTxns, pb)
 }
-
