@@ -120,7 +120,7 @@ func (r *run) initStep(ctx context.Context) (runner.Step, error) {
 // runStep makes the clients: each runs scripts chosen by weight until the run's time is up.
 func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 	cfg := &r.w.cfg
-	st := runner.Step{Name: StepRun, Presentation: runPresentation, Percentiles: []float64{50, 90, 99}}
+	st := runner.Step{Name: StepRun, Presentation: runPresentation}
 	scripts := make([]compiled, len(cfg.Scripts))
 	for i := range cfg.Scripts {
 		sc := &scripts[i]

@@ -60,7 +60,7 @@ const (
 	MaxScripts = 32
 	// MaxWeight bounds a script's weight.
 	MaxWeight = 1_000_000
-	// MaxScale bounds --scale: 100,000 accounts per unit, 10 billion rows at most.
+	// MaxScale bounds --scale-factor: 100,000 accounts per unit, 10 billion rows at most.
 	MaxScale = 100_000
 	// MaxClients bounds --clients.
 	MaxClients = 1024
@@ -97,7 +97,7 @@ func newDefinition() workload.Definition {
 	fl := d.fs
 	fl.StringArrayVar(&d.scripts, "script", nil, "a pgbench script file, with an optional weight: FILE[@WEIGHT] (repeatable; pgbench -f)")
 	fl.StringArrayVar(&d.builtins, "builtin", nil, "a pgbench built-in script: tpcb-like, simple-update or select-only, with an optional weight NAME[@WEIGHT] (repeatable; pgbench -b; default tpcb-like when no --script is given)")
-	fl.Int64Var(&d.scale, "scale", 0, "pgbench's scale factor (-s): branches, 10 tellers and 100,000 accounts per unit, and :scale (default from --profile: 1, 10, 100)")
+	fl.Int64Var(&d.scale, "scale-factor", 0, "pgbench's scale factor (-s; --scale is the recipes' flag): a branch, 10 tellers and 100,000 accounts per unit, and :scale (default from --profile: 1, 10, 100)")
 	fl.IntVar(&d.clients, "clients", 1, "concurrent clients, each on its own session (pgbench -c)")
 	fl.IntVar(&d.maxTries, "max-tries", 1, "tries of a transaction that meets a serialization failure or deadlock before it counts as failed (pgbench --max-tries)")
 	fl.Float64Var(&d.runSecs, "run-secs", 0, "seconds the run step lasts (pgbench -T; default from --profile: 10, 60, 300)")
@@ -135,7 +135,7 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
 	}
 	c := Config{Scale: p.scale, Clients: d.clients, MaxTries: d.maxTries, RunSecs: p.runSecs, Seed: s.Seed}
-	if d.fs.Changed("scale") {
+	if d.fs.Changed("scale-factor") {
 		c.Scale = d.scale
 	}
 	if d.fs.Changed("run-secs") {
@@ -143,7 +143,7 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	}
 	switch {
 	case c.Scale < 1 || c.Scale > MaxScale:
-		return nil, fmt.Errorf("--scale %d: want 1 to %d", c.Scale, MaxScale)
+		return nil, fmt.Errorf("--scale-factor %d: want 1 to %d", c.Scale, MaxScale)
 	case c.Clients < 1 || c.Clients > MaxClients:
 		return nil, fmt.Errorf("--clients %d: want 1 to %d", c.Clients, MaxClients)
 	case c.MaxTries < 1 || c.MaxTries > MaxTries:

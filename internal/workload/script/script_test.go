@@ -143,7 +143,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"--builtin", "tpcc"}, "valid are tpcb-like, simple-update, select-only"},
 		{[]string{"--builtin", "tpcb-like@x"}, "WEIGHT an integer"},
 		{[]string{"--builtin", "tpcb-like@0"}, "weights add up to 0"},
-		{[]string{"--scale", "0"}, "--scale 0: want 1 to"},
+		{[]string{"--scale-factor", "0"}, "--scale-factor 0: want 1 to"},
 		{[]string{"--clients", "0"}, "--clients 0"},
 		{[]string{"--script", filepath.Join(dir, "none.sql")}, "no such file"},
 		{[]string{"--script", dir}, "not a regular file"},
