@@ -32,6 +32,10 @@ type client struct {
 	timer  *time.Timer
 	stores map[*pgscript.Command][]int // \gset and \aset: per result column, its variable slot (-1: unused)
 	names  *pgscript.Names
+	// preparedTx sends BEGIN and COMMIT as prepared statements through ExecSQL, as pgbench -M
+	// prepared does on PostgreSQL; else they are the session's Begin and Commit (SQLite's
+	// BEGIN IMMEDIATE; MySQL, which has no END).
+	preparedTx bool
 }
 
 // errFailed is a transaction that failed on a conflict after its last try.
@@ -95,9 +99,17 @@ func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled) err
 			var err error
 			switch cmd.Kind {
 			case pgscript.Begin:
-				err = c.sess.Begin(ctx)
+				if c.preparedTx {
+					_, err = c.sql.ExecSQL(ctx, "BEGIN", nil, c.out)
+				} else {
+					err = c.sess.Begin(ctx)
+				}
 			case pgscript.Commit:
-				err = c.sess.Commit(ctx)
+				if c.preparedTx {
+					_, err = c.sql.ExecSQL(ctx, "COMMIT", nil, c.out)
+				} else {
+					err = c.sess.Commit(ctx)
+				}
 			case pgscript.Rollback:
 				err = c.sess.Rollback(ctx)
 			default:
