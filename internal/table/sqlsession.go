@@ -16,9 +16,12 @@ type SQLSession interface {
 	// A statement that returns rows (a SELECT, WITH, VALUES, SHOW or any with RETURNING) resets
 	// out to its columns and appends its rows, every cell as its text in B (nil for NULL), and
 	// returns how many rows it returned; another statement leaves out alone and returns the rows
-	// it changed. Transaction statements go through the session's Begin, Commit and Rollback,
-	// not ExecSQL. A statement that meets a serialization failure, a deadlock or a lock
-	// timeout returns an error that errors.Is finds ErrConflict; the caller then rolls back.
+	// it changed. The portable way to run a transaction is the session's Begin, Commit and
+	// Rollback (SQLite's BEGIN IMMEDIATE; MySQL, which has no END); a dialect that prepares
+	// BEGIN and COMMIT (PostgreSQL) also takes them through ExecSQL, the session being on one
+	// connection either way. A statement that meets a serialization failure, a deadlock or a
+	// lock timeout returns an error that errors.Is finds ErrConflict; the caller then rolls
+	// back.
 	ExecSQL(ctx context.Context, text string, args []Value, out *Rows) (int64, error)
 	// SQLColumns returns the names of the columns of the rows text's last ExecSQL on this
 	// session returned, nil when it returned no rows or never ran. The slice is the session's:
