@@ -162,6 +162,9 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 		c := &client{id: i, sess: s, sql: sq, vars: pgscript.NewVars(r.w.names, cfg.Scale, i, cfg.Seed),
 			out: table.NewRows(1, 4), text: make([]byte, 0, 256), stores: map[*pgscript.Command][]int{}, names: r.w.names,
 			preparedTx: r.eng.Info().Name == "postgres"}
+		for _, set := range cfg.Sets {
+			c.vars.V[set.Slot] = set.Value
+		}
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("client %d", i), Role: runner.Driver,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 				once.Do(func() { deadline = time.Now().Add(dur) })

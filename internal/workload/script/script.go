@@ -86,6 +86,7 @@ func init() {
 type definition struct {
 	fs                *pflag.FlagSet
 	scripts, builtins []string
+	defines           []string
 	scale             int64
 	clients, maxTries int
 	runSecs           float64
@@ -101,6 +102,7 @@ func newDefinition() workload.Definition {
 	fl.IntVar(&d.clients, "clients", 1, "concurrent clients, each on its own session (pgbench -c)")
 	fl.IntVar(&d.maxTries, "max-tries", 1, "tries of a transaction that meets a serialization failure or deadlock before it counts as failed (pgbench --max-tries)")
 	fl.Float64Var(&d.runSecs, "run-secs", 0, "seconds the run step lasts (pgbench -T; default from --profile: 10, 60, 300)")
+	fl.StringArrayVar(&d.defines, "define", nil, "set a variable for every client before its first script: NAME=VALUE (repeatable; pgbench -D)")
 	fl.BoolVar(&d.init, "init", false, "create and load pgbench's four tables first (pgbench -i; default on with a built-in, off for --script files only)")
 	return d
 }
@@ -117,7 +119,20 @@ type Config struct {
 	Seed     uint64
 	// Scripts are the scripts with their weights, in the order given.
 	Scripts []Weighted
+	// Defines are the --define variables, as given (NAME=VALUE), and their slots and values
+	// (a name no script uses has no slot and is left out of Sets).
+	Defines []string
+	Sets    []Set
 }
+
+// Set is a variable every client starts with.
+type Set struct {
+	Slot  int
+	Value pgscript.Value
+}
+
+// MaxDefines bounds --define.
+const MaxDefines = 100
 
 // Weighted is a parsed script and its weight.
 type Weighted struct {
@@ -200,6 +215,21 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if total == 0 {
 		return nil, fmt.Errorf("the scripts' weights add up to 0: give at least one a weight above 0")
 	}
+	if len(d.defines) > MaxDefines {
+		return nil, fmt.Errorf("%d --define flags: at most %d", len(d.defines), MaxDefines)
+	}
+	for _, def := range d.defines {
+		name, val, ok := strings.Cut(def, "=")
+		if !ok || !pgscript.ValidName(name) || len(val) > pgscript.MaxLineBytes {
+			return nil, fmt.Errorf("--define %q: want NAME=VALUE, NAME of letters, digits and _ (at most 64), VALUE at most %d bytes", input.Short(def), pgscript.MaxLineBytes)
+		}
+		c.Defines = append(c.Defines, def)
+		if slot, used := names.Lookup(name); used {
+			var v pgscript.Value
+			pgscript.ParseValue([]byte(val), &v)
+			c.Sets = append(c.Sets, Set{Slot: slot, Value: v})
+		}
+	}
 	c.Init = len(d.builtins) > 0 || len(d.scripts) == 0
 	if d.fs.Changed("init") {
 		c.Init = d.init
@@ -272,7 +302,7 @@ func (w *Workload) Config() map[string]any {
 		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Source, s.Weight))
 	}
 	return map[string]any{"scale": w.cfg.Scale, "clients": w.cfg.Clients, "max_tries": w.cfg.MaxTries,
-		"run_secs": w.cfg.RunSecs, "init": w.cfg.Init, "seed": w.cfg.Seed, "scripts": scripts}
+		"run_secs": w.cfg.RunSecs, "init": w.cfg.Init, "seed": w.cfg.Seed, "scripts": scripts, "defines": w.cfg.Defines}
 }
 
 // Summary implements workload.Workload.

@@ -1,7 +1,10 @@
 package script
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/rumbench/rumbench/internal/workload"
 
 	"github.com/rumbench/rumbench/internal/workload/script/pgscript"
 )
@@ -43,5 +46,17 @@ func TestChooseWeights(t *testing.T) {
 	}
 	if n[1] != 0 || n[0] < 9000 || n[0] > 11000 || n[2] < 29000 || n[2] > 31000 {
 		t.Errorf("choices %v of 40000, want about 10000, 0, 30000", n)
+	}
+}
+
+func TestDefines(t *testing.T) {
+	w := build(t, "--builtin", "select-only", "--define", "aid=5", "--define", "unused=x")
+	if len(w.cfg.Sets) != 1 || w.names.Name(w.cfg.Sets[0].Slot) != "aid" || w.cfg.Sets[0].Value.I != 5 {
+		t.Errorf("sets %+v", w.cfg.Sets)
+	}
+	d := newDefinition()
+	d.Flags().Parse([]string{"--define", "no-equals"})
+	if _, err := d.Build(workload.Shared{Profile: "quick"}); err == nil || !strings.Contains(err.Error(), "want NAME=VALUE") {
+		t.Errorf("--define no-equals: %v", err)
 	}
 }

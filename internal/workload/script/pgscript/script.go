@@ -515,6 +515,9 @@ func (p *scriptParser) sleep(ln int, line string, args []string) error {
 	return p.add(c)
 }
 
+// ValidName says whether s can name a variable: 1 to 64 ASCII letters, digits and '_'.
+func ValidName(s string) bool { return validName(s) }
+
 func validName(s string) bool {
 	if s == "" || len(s) > 64 {
 		return false
