@@ -28,10 +28,11 @@ type Kind uint8
 const (
 	// SQL sends a statement (Text, with '?' markers bound to Params).
 	SQL Kind = iota
-	// Begin, Commit and Rollback are the transaction statements (BEGIN, START TRANSACTION;
-	// END, COMMIT; ROLLBACK, ABORT) written alone: run as the session's own.
+	// Begin is BEGIN or START TRANSACTION written alone (no variables).
 	Begin
+	// Commit is END or COMMIT written alone.
 	Commit
+	// Rollback is ROLLBACK or ABORT written alone.
 	Rollback
 	// Set evaluates Expr into variable Slot (\set).
 	Set

@@ -37,9 +37,13 @@ type Value struct {
 	S []byte
 }
 
-// IntValue, DoubleValue, BoolValue and NullValue make values.
-func IntValue(i int64) Value      { return Value{T: Int, I: i} }
+// IntValue returns the integer i.
+func IntValue(i int64) Value { return Value{T: Int, I: i} }
+
+// DoubleValue returns the double f.
 func DoubleValue(f float64) Value { return Value{T: Double, F: f} }
+
+// BoolValue returns the boolean b.
 func BoolValue(b bool) Value {
 	if b {
 		return Value{T: Bool, I: 1}
