@@ -66,6 +66,10 @@ const (
 	MaxClients = 1024
 	// MaxTries bounds --max-tries.
 	MaxTries = 1000
+	// MaxHistograms bounds operation kinds × clients: each client keeps a latency histogram
+	// (about 19 KB) per kind (one per script, one per statement, and failures), so this is
+	// about 600 MB.
+	MaxHistograms = 32768
 )
 
 func init() {
@@ -214,6 +218,13 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	}
 	if total == 0 {
 		return nil, fmt.Errorf("the scripts' weights add up to 0: give at least one a weight above 0")
+	}
+	kinds := 1
+	for _, sc := range c.Scripts {
+		kinds += 1 + sc.Script.SQLCount()
+	}
+	if kinds*c.Clients > MaxHistograms {
+		return nil, fmt.Errorf("%d operation kinds (scripts, statements, failures) × %d clients: at most %d latency histograms; use fewer clients or statements", kinds, c.Clients, MaxHistograms)
 	}
 	if len(d.defines) > MaxDefines {
 		return nil, fmt.Errorf("%d --define flags: at most %d", len(d.defines), MaxDefines)

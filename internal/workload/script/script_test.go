@@ -136,6 +136,8 @@ func TestRefusals(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.sql")
 	os.WriteFile(bad, []byte("\\shell ls\n"), 0o644)
+	many := filepath.Join(dir, "many.sql")
+	os.WriteFile(many, []byte(strings.Repeat("SELECT 1;\n", 100)), 0o644)
 	cases := []struct {
 		args []string
 		want string
@@ -145,6 +147,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"--builtin", "tpcb-like@0"}, "weights add up to 0"},
 		{[]string{"--scale-factor", "0"}, "--scale-factor 0: want 1 to"},
 		{[]string{"--clients", "0"}, "--clients 0"},
+		{[]string{"--clients", "1024", "--script", many}, "at most 32768 latency histograms"},
 		{[]string{"--script", filepath.Join(dir, "none.sql")}, "no such file"},
 		{[]string{"--script", dir}, "not a regular file"},
 		{[]string{"--script", bad}, `unsupported meta-command \shell`},
