@@ -12,7 +12,7 @@ APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 ## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
 TAGS    ?= rocksdb wiredtiger
 
-.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench sysbench-deps pyload-deps
+.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench vs-pgbench sysbench-deps pyload-deps
 
 build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
@@ -64,6 +64,13 @@ VSARGS  ?=
 vs-sysbench: build server-deps sysbench-deps pyload-deps
 	$(GO) build -o bin/vs-sysbench ./cmd/vs-sysbench
 	./bin/vs-sysbench --rumbench rumbench=bin/rumbench $(VSARGS)
+
+## vs-pgbench: pgbench and rumbench's script workload side by side on one private PostgreSQL:
+## the three built-in scripts at 1 and 4 clients, both clients' CPU per transaction
+## (docs/scripts.md); SECS, REPEATS, CLIENTS, SCALE and SCRIPTS set in the environment
+vs-pgbench: build server-deps
+	$(GO) build -o bin/vs-sysbench ./cmd/vs-sysbench
+	tools/vs-pgbench/vs-pgbench.sh bin/rumbench bin/vs-sysbench
 
 ## sysbench-deps: sysbench from Debian (retried once)
 sysbench-deps:

@@ -49,6 +49,7 @@ var cases = []testCase{
 	{"LinkWrites", true, testLinkWrites},
 	{"KeepTables", true, testKeepTables},
 	{"Settle", true, testSettle},
+	{"RawSQL", true, testRawSQL},
 }
 
 func TestConformance(t *testing.T) {

@@ -116,6 +116,7 @@ type nativeSession struct {
 	holdsP bool
 	stmts  map[stmtKey]Stmt
 	execs  map[*table.Stmt]*nativeExec
+	raws   map[string]*nativeRaw // user statements (ExecSQL) by text
 	args   []Arg
 	cols   []ColKind
 	agg    table.Rows
@@ -235,6 +236,7 @@ func (s *nativeSession) reconnect(ctx context.Context) error {
 	s.interrupted = false
 	clear(s.stmts)
 	clear(s.execs)
+	clear(s.raws)
 	return nil
 }
 

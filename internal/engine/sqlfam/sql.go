@@ -150,6 +150,7 @@ type session struct {
 	conn  *sql.Conn
 	stmts map[stmtKey]*sql.Stmt
 	execs map[*table.Stmt]*execStmt
+	raws  map[string]*rawStmt // user statements (ExecSQL) by text
 	args  []any
 	dest  []any
 	raw   []sql.RawBytes
@@ -375,6 +376,9 @@ func (s *session) Close() error {
 		if x.st != nil {
 			x.st.Close()
 		}
+	}
+	for _, x := range s.raws {
+		x.st.Close()
 	}
 	return s.conn.Close()
 }

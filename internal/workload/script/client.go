@@ -1,0 +1,222 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload/script/pgscript"
+)
+
+// compiled is a script as the run step runs it: its commands and the operation kinds of the
+// script and of each SQL command.
+type compiled struct {
+	w     *Weighted
+	kind  runner.KindID   // one run of the script (a transaction)
+	kinds []runner.KindID // per command: its statement's kind (SQL commands only)
+}
+
+// client runs scripts on one session. It is not safe for concurrent use.
+type client struct {
+	id     int
+	sess   table.Session
+	sql    table.SQLSession
+	vars   *pgscript.Vars
+	out    *table.Rows
+	args   []table.Value
+	spans  [][2]int
+	text   []byte
+	timer  *time.Timer
+	stores map[*pgscript.Command][]int // \gset and \aset: per result column, its variable slot (-1: unused)
+	names  *pgscript.Names
+	// preparedTx sends BEGIN and COMMIT as prepared statements through ExecSQL, as pgbench -M
+	// prepared does on PostgreSQL; else they are the session's Begin and Commit (SQLite's
+	// BEGIN IMMEDIATE; MySQL, which has no END).
+	preparedTx bool
+}
+
+// errFailed is a transaction that failed on a conflict after its last try.
+var errFailed = errors.New("failed")
+
+// run runs script sc once as one transaction, retrying it up to tries times on a conflict
+// (serialization failure, deadlock), with the random state it started with, as pgbench does.
+func (c *client) run(ctx context.Context, m *runner.Meter, sc *compiled, tries int) error {
+	saved := *c.vars.Rand
+	for try := 1; ; try++ {
+		err := c.runOnce(ctx, m, sc)
+		if err == nil || !errors.Is(err, table.ErrConflict) || ctx.Err() != nil {
+			return err
+		}
+		if rerr := c.sess.Rollback(ctx); rerr != nil {
+			return rerr
+		}
+		if try >= tries {
+			return errFailed
+		}
+		m.Retry()
+		*c.vars.Rand = saved
+	}
+}
+
+func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled) error {
+	cmds := sc.w.Script.Commands
+	for i := 0; i < len(cmds); {
+		cmd := &cmds[i]
+		next := i + 1
+		switch cmd.Kind {
+		case pgscript.Set:
+			v, err := cmd.Expr.Eval(c.vars)
+			if err != nil {
+				return c.fail(sc, cmd, err)
+			}
+			c.vars.V[cmd.Slot] = v
+		case pgscript.If:
+			v, err := cmd.Expr.Eval(c.vars)
+			if err != nil {
+				return c.fail(sc, cmd, err)
+			}
+			ok := false
+			if v.T != pgscript.Null {
+				if ok, err = v.Truth(); err != nil {
+					return c.fail(sc, cmd, err)
+				}
+			}
+			if !ok {
+				next = cmd.Target
+			}
+		case pgscript.Goto:
+			next = cmd.Target
+		case pgscript.Nop:
+		case pgscript.Sleep:
+			if err := c.sleep(ctx, cmd); err != nil {
+				return c.fail(sc, cmd, err)
+			}
+		default:
+			t0 := time.Now()
+			var err error
+			switch cmd.Kind {
+			case pgscript.Begin:
+				if c.preparedTx {
+					_, err = c.sql.ExecSQL(ctx, "BEGIN", nil, c.out)
+				} else {
+					err = c.sess.Begin(ctx)
+				}
+			case pgscript.Commit:
+				if c.preparedTx {
+					_, err = c.sql.ExecSQL(ctx, "COMMIT", nil, c.out)
+				} else {
+					err = c.sess.Commit(ctx)
+				}
+			case pgscript.Rollback:
+				err = c.sess.Rollback(ctx)
+			default:
+				err = c.exec(ctx, cmd)
+			}
+			if err != nil {
+				return c.fail(sc, cmd, err)
+			}
+			m.Done(sc.kinds[i], t0, 1)
+		}
+		i = next
+	}
+	return nil
+}
+
+// fail wraps err with the script and line of cmd, keeping it an ErrConflict for errors.Is.
+func (c *client) fail(sc *compiled, cmd *pgscript.Command, err error) error {
+	return fmt.Errorf("client %d: script %s line %d: %w", c.id, sc.w.Script.Name, cmd.Line, err)
+}
+
+// exec binds cmd's variables and runs its statement, then stores its result for \gset, \aset.
+func (c *client) exec(ctx context.Context, cmd *pgscript.Command) error {
+	c.args = c.args[:0]
+	c.text = c.text[:0]
+	c.spans = c.spans[:0]
+	for k, slot := range cmd.Params {
+		v := c.vars.V[slot]
+		switch v.T {
+		case pgscript.Undef:
+			return fmt.Errorf("undefined variable %q", cmd.ParamNames[k])
+		case pgscript.Null:
+			return fmt.Errorf("variable %q is NULL: rumbench binds no NULL parameter (write NULL in the statement)", cmd.ParamNames[k])
+		case pgscript.Int:
+			c.args = append(c.args, table.Value{I: v.I})
+			c.spans = append(c.spans, [2]int{-1, 0})
+		default:
+			from := len(c.text)
+			c.text = v.AppendText(c.text)
+			c.args = append(c.args, table.Value{})
+			c.spans = append(c.spans, [2]int{from, len(c.text)})
+		}
+	}
+	for k, sp := range c.spans {
+		if sp[0] >= 0 {
+			c.args[k].B = c.text[sp[0]:sp[1]:sp[1]]
+		}
+	}
+	n, err := c.sql.ExecSQL(ctx, cmd.Text, c.args, c.out)
+	if err != nil || cmd.Store == pgscript.StoreNone {
+		return err
+	}
+	if cmd.Store == pgscript.StoreOne && n != 1 {
+		return fmt.Errorf(`\gset: expected one row, got %d`, n)
+	}
+	if n == 0 {
+		return nil
+	}
+	slots := c.stores[cmd]
+	if slots == nil {
+		for _, col := range c.sql.SQLColumns(cmd.Text) {
+			s, ok := c.names.Lookup(cmd.Prefix + col)
+			if !ok {
+				s = -1 // no script reads it
+			}
+			slots = append(slots, s)
+		}
+		c.stores[cmd] = slots
+	}
+	row := c.out.Row(c.out.N - 1) // \aset: the last row's values win
+	for k, s := range slots {
+		if s >= 0 && k < len(row) {
+			if row[k].B == nil {
+				c.vars.V[s] = pgscript.NullValue
+			} else {
+				pgscript.ParseValue(row[k].B, &c.vars.V[s])
+			}
+		}
+	}
+	return nil
+}
+
+func (c *client) sleep(ctx context.Context, cmd *pgscript.Command) error {
+	us := cmd.Micros
+	if cmd.SleepSlot >= 0 {
+		v := c.vars.V[cmd.SleepSlot]
+		n, err := v.AsInt()
+		if err != nil || v.T != pgscript.Int {
+			return fmt.Errorf(`\sleep: variable %q is %s, not an integer`, c.names.Name(cmd.SleepSlot), v)
+		}
+		if n < 0 || n > pgscript.MaxSleepMicros/cmd.SleepUnit {
+			return fmt.Errorf(`\sleep: %d is out of range (0 up to one hour)`, n)
+		}
+		us = n * cmd.SleepUnit
+	}
+	if us <= 0 {
+		return nil
+	}
+	if c.timer == nil {
+		c.timer = time.NewTimer(time.Duration(us) * time.Microsecond)
+	} else {
+		c.timer.Reset(time.Duration(us) * time.Microsecond)
+	}
+	select {
+	case <-c.timer.C:
+		return nil
+	case <-ctx.Done():
+		c.timer.Stop()
+		return ctx.Err()
+	}
+}

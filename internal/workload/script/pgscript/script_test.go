@@ -1,0 +1,96 @@
+package pgscript
+
+import (
+	"strings"
+	"testing"
+)
+
+const zipfScript = `-- a user's script
+-- rumbench check: SELECT count(*) FROM t WHERE v < 0 -> 0
+\set id random_zipfian(1, 1000 * :scale, 1.07)
+\set big :id > 500
+\if :big
+  SELECT v, k AS key FROM t
+    WHERE id = :id \gset p_
+\elif :id > 100
+  UPDATE t SET v = v + 1 WHERE id = :id;
+\else
+  SELECT 1;
+\endif
+\sleep 10 ms
+BEGIN;
+SELECT 'a:b', x::int, ':id' FROM t WHERE id = :id AND k = :id; -- trailing comment
+END;
+`
+
+func TestParseScript(t *testing.T) {
+	names := NewNames()
+	s, err := Parse("zipf.sql", zipfScript, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []Kind
+	for _, c := range s.Commands {
+		kinds = append(kinds, c.Kind)
+	}
+	want := []Kind{Set, Set, If, SQL, Goto, If, SQL, Goto, Nop, SQL, Nop, Sleep, Begin, SQL, Commit}
+	if len(kinds) != len(want) {
+		t.Fatalf("kinds %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("kinds %v, want %v", kinds, want)
+		}
+	}
+	c := s.Commands
+	if c[2].Target != 5 || c[4].Target != 10 || c[5].Target != 8 || c[7].Target != 10 {
+		t.Errorf("targets: if→%d goto→%d elif→%d goto→%d", c[2].Target, c[4].Target, c[5].Target, c[7].Target)
+	}
+	if c[3].Text != "SELECT v, k AS key FROM t\n    WHERE id = ?" || c[3].Store != StoreOne || c[3].Prefix != "p_" {
+		t.Errorf("gset command: %q store %d prefix %q", c[3].Text, c[3].Store, c[3].Prefix)
+	}
+	if c[6].Text != "UPDATE t SET v = v + 1 WHERE id = ?" {
+		t.Errorf("update: %q", c[6].Text)
+	}
+	if c[11].Micros != 10_000 {
+		t.Errorf("sleep: %d µs", c[11].Micros)
+	}
+	if got := c[13].Text; got != "SELECT 'a:b', x::int, ':id' FROM t WHERE id = ? AND k = ?" || len(c[13].Params) != 2 {
+		t.Errorf("select: %q params %v", got, c[13].ParamNames)
+	}
+	if len(s.Checks) != 1 || s.Checks[0].Query != "SELECT count(*) FROM t WHERE v < 0" || s.Checks[0].Want != "0" {
+		t.Errorf("checks: %+v", s.Checks)
+	}
+	if s.SQLCount() != 6 {
+		t.Errorf("SQLCount %d, want 6", s.SQLCount())
+	}
+}
+
+func TestParseScriptErrors(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{`\shell ls`, `unsupported meta-command \shell`},
+		{`\set x`, `\set takes a variable name`},
+		{`\set 1x-y 2`, `\set takes a variable name`},
+		{`\gset`, `must follow an SQL command`},
+		{"\\if true\nSELECT 1;", `\if without \endif`},
+		{`\endif`, `\endif without \if`},
+		{"\\if 1\n\\else\n\\elif 2\n\\endif", `\elif after \else`},
+		{`\sleep 5 days`, `valid are us, ms, s`},
+		{`\sleep 99999999999`, `up to one hour`},
+		{`SELECT 'open`, `unterminated quoted string`},
+		{`SELECT 1 \; SELECT 2;`, `compound commands`},
+		{`SELECT '{"a":1}'::jsonb ? 'a';`, `a '?' outside quotes`},
+		{strings.Repeat("SELECT 1;\n", MaxCommands+1), "more than 256 commands"},
+		{strings.Repeat("\\if 1\n", MaxIfDepth+1), "nested more than 32"},
+		{"SELECT " + strings.Repeat(":a,", MaxParams+1) + "1;", "more than 255 variables"},
+		{"-- rumbench check: SELECT 1", "QUERY -> EXPECTED"},
+		{"SELECT '" + strings.Repeat("x", MaxLineBytes+1) + "';", "the line is"},
+		{"\\set x random(1,\n", "unexpected end"},
+	}
+	for _, c := range cases {
+		_, err := Parse("bad.sql", c.src, NewNames())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.40q: error %v, want one containing %q", c.src, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,248 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/script/pgscript"
+)
+
+// Open implements workload.Workload: the engine must run SQL text (table.SQLSession); with
+// init, pgbench's four tables are created (empty).
+func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
+	r := &run{w: w, eng: eng}
+	s, err := r.sessions.Open(ctx, eng)
+	if err != nil {
+		return nil, err
+	}
+	sq, ok := s.(table.SQLSession)
+	if !ok {
+		r.sessions.Close()
+		info := eng.Info()
+		return nil, fmt.Errorf("the script workload runs SQL text: engine %s (family %s) has no SQL; use sqlite, postgres, mysql or myrocks", info.Name, info.Family)
+	}
+	defer r.sessions.Close()
+	if w.cfg.Init {
+		sch, err := schemaFor(eng.Info().Name, w.cfg.Scale)
+		if err != nil {
+			return nil, err
+		}
+		out := table.NewRows(1, 1)
+		for _, q := range sch.create {
+			if _, err := sq.ExecSQL(ctx, q, nil, out); err != nil {
+				return nil, fmt.Errorf("init: %w", err)
+			}
+		}
+	}
+	return r, nil
+}
+
+type run struct {
+	w        *Workload
+	eng      table.Engine
+	sessions workload.Sessions
+	loaded   atomic.Int64 // rows the init step inserted
+	inited   bool         // the init step ran to its end
+	commits  atomic.Int64 // transactions of the run step that committed
+	failed   atomic.Int64 // transactions that failed after their last try
+	writes   atomic.Int64 // committed transactions of the built-ins that insert a history row
+}
+
+func (r *run) Prepare(ctx context.Context, name string) (string, error) { return "", nil }
+func (r *run) Rows() int64                                              { return r.loaded.Load() }
+func (r *run) Close() error                                             { return r.sessions.Close() }
+
+var (
+	runPresentation = runner.Presentation{RateName: "tps", RateUnit: "transactions/s", PerOp: "transaction",
+		Note: "tps = script runs per second (pgbench's transactions); per-op figures per transaction"}
+	kindFailed = runner.Kind{Name: "failed", Role: results.RoleOther, Unit: "transactions"}
+)
+
+// Step implements workload.Run.
+func (r *run) Step(ctx context.Context, name string) (runner.Step, error) {
+	if err := r.sessions.Close(); err != nil {
+		return runner.Step{}, err
+	}
+	switch name {
+	case StepInit:
+		return r.initStep(ctx)
+	case StepRun:
+		return r.runStep(ctx)
+	}
+	return runner.Step{}, fmt.Errorf("script: unknown step %q (valid: %s)", name, strings.Join(r.w.Steps(), ", "))
+}
+
+// initStep loads pgbench's rows with one client, then adds the keys.
+func (r *run) initStep(ctx context.Context) (runner.Step, error) {
+	st := runner.Step{Name: StepInit, Presentation: workload.LoadPresentation}
+	k := st.Kinds.Add(workload.KindInsert)
+	st.RateKinds = []runner.KindID{k}
+	s, err := r.sessions.Open(ctx, r.eng)
+	if err != nil {
+		return st, err
+	}
+	sch, err := schemaFor(r.eng.Info().Name, r.w.cfg.Scale)
+	if err != nil {
+		return st, err
+	}
+	l := &loader{sess: s.(table.SQLSession), scale: r.w.cfg.Scale, out: table.NewRows(1, 1), texts: map[int]string{}}
+	st.Workers = []runner.Worker{{Name: "loader", Role: runner.Driver, Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
+		t0 := time.Now()
+		n, err := l.batch(ctx)
+		if err != nil {
+			return false, err
+		}
+		if n > 0 {
+			m.Done(k, t0, n)
+			m.Commit(1)
+			r.loaded.Add(int64(n))
+			return false, nil
+		}
+		for _, q := range sch.keys {
+			if _, err := l.sess.ExecSQL(ctx, q, nil, l.out); err != nil {
+				return false, fmt.Errorf("init: %w", err)
+			}
+		}
+		r.inited = true
+		return true, nil
+	}}}
+	return st, nil
+}
+
+// runStep makes the clients: each runs scripts chosen by weight until the run's time is up.
+func (r *run) runStep(ctx context.Context) (runner.Step, error) {
+	cfg := &r.w.cfg
+	st := runner.Step{Name: StepRun, Presentation: runPresentation}
+	scripts := make([]compiled, len(cfg.Scripts))
+	for i := range cfg.Scripts {
+		sc := &scripts[i]
+		sc.w = &cfg.Scripts[i]
+		sc.kind = st.Kinds.Add(runner.Kind{Name: "tx_" + sc.w.Label, Role: results.RoleOther, Unit: "transactions"})
+		st.RateKinds = append(st.RateKinds, sc.kind)
+	}
+	for i := range scripts {
+		sc := &scripts[i]
+		sc.kinds = make([]runner.KindID, len(sc.w.Script.Commands))
+		n := 0
+		for j, cmd := range sc.w.Script.Commands {
+			if cmd.Kind > pgscript.Rollback {
+				continue
+			}
+			n++
+			verb := statementVerb(cmd)
+			sc.kinds[j] = st.Kinds.Add(runner.Kind{Name: fmt.Sprintf("%s_%02d_%s", sc.w.Label, n, verb), Role: verbRole(verb), Unit: "statements"})
+		}
+	}
+	failed := st.Kinds.Add(kindFailed)
+	total := 0
+	for _, sc := range cfg.Scripts {
+		total += sc.Weight
+	}
+	dur := time.Duration(cfg.RunSecs * float64(time.Second))
+	st.MaxDuration = 2*dur + 10*time.Second // a safety net: the clients stop at the deadline
+	var once sync.Once
+	var deadline time.Time
+	for i := 0; i < cfg.Clients; i++ {
+		s, err := r.sessions.Open(ctx, r.eng)
+		if err != nil {
+			return st, err
+		}
+		sq, ok := s.(table.SQLSession)
+		if !ok {
+			return st, fmt.Errorf("engine %s runs no SQL text", r.eng.Info().Name)
+		}
+		c := &client{id: i, sess: s, sql: sq, vars: pgscript.NewVars(r.w.names, cfg.Scale, i, cfg.Seed),
+			out: table.NewRows(1, 4), text: make([]byte, 0, 256), stores: map[*pgscript.Command][]int{}, names: r.w.names,
+			preparedTx: r.eng.Info().Name == "postgres"}
+		for _, set := range cfg.Sets {
+			c.vars.V[set.Slot] = set.Value
+		}
+		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("client %d", i), Role: runner.Driver,
+			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
+				once.Do(func() { deadline = time.Now().Add(dur) })
+				t0 := time.Now()
+				if !t0.Before(deadline) {
+					return true, nil
+				}
+				sc := &scripts[choose(c.vars.Rand, cfg.Scripts, total)]
+				err := c.run(ctx, m, sc, cfg.MaxTries)
+				switch {
+				case err == errFailed:
+					m.Done(failed, t0, 1)
+					r.failed.Add(1)
+					return false, nil
+				case err != nil && ctx.Err() != nil:
+					return true, nil
+				case err != nil:
+					c.sess.Rollback(context.WithoutCancel(ctx))
+					return false, err
+				}
+				m.Done(sc.kind, t0, 1)
+				m.Commit(1)
+				r.commits.Add(1)
+				if sc.w.Builtin == "tpcb-like" || sc.w.Builtin == "simple-update" {
+					r.writes.Add(1)
+				}
+				return false, nil
+			}})
+	}
+	return st, nil
+}
+
+// choose picks a script by weight, as pgbench's chooseScript does.
+func choose(rnd *pgscript.Rand, scripts []Weighted, total int) int {
+	if len(scripts) == 1 {
+		return 0
+	}
+	w := int(pgscript.Uniform(rnd, 0, int64(total-1)))
+	for i, s := range scripts {
+		w -= s.Weight
+		if w < 0 {
+			return i
+		}
+	}
+	return len(scripts) - 1
+}
+
+// statementVerb is the lower-case first word of a command's statement ("select", "begin").
+func statementVerb(cmd pgscript.Command) string {
+	switch cmd.Kind {
+	case pgscript.Begin:
+		return "begin"
+	case pgscript.Commit:
+		return "commit"
+	case pgscript.Rollback:
+		return "rollback"
+	}
+	f := strings.Fields(strings.TrimLeft(cmd.Text, "("))
+	if len(f) == 0 {
+		return "sql"
+	}
+	v := strings.ToLower(f[0])
+	for i := 0; i < len(v); i++ {
+		if v[i] < 'a' || v[i] > 'z' {
+			return "sql"
+		}
+	}
+	return v[:min(len(v), 16)]
+}
+
+func verbRole(verb string) string {
+	switch verb {
+	case "select", "with", "values", "show", "table":
+		return results.RoleRead
+	case "insert", "update", "upsert", "replace", "merge":
+		return results.RoleWrite
+	case "delete":
+		return results.RoleDelete
+	}
+	return results.RoleOther
+}

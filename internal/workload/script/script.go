@@ -1,0 +1,327 @@
+// Package script runs script files in pgbench's format on every SQL engine: the user's own
+// statement mix, unchanged from pgbench, with rumbench's per-operation figures. The language
+// (package pgscript) is pgbench's: SQL commands with :variables bound as parameters (pgbench -M
+// prepared), \set with pgbench's expressions and random functions, \sleep, \if/\elif/\else/
+// \endif, \gset and \aset. pgbench's three built-in scripts (tpcb-like, simple-update,
+// select-only) come with its four tables, created and loaded as pgbench -i does.
+//
+// Steps:
+//
+//	init   pgbench -i: create pgbench_branches, pgbench_tellers, pgbench_accounts and
+//	       pgbench_history, load scale branches, 10·scale tellers and 100,000·scale accounts in
+//	       batches, add the primary keys (on by default with a built-in, off for files only)
+//	run    --clients clients each run a script chosen by weight per transaction, its commands
+//	       in order, for the run's duration; per-script and per-statement latency
+//
+// Checks: with the built-ins, the tpcb-like balance invariant (sum of account balances = sum of
+// history deltas, and = branch and teller sums when tpcb-like is the only writer) and the
+// row counts; a script's own checks ("-- rumbench check: QUERY -> EXPECTED" lines).
+package script
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rumbench/rumbench/internal/input"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/script/pgscript"
+)
+
+// Step names.
+const (
+	StepInit = "init"
+	StepRun  = "run"
+)
+
+// Steps are every step in run order.
+var Steps = []string{StepInit, StepRun}
+
+// profile is a named scale: pgbench's scale factor and the run's duration.
+type profile struct {
+	scale   int64
+	runSecs float64
+}
+
+var profiles = map[string]profile{
+	"quick":    {scale: 1, runSecs: 10},
+	"small":    {scale: 10, runSecs: 60},
+	"standard": {scale: 100, runSecs: 300},
+}
+
+var profileNames = []string{"quick", "small", "standard"}
+
+// Bounds of the configuration.
+const (
+	// MaxScripts bounds the scripts of a run (--script and --builtin together).
+	MaxScripts = 32
+	// MaxWeight bounds a script's weight.
+	MaxWeight = 1_000_000
+	// MaxScale bounds --scale-factor: 100,000 accounts per unit, 10 billion rows at most.
+	MaxScale = 100_000
+	// MaxClients bounds --clients.
+	MaxClients = 1024
+	// MaxTries bounds --max-tries.
+	MaxTries = 1000
+	// MaxHistograms bounds operation kinds × clients: each client keeps a latency histogram
+	// (about 19 KB) per kind (one per script, one per statement, and failures), so this is
+	// about 600 MB.
+	MaxHistograms = 32768
+)
+
+func init() {
+	workload.Register(workload.Spec{
+		Name:        "script",
+		Description: "pgbench-compatible scripts (--script FILE[@W], --builtin tpcb-like|simple-update|select-only) on every SQL engine: TPS, latency per script and per statement",
+		Steps:       Steps,
+		Profiles:    profileNames,
+		Rates: []workload.Rate{
+			{Name: "ips", Unit: "rows/s", Meaning: "rows loaded per second (init)"},
+			{Name: "tps", Unit: "transactions/s", Meaning: "script runs (transactions) per second, as pgbench's tps (run)"},
+		},
+		Headline: []string{"run:cpu_us/op", "run:wKB/op"},
+		New:      newDefinition,
+	})
+}
+
+type definition struct {
+	fs                *pflag.FlagSet
+	scripts, builtins []string
+	defines           []string
+	scale             int64
+	clients, maxTries int
+	runSecs           float64
+	init              bool
+}
+
+func newDefinition() workload.Definition {
+	d := &definition{fs: pflag.NewFlagSet("script", pflag.ContinueOnError)}
+	fl := d.fs
+	fl.StringArrayVar(&d.scripts, "script", nil, "a pgbench script file, with an optional weight: FILE[@WEIGHT] (repeatable; pgbench -f)")
+	fl.StringArrayVar(&d.builtins, "builtin", nil, "a pgbench built-in script: tpcb-like, simple-update or select-only, with an optional weight NAME[@WEIGHT] (repeatable; pgbench -b; default tpcb-like when no --script is given)")
+	fl.Int64Var(&d.scale, "scale-factor", 0, "pgbench's scale factor (-s; --scale is the recipes' flag): a branch, 10 tellers and 100,000 accounts per unit, and :scale (default from --profile: 1, 10, 100)")
+	fl.IntVar(&d.clients, "clients", 1, "concurrent clients, each on its own session (pgbench -c)")
+	fl.IntVar(&d.maxTries, "max-tries", 1, "tries of a transaction that meets a serialization failure or deadlock before it counts as failed (pgbench --max-tries)")
+	fl.Float64Var(&d.runSecs, "run-secs", 0, "seconds the run step lasts (pgbench -T; default from --profile: 10, 60, 300)")
+	fl.StringArrayVar(&d.defines, "define", nil, "set a variable for every client before its first script: NAME=VALUE (repeatable; pgbench -D)")
+	fl.BoolVar(&d.init, "init", false, "create and load pgbench's four tables first (pgbench -i; default on with a built-in, off for --script files only)")
+	return d
+}
+
+func (d *definition) Flags() *pflag.FlagSet { return d.fs }
+
+// Config is the workload's effective configuration.
+type Config struct {
+	Scale    int64
+	Clients  int
+	MaxTries int
+	RunSecs  float64
+	Init     bool
+	Seed     uint64
+	// Scripts are the scripts with their weights, in the order given.
+	Scripts []Weighted
+	// Defines are the --define variables, as given (NAME=VALUE), and their slots and values
+	// (a name no script uses has no slot and is left out of Sets).
+	Defines []string
+	Sets    []Set
+}
+
+// Set is a variable every client starts with.
+type Set struct {
+	Slot  int
+	Value pgscript.Value
+}
+
+// MaxDefines bounds --define.
+const MaxDefines = 100
+
+// Weighted is a parsed script and its weight.
+type Weighted struct {
+	Script  *pgscript.Script
+	Weight  int
+	Builtin string // the built-in's name, "" for a file
+	Label   string // the script's name in operation kinds (snake_case)
+	Source  string // the file's path or "builtin:NAME"
+}
+
+// Build reads the scripts and sizes the run from the flags and the profile.
+func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
+	p, ok := profiles[s.Profile]
+	if !ok {
+		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	}
+	c := Config{Scale: p.scale, Clients: d.clients, MaxTries: d.maxTries, RunSecs: p.runSecs, Seed: s.Seed}
+	if d.fs.Changed("scale-factor") {
+		c.Scale = d.scale
+	}
+	if d.fs.Changed("run-secs") {
+		c.RunSecs = d.runSecs
+	}
+	switch {
+	case c.Scale < 1 || c.Scale > MaxScale:
+		return nil, fmt.Errorf("--scale-factor %d: want 1 to %d", c.Scale, MaxScale)
+	case c.Clients < 1 || c.Clients > MaxClients:
+		return nil, fmt.Errorf("--clients %d: want 1 to %d", c.Clients, MaxClients)
+	case c.MaxTries < 1 || c.MaxTries > MaxTries:
+		return nil, fmt.Errorf("--max-tries %d: want 1 to %d", c.MaxTries, MaxTries)
+	case !(c.RunSecs > 0 && c.RunSecs <= 7*24*3600):
+		return nil, fmt.Errorf("--run-secs %g: want more than 0, at most a week (604800)", c.RunSecs)
+	case len(d.scripts)+len(d.builtins) > MaxScripts:
+		return nil, fmt.Errorf("%d scripts: at most %d (--script and --builtin together)", len(d.scripts)+len(d.builtins), MaxScripts)
+	}
+	builtins := d.builtins
+	if len(builtins) == 0 && len(d.scripts) == 0 {
+		builtins = []string{"tpcb-like"}
+	}
+	names := pgscript.NewNames()
+	labels := map[string]bool{}
+	for _, b := range builtins {
+		name, w, err := splitWeight("--builtin", b)
+		if err != nil {
+			return nil, err
+		}
+		src, ok := builtinScripts[name]
+		if !ok {
+			return nil, fmt.Errorf("--builtin %q: valid are %s", input.Short(name), strings.Join(BuiltinNames, ", "))
+		}
+		sc, err := pgscript.Parse(name, src, names)
+		if err != nil {
+			return nil, err
+		}
+		c.Scripts = append(c.Scripts, Weighted{Script: sc, Weight: w, Builtin: name, Label: label(name, labels), Source: "builtin:" + name})
+	}
+	for _, f := range d.scripts {
+		path, w, err := splitWeight("--script", f)
+		if err != nil {
+			return nil, err
+		}
+		if err := input.CheckPath(path); err != nil {
+			return nil, fmt.Errorf("--script %q: %v", input.Short(path), err)
+		}
+		data, err := input.ReadFile(path, pgscript.MaxScriptBytes)
+		if err != nil {
+			return nil, fmt.Errorf("--script %q: %v", input.Short(path), err)
+		}
+		base := filepath.Base(path)
+		sc, err := pgscript.Parse(base, string(data), names)
+		if err != nil {
+			return nil, fmt.Errorf("--script: %v", err)
+		}
+		c.Scripts = append(c.Scripts, Weighted{Script: sc, Weight: w, Label: label(strings.TrimSuffix(base, filepath.Ext(base)), labels), Source: path})
+	}
+	total := 0
+	for _, sc := range c.Scripts {
+		total += sc.Weight
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("the scripts' weights add up to 0: give at least one a weight above 0")
+	}
+	kinds := 1
+	for _, sc := range c.Scripts {
+		kinds += 1 + sc.Script.SQLCount()
+	}
+	if kinds*c.Clients > MaxHistograms {
+		return nil, fmt.Errorf("%d operation kinds (scripts, statements, failures) × %d clients: at most %d latency histograms; use fewer clients or statements", kinds, c.Clients, MaxHistograms)
+	}
+	if len(d.defines) > MaxDefines {
+		return nil, fmt.Errorf("%d --define flags: at most %d", len(d.defines), MaxDefines)
+	}
+	for _, def := range d.defines {
+		name, val, ok := strings.Cut(def, "=")
+		if !ok || !pgscript.ValidName(name) || len(val) > pgscript.MaxLineBytes {
+			return nil, fmt.Errorf("--define %q: want NAME=VALUE, NAME of letters, digits and _ (at most 64), VALUE at most %d bytes", input.Short(def), pgscript.MaxLineBytes)
+		}
+		c.Defines = append(c.Defines, def)
+		if slot, used := names.Lookup(name); used {
+			var v pgscript.Value
+			pgscript.ParseValue([]byte(val), &v)
+			c.Sets = append(c.Sets, Set{Slot: slot, Value: v})
+		}
+	}
+	c.Init = len(d.builtins) > 0 || len(d.scripts) == 0
+	if d.fs.Changed("init") {
+		c.Init = d.init
+	}
+	return &Workload{cfg: c, names: names}, nil
+}
+
+// splitWeight splits "X@W" into X and the weight W (1 when no '@' is given), as pgbench reads
+// -f and -b.
+func splitWeight(flag, v string) (string, int, error) {
+	i := strings.LastIndexByte(v, '@')
+	if i < 0 {
+		if v == "" {
+			return "", 0, fmt.Errorf("%s: empty value", flag)
+		}
+		return v, 1, nil
+	}
+	w, err := strconv.Atoi(v[i+1:])
+	if err != nil || w < 0 || w > MaxWeight || i == 0 {
+		return "", 0, fmt.Errorf("%s %q: want NAME@WEIGHT with WEIGHT an integer from 0 to %d", flag, input.Short(v), MaxWeight)
+	}
+	return v[:i], w, nil
+}
+
+// label turns a script's name into a snake_case operation kind prefix, unique among taken.
+func label(name string, taken map[string]bool) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
+			b.WriteByte('_')
+		}
+	}
+	l := strings.Trim(b.String(), "_")
+	l = strings.TrimRight(l[:min(len(l), 32)], "_")
+	if l == "" || l[0] >= '0' && l[0] <= '9' {
+		l = "s_" + l
+	}
+	base := l
+	for n := 2; taken[l]; n++ {
+		l = fmt.Sprintf("%s_%d", base, n)
+	}
+	taken[l] = true
+	return l
+}
+
+// Workload is the configured script workload.
+type Workload struct {
+	cfg   Config
+	names *pgscript.Names
+}
+
+// Name implements workload.Workload.
+func (w *Workload) Name() string { return "script" }
+
+// Steps implements workload.Workload.
+func (w *Workload) Steps() []string {
+	if w.cfg.Init {
+		return Steps
+	}
+	return []string{StepRun}
+}
+
+// Config implements workload.Workload.
+func (w *Workload) Config() map[string]any {
+	var scripts []string
+	for _, s := range w.cfg.Scripts {
+		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Source, s.Weight))
+	}
+	return map[string]any{"scale": w.cfg.Scale, "clients": w.cfg.Clients, "max_tries": w.cfg.MaxTries,
+		"run_secs": w.cfg.RunSecs, "init": w.cfg.Init, "seed": w.cfg.Seed, "scripts": scripts, "defines": w.cfg.Defines}
+}
+
+// Summary implements workload.Workload.
+func (w *Workload) Summary() string {
+	var scripts []string
+	for _, s := range w.cfg.Scripts {
+		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Label, s.Weight))
+	}
+	return fmt.Sprintf("scripts=%s scale=%d clients=%d run_secs=%g init=%v", strings.Join(scripts, ","),
+		w.cfg.Scale, w.cfg.Clients, w.cfg.RunSecs, w.cfg.Init)
+}

@@ -1,0 +1,170 @@
+package script
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/rumbench/rumbench/internal/engine/all"
+	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
+)
+
+func build(t *testing.T, args ...string) *Workload {
+	t.Helper()
+	d := newDefinition()
+	if err := d.Flags().Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Build(workload.Shared{Profile: "quick", Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.(*Workload)
+}
+
+// runBuiltins runs the three built-ins (tpcb-like alone, then all three by weight) on engine
+// and checks the transaction and statement counts and the balance invariant.
+func runBuiltins(t *testing.T, engine string) {
+	for _, args := range [][]string{
+		{"--builtin", "tpcb-like"},
+		{"--builtin", "tpcb-like@2", "--builtin", "simple-update", "--builtin", "select-only@3"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			w := build(t, append(args, "--run-secs", "1", "--clients", "2")...)
+			eng, dir := worktest.Engine(t, engine, false, nil)
+			run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
+				switch step {
+				case StepInit:
+					if res.Ops != 100_011 {
+						t.Errorf("init: %d rows, want 100011", res.Ops)
+					}
+				case StepRun:
+					checkCounts(t, w, res)
+				}
+			})
+			msg, err := run.Check(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(msg, "history deltas") {
+				t.Errorf("check: %s", msg)
+			}
+			t.Logf("%s: %s", engine, msg)
+		})
+	}
+}
+
+// checkCounts checks that each script's statements ran once per transaction of the script.
+func checkCounts(t *testing.T, w *Workload, res results.Step) {
+	t.Helper()
+	if res.Ops == 0 {
+		t.Fatal("run: no transaction")
+	}
+	for _, sc := range w.cfg.Scripts {
+		tx := res.KindOps("tx_" + sc.Label)
+		n := 0
+		for _, c := range sc.Script.Commands {
+			if c.Kind > 3 { // meta-commands
+				continue
+			}
+			n++
+			var name string
+			for _, k := range res.Kinds {
+				if strings.HasPrefix(k.Name, sc.Label+"_") && strings.HasPrefix(k.Name[len(sc.Label)+1:], twoDigits(n)) {
+					name = k.Name
+				}
+			}
+			if got := res.KindOps(name); got != tx {
+				t.Errorf("%s: statement %d (%s) ran %d times, the script %d", sc.Label, n, name, got, tx)
+			}
+		}
+	}
+}
+
+func twoDigits(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10), '_'}) }
+
+func TestBuiltinsSQLite(t *testing.T)   { runBuiltins(t, "sqlite") }
+func TestBuiltinsPostgres(t *testing.T) { runBuiltins(t, "postgres") }
+func TestBuiltinsMySQL(t *testing.T)    { runBuiltins(t, "mysql") }
+
+// userScript uses \set with random_zipfian, \if/\elif/\else, \gset and a declared check.
+const userScript = `-- rumbench check: SELECT count(*) FROM pgbench_accounts WHERE abalance <> 0 AND aid > 100000 -> 0
+\set aid random_zipfian(1, 100000 * :scale, 1.1)
+\set hot :aid <= 10
+SELECT abalance AS bal, bid FROM pgbench_accounts WHERE aid = :aid \gset acct_
+\if :hot
+  UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
+\elif :acct_bid = 1
+  SELECT :acct_bal + 0 AS b;
+\else
+  SELECT 1;
+\endif
+`
+
+func TestUserScriptSQLite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "zipf.sql")
+	if err := os.WriteFile(path, []byte(userScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := build(t, "--script", path, "--init", "--run-secs", "1")
+	if w.cfg.Scripts[0].Label != "zipf" || len(w.Steps()) != 2 {
+		t.Fatalf("label %q steps %v", w.cfg.Scripts[0].Label, w.Steps())
+	}
+	eng, dir := worktest.Engine(t, "sqlite", false, nil)
+	run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
+		if step != StepRun {
+			return
+		}
+		tx := res.KindOps("tx_zipf")
+		sel, upd, other := res.KindOps("zipf_01_select"), res.KindOps("zipf_02_update"), res.KindOps("zipf_03_select")
+		if tx == 0 || sel != tx || upd+other+res.KindOps("zipf_04_select") != tx || upd == 0 {
+			t.Errorf("tx %d, gset selects %d, updates %d, selects %d + %d", tx, sel, upd, other, res.KindOps("zipf_04_select"))
+		}
+	})
+	msg, err := run.Check(context.Background())
+	if err != nil || !strings.Contains(msg, "1 script checks") {
+		t.Fatalf("check: %q %v", msg, err)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	d := newDefinition()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.sql")
+	os.WriteFile(bad, []byte("\\shell ls\n"), 0o644)
+	many := filepath.Join(dir, "many.sql")
+	os.WriteFile(many, []byte(strings.Repeat("SELECT 1;\n", 100)), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--builtin", "tpcc"}, "valid are tpcb-like, simple-update, select-only"},
+		{[]string{"--builtin", "tpcb-like@x"}, "WEIGHT an integer"},
+		{[]string{"--builtin", "tpcb-like@0"}, "weights add up to 0"},
+		{[]string{"--scale-factor", "0"}, "--scale-factor 0: want 1 to"},
+		{[]string{"--clients", "0"}, "--clients 0"},
+		{[]string{"--clients", "1024", "--script", many}, "at most 32768 latency histograms"},
+		{[]string{"--script", filepath.Join(dir, "none.sql")}, "no such file"},
+		{[]string{"--script", dir}, "not a regular file"},
+		{[]string{"--script", bad}, `unsupported meta-command \shell`},
+	}
+	for _, c := range cases {
+		d = newDefinition()
+		if err := d.Flags().Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		_, err := d.Build(workload.Shared{Profile: "quick", Seed: 1})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error containing %q", c.args, err, c.want)
+		}
+	}
+	w := build(t)
+	eng, _ := worktest.Engine(t, "pebble", false, nil)
+	if _, err := w.Open(context.Background(), eng); err == nil || !strings.Contains(err.Error(), "has no SQL") {
+		t.Errorf("pebble: %v", err)
+	}
+}

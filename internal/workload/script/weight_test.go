@@ -1,0 +1,62 @@
+package script
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/workload"
+
+	"github.com/rumbench/rumbench/internal/workload/script/pgscript"
+)
+
+func TestSplitWeightAndLabel(t *testing.T) {
+	for in, want := range map[string]struct {
+		name string
+		w    int
+	}{"a.sql": {"a.sql", 1}, "a.sql@3": {"a.sql", 3}, "dir@x/a.sql@0": {"dir@x/a.sql", 0}} {
+		name, w, err := splitWeight("--script", in)
+		if err != nil || name != want.name || w != want.w {
+			t.Errorf("%q: %q %d %v, want %q %d", in, name, w, err, want.name, want.w)
+		}
+	}
+	for _, bad := range []string{"a@", "@3", "a@-1", "a@1000001", ""} {
+		if _, _, err := splitWeight("--script", bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	taken := map[string]bool{}
+	for in, want := range map[string]string{"tpcb-like": "tpcb_like", "My Script!": "my_script", "9lives": "s_9lives"} {
+		if got := label(in, taken); got != want {
+			t.Errorf("label(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := label("tpcb_like", taken); got != "tpcb_like_2" {
+		t.Errorf("a taken label: %q, want tpcb_like_2", got)
+	}
+}
+
+// TestChooseWeights checks that scripts are chosen in proportion to their weights, and a
+// weight of 0 never.
+func TestChooseWeights(t *testing.T) {
+	scripts := []Weighted{{Weight: 1}, {Weight: 0}, {Weight: 3}}
+	r := pgscript.NewRand(1)
+	var n [3]int
+	for range 40000 {
+		n[choose(r, scripts, 4)]++
+	}
+	if n[1] != 0 || n[0] < 9000 || n[0] > 11000 || n[2] < 29000 || n[2] > 31000 {
+		t.Errorf("choices %v of 40000, want about 10000, 0, 30000", n)
+	}
+}
+
+func TestDefines(t *testing.T) {
+	w := build(t, "--builtin", "select-only", "--define", "aid=5", "--define", "unused=x")
+	if len(w.cfg.Sets) != 1 || w.names.Name(w.cfg.Sets[0].Slot) != "aid" || w.cfg.Sets[0].Value.I != 5 {
+		t.Errorf("sets %+v", w.cfg.Sets)
+	}
+	d := newDefinition()
+	d.Flags().Parse([]string{"--define", "no-equals"})
+	if _, err := d.Build(workload.Shared{Profile: "quick"}); err == nil || !strings.Contains(err.Error(), "want NAME=VALUE") {
+		t.Errorf("--define no-equals: %v", err)
+	}
+}
