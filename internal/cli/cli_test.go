@@ -67,8 +67,8 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"unknown engine", []string{"run", "--engine", "pebble,nosuch"},
 			`rumbench: unknown engine "nosuch" (valid: bbolt, lmdb, mongo, myrocks, mysql, null, pebble, postgres, rocksdb, sqlite, wiredtiger)`},
-		{"unknown workload", []string{"run", "--workload", "tpcc"},
-			`rumbench: unknown workload "tpcc" (valid: insert, linkbench, sysbench, toy, ycsb)`},
+		{"unknown workload", []string{"run", "--workload", "tpch"},
+			`rumbench: unknown workload "tpch" (valid: insert, linkbench, script, sysbench, toy, tpcc, ycsb)`},
 		{"sysbench unknown test", []string{"run", "--workload", "sysbench", "--tests", "point-query,range-scan"},
 			`rumbench: unknown test "range-scan" in the 32-test set (valid: update-inlist, update-index, update-nonindex, update-one, update-zipf, write-only, read-write_range=10, read-write_range=100, scan, read-only_range=10, read-only_range=100, read-only_range=10000, read-only-simple, read-only-sum, read-only-order, read-only-distinct, read-only-count, point-query, random-points_range=10, random-points_range=100, random-points_range=1000, hot-points, points-covered-pk, points-notcovered-pk, range-covered-pk, range-notcovered-pk, points-covered-si, points-notcovered-si, range-covered-si, range-notcovered-si, delete, insert)`},
 		{"sysbench rand type", []string{"run", "--workload", "sysbench", "--rand-type", "pareto"},

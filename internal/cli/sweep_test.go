@@ -149,3 +149,40 @@ func TestSweepUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepYCSBAndLinkBench sweeps YCSB's --threads and LinkBench's --requesters: each loads
+// once under the engine's label, then runs its measured steps at each count on that data, and
+// its check holds after the last.
+func TestSweepYCSBAndLinkBench(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		load     string
+		measured []string
+	}{
+		{[]string{"--workload", "ycsb", "-p", "recordcount=500", "--run-secs", "0.5", "--threads", "1,2"}, "load", []string{"run"}},
+		{[]string{"--workload", "linkbench", "--maxid1", "300", "--loops", "1", "--loop-secs", "0.5", "--requesters", "1,2"}, "load", []string{"loop1"}},
+	} {
+		out, _, d := dirs(t)
+		args := append(append([]string{"run", "--engine", "sqlite", "--store", "none", "--quiet"}, c.args...), d...)
+		tr := run(t, nil, args...)
+		if tr.code != 0 {
+			t.Fatalf("%v: exit %d\nstderr: %s\nstdout: %s", c.args, tr.code, tr.stderr, tr.stdout)
+		}
+		_, m, steps := readRun(t, out)
+		by := targetSteps(steps)
+		if got := by["sqlite"]; !slices.Equal(got, []string{c.load}) {
+			t.Errorf("%v: sqlite ran %v, want its load once", c.args, got)
+		}
+		for _, n := range []string{"@1", "@2"} {
+			if got := by["sqlite"+n]; !slices.Equal(got, c.measured) {
+				t.Errorf("%v: sqlite%s ran %v, want %v", c.args, n, got, c.measured)
+			}
+		}
+		if len(m.Targets) != 3 || !strings.HasPrefix(m.Targets[0].Check, "ok") {
+			t.Errorf("%v: targets %+v, want sqlite (checked), sqlite@1, sqlite@2", c.args, m.Targets)
+		}
+		if !strings.Contains(tr.stdout, "== scaling: "+c.measured[0]) {
+			t.Errorf("%v: no scaling table:\n%s", c.args, tr.stdout)
+		}
+	}
+}
