@@ -225,6 +225,17 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 	m := ps[0].v
 	m.Kinds = slices.Clone(m.Kinds)
 	m.Degraded, m.Error, m.Syscalls, m.Memory = nil, "", nil, nil
+	// A workload's remarks are each shard's own findings on its part: kept, said per shard.
+	m.Remarks = nil
+	for _, p := range ps {
+		for _, r := range p.v.Remarks {
+			shard := "?"
+			if p.m != nil && p.m.Shard != nil {
+				shard = fmt.Sprint(p.m.Shard.Index)
+			}
+			m.Remarks = append(m.Remarks, "shard "+shard+": "+r)
+		}
+	}
 	var ops, writeUnits, calls, ips, dps, qps, retries, rows float64
 	var custom, rate float64
 	for i, p := range ps {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,9 +41,15 @@ func TestMerge(t *testing.T) {
 	a := shardRun("g", 0, 3, "h1", 100, []int64{1000, 2000, 3000, 90_000})
 	b := shardRun("g", 1, 3, "h1", 300, []int64{5000, 6000})
 	c := shardRun("g", 2, 3, "h2", 200, []int64{7000, 8000, 9000, 10_000, 11_000})
+	a.Steps[0].Remarks = []string{"NOPM 10"}
+	c.Steps[0].Remarks = []string{"NOPM 20"}
 	m, steps, ivs, err := Merge([]*Run{c, a, b}, "merged")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A workload's remarks are its findings on each shard's part: kept, said per shard.
+	if got := steps[0].Remarks; !slices.Equal(got, []string{"shard 0: NOPM 10", "shard 2: NOPM 20"}) {
+		t.Errorf("remarks %q", got)
 	}
 	if m.RunID != "merged" || len(m.Merged.Runs) != 3 || m.Merged.Runs[0].RunID != "r0" || m.Shard != nil || m.Status != StatusOK {
 		t.Fatalf("manifest: %+v", m)
