@@ -145,6 +145,19 @@ type Spec struct {
 	New func() Definition
 }
 
+// SetClients is Concurrent.SetClients for a workload whose configuration is *cfg: it sets n
+// clients on a copy of it with set and keeps the copy when validate accepts it (an error names
+// the flag and what is valid).
+func SetClients[C any](cfg *C, n int, set func(*C, int), validate func(*C) error) error {
+	c := *cfg
+	set(&c, n)
+	if err := validate(&c); err != nil {
+		return err
+	}
+	*cfg = c
+	return nil
+}
+
 // Concurrent is a workload whose client count can change between runs on the same data: a
 // concurrency sweep builds it with the largest count (sizes and memory checked for it), then
 // sets each count before the steps that run with it.

@@ -236,11 +236,5 @@ func queryRate(step string) float64 {
 // SetClients implements workload.Concurrent: the steps built from now on run n clients
 // (Clients).
 func (w *Workload) SetClients(n int) error {
-	c := w.cfg
-	c.Clients = n
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	w.cfg = c
-	return nil
+	return workload.SetClients(&w.cfg, n, func(c *Config, n int) { c.Clients = n }, (*Config).Validate)
 }

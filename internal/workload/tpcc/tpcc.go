@@ -222,11 +222,5 @@ func (w *Workload) Summary() string {
 // SetClients implements workload.Concurrent: the run steps built from now on run n terminals
 // (bound to warehouses and districts as --terminals binds them).
 func (w *Workload) SetClients(n int) error {
-	c := w.cfg
-	c.Terminals = n
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	w.cfg = c
-	return nil
+	return workload.SetClients(&w.cfg, n, func(c *Config, n int) { c.Terminals = n }, (*Config).Validate)
 }

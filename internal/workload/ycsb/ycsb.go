@@ -349,11 +349,5 @@ func (w *Workload) Summary() string {
 // SetClients implements workload.Concurrent: the steps built from now on run n clients
 // (Threads).
 func (w *Workload) SetClients(n int) error {
-	c := w.cfg
-	c.Threads = n
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	w.cfg = c
-	return nil
+	return workload.SetClients(&w.cfg, n, func(c *Config, n int) { c.Threads = n }, (*Config).Validate)
 }
