@@ -124,9 +124,10 @@ func HTML(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
 // against the client count (one line per target, the x axis in powers of two) above its
 // scaling table; nil when no run swept a count.
 func scalingSections(runs []*results.Run) []htmlStep {
-	tables := ScalingTables(runs)
+	sweeps := Sweeps(runs)
+	tables := scalingTables(sweeps)
 	var out []htmlStep
-	for i, s := range Sweeps(runs) {
+	for i, s := range sweeps {
 		var series []map[string]any
 		for _, l := range s.Lines {
 			data := make([][2]float64, len(l.Points))
@@ -137,11 +138,7 @@ func scalingSections(runs []*results.Run) []htmlStep {
 		}
 		o := lineChart(s.Step+": "+s.RateName+" by clients", s.RateName, false, series)
 		o["xAxis"] = map[string]any{"type": "log", "logBase": 2, "name": "clients"}
-		hs := htmlStep{Name: s.Step, Charts: []chart{{fmt.Sprintf("sc%d", i), o}}}
-		if i < len(tables) {
-			hs.Tables = append(hs.Tables, tableHTML(tables[i]))
-		}
-		out = append(out, hs)
+		out = append(out, htmlStep{Name: s.Step, Charts: []chart{{fmt.Sprintf("sc%d", i), o}}, Tables: []template.HTML{tableHTML(tables[i])}})
 	}
 	return out
 }

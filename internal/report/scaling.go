@@ -178,9 +178,12 @@ func recordsOf(recs []results.Step, target, step string) []*results.Step {
 // count with the rate, the speedup over the smallest count and the efficiency per client, the
 // per-operation costs, and a mark on a count past the knee (PastKnee) with the change in CPU per
 // operation. nil when no run swept a count.
-func ScalingTables(runs []*results.Run) []*Table {
+func ScalingTables(runs []*results.Run) []*Table { return scalingTables(Sweeps(runs)) }
+
+// scalingTables renders sweeps as ScalingTables does, a table per step, in order.
+func scalingTables(sweeps []SweepStep) []*Table {
 	var out []*Table
-	for _, s := range Sweeps(runs) {
+	for _, s := range sweeps {
 		first := s.Lines[0].Points[0].Clients
 		t := &Table{Title: "scaling: " + s.Step, Kind: Plain,
 			Note: fmt.Sprintf("speedup: %s over %s at %d client%s; eff: speedup per client (1.00 is linear)", s.RateName, s.RateName, first, plural(first)),

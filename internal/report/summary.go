@@ -116,47 +116,6 @@ func SummaryTable(runs []*results.Run, base string) (*Table, error) {
 	return t, nil
 }
 
-// foldSweepLoads makes each count of a sweep that loaded once a whole row: the series of
-// target@N gets the records of the steps that only its target ran (the load of the data it ran
-// on), and the target's own series, which holds nothing else, is dropped.
-func foldSweepLoads(runs []*results.Run, series []Series) []Series {
-	of := map[[2]string]string{} // run id, count target -> the target it is of
-	for _, r := range runs {
-		if sw := r.Manifest.Sweep; sw != nil && sw.LoadOnce {
-			for _, t := range r.Manifest.Targets {
-				if t.Of != "" {
-					of[[2]string{r.Manifest.RunID, t.Label}] = t.Of
-				}
-			}
-		}
-	}
-	if len(of) == 0 {
-		return series
-	}
-	loads := map[[2]string]Series{}
-	for _, s := range series {
-		loads[[2]string{s.RunID, s.Target}] = s
-	}
-	dropped := map[[2]string]bool{}
-	var out []Series
-	for _, s := range series {
-		o, ok := of[[2]string{s.RunID, s.Target}]
-		if !ok {
-			out = append(out, s)
-			continue
-		}
-		key := [2]string{s.RunID, o}
-		dropped[key] = true
-		for step, recs := range loads[key].steps {
-			if _, own := s.steps[step]; !own {
-				s.steps[step] = recs
-			}
-		}
-		out = append(out, s)
-	}
-	return slices.DeleteFunc(out, func(s Series) bool { return dropped[[2]string{s.RunID, s.Target}] })
-}
-
 // statusOf is " (status)" when a record of s in steps did not end ok (its first such status),
 // "" when all did.
 func statusOf(s Series, steps []string) string {
