@@ -11,7 +11,13 @@ import (
 // their bin directories.
 func fetchReleases(t *testing.T, versions ...string) []string {
 	t.Helper()
-	tr := run(t, nil, append([]string{"servers", "fetch", "postgres"}, versions...)...)
+	return fetchProduct(t, "postgres", versions...)
+}
+
+// fetchProduct fetches releases of product and returns their bin directories.
+func fetchProduct(t *testing.T, product string, versions ...string) []string {
+	t.Helper()
+	tr := run(t, nil, append([]string{"servers", "fetch", product}, versions...)...)
 	if tr.code != 0 {
 		t.Fatalf("servers fetch: exit %d\n%s%s", tr.code, tr.stdout, tr.stderr)
 	}
@@ -75,6 +81,39 @@ func TestReleases(t *testing.T) {
 	}
 }
 
+// TestMariaDBReleases runs a fetched MariaDB release (a portable build: no client programs)
+// beside the system's MariaDB in one run, each labelled by the version its server reports.
+func TestMariaDBReleases(t *testing.T) {
+	bins := fetchProduct(t, "mariadb", "11.4")
+	if _, err := os.Stat(filepath.Join(bins[0], "mariadbd")); err != nil {
+		t.Fatal(err)
+	}
+	out, _, d := dirs(t)
+	args := append([]string{"run", "--workload", "sysbench", "--tests", "point-query,update-index", "--table-size", "1000",
+		"--read-secs", "0.3", "--write-secs", "0.3", "--engine", "mysql", "--server-bin", bins[0] + ",/usr/sbin", "--store", "none", "--quiet"}, d...)
+	if tr := run(t, nil, args...); tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
+	}
+	_, m, steps := readRun(t, out)
+	if len(m.Targets) != 2 || !strings.HasPrefix(m.Targets[0].Label, "mysql-11.4.") || !strings.HasPrefix(m.Targets[1].Label, "mysql-10.") {
+		t.Fatalf("targets %+v, want mysql-11.4.x and the system's mysql-10.x", m.Targets)
+	}
+	ran := map[string]int{}
+	for _, s := range steps {
+		if (s.Step == "point-query" || s.Step == "update-index") && s.Status == "ok" && s.Ops > 0 {
+			ran[s.Target]++
+		}
+	}
+	for _, tg := range m.Targets {
+		if ran[tg.Label] != 2 {
+			t.Errorf("target %s ran %d of the 2 tests", tg.Label, ran[tg.Label])
+		}
+		if v := strings.TrimPrefix(tg.Label, "mysql-"); !strings.HasPrefix(tg.Engine.Version, v) {
+			t.Errorf("target %s runs server %q", tg.Label, tg.Engine.Version)
+		}
+	}
+}
+
 // TestReleasesUsage: bad --server-bin input is one line and exit 2.
 func TestReleasesUsage(t *testing.T) {
 	_, _, d := dirs(t)
@@ -88,7 +127,7 @@ func TestReleasesUsage(t *testing.T) {
 		{[]string{"run", "--engine", "postgres", "--server-bin", "a b=" + pg}, `label "a b"`},
 		{[]string{"run", "--engine", "postgres,mysql", "--server-bin", "x=" + pg + ",y=" + pg}, "take one server engine"},
 		{[]string{"run", "--engine", "postgres", "--server-bin", t.TempDir() + "," + pg}, "server binaries not found"},
-		{[]string{"servers", "fetch", "oracle", "19"}, `servers fetch "oracle": releases of it cannot be fetched (valid: postgres)`},
+		{[]string{"servers", "fetch", "oracle", "19"}, `servers fetch "oracle": releases of it cannot be fetched (valid: postgres, mariadb)`},
 		{[]string{"servers", "fetch", "postgres"}, "give 1 to 16 versions"},
 	} {
 		args := c.args

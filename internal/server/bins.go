@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,9 +24,12 @@ func (e *notFoundError) Is(target error) bool { return target == ErrBinaryNotFou
 
 // binaries holds the absolute paths of the programs an instance needs.
 type binaries struct {
-	server  string // postgres | mariadbd
-	initdb  string // initdb | mariadb-install-db
+	server  string // postgres | mariadbd (mysqld in a MySQL or older MariaDB build)
+	initdb  string // initdb | mariadb-install-db (mysql_install_db); "" when selfInit
 	baseDir string // directory of the server binary
+	// selfInit: the server creates its own data directory (MySQL 5.7 and later:
+	// mysqld --initialize-insecure); there is no install script.
+	selfInit bool
 }
 
 // searchRoots are the places discovery looks in; tests replace them.
@@ -74,6 +79,9 @@ func findBinariesIn(kind Kind, binDir string, r searchRoots) (binaries, error) {
 			up := filepath.Dir(abs)
 			dirs = append(dirs, filepath.Join(up, "bin"), filepath.Join(up, "sbin"), filepath.Join(up, "scripts"))
 		}
+		if kind == MariaDB {
+			return findMySQLBuild(abs, dirs)
+		}
 		var b binaries
 		var missing []string
 		for i, n := range names {
@@ -95,6 +103,35 @@ func findBinariesIn(kind Kind, binDir string, r searchRoots) (binaries, error) {
 		return findPostgres(r)
 	}
 	return findMariaDB(r)
+}
+
+// findMySQLBuild finds the programs of a MariaDB or MySQL build in dirs (the --server-bin
+// directory, then bin/, sbin/ and scripts/ beside it): the server is mariadbd, or mysqld (MySQL,
+// MariaDB before 10.5); the data directory is made by mariadb-install-db or mysql_install_db,
+// or, in a MySQL build that has neither (8.0 and later), by mysqld --initialize-insecure.
+func findMySQLBuild(abs string, dirs []string) (binaries, error) {
+	b := binaries{server: lookIn(dirs, "mariadbd")}
+	if b.server == "" {
+		b.server = lookIn(dirs, "mysqld")
+	}
+	b.initdb = lookIn(dirs, "mariadb-install-db")
+	if b.initdb == "" {
+		b.initdb = lookIn(dirs, "mysql_install_db")
+	}
+	if b.server == "" {
+		return binaries{}, &notFoundError{fmt.Sprintf(
+			"mariadb server binaries not found in %s (missing mariadbd or mysqld): install mariadb-server or pass the directory of a MariaDB or MySQL build's bin/ with --server-bin", abs)}
+	}
+	b.baseDir = filepath.Dir(b.server)
+	if b.initdb != "" {
+		return b, nil
+	}
+	if out, err := programOutput(context.Background(), b.server, "--version"); err == nil && !bytes.Contains(out, []byte("MariaDB")) {
+		b.selfInit = true // MySQL: mysqld --initialize-insecure
+		return b, nil
+	}
+	return binaries{}, &notFoundError{fmt.Sprintf(
+		"mysql server binaries not found in %s (missing mariadb-install-db): a MariaDB build keeps it in scripts/ or bin/; pass the directory of the build's bin/ with --server-bin", abs)}
 }
 
 func (b *binaries) slot(i int) *string {

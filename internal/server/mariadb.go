@@ -33,6 +33,9 @@ func (s *Server) myInit(ctx context.Context) error {
 	if err := s.writeMyCnf(); err != nil {
 		return err
 	}
+	if s.bins.selfInit {
+		return s.mysqlInit(ctx)
+	}
 	args := []string{"--defaults-file=" + s.configPath(), "--datadir=" + s.dataDir,
 		"--auth-root-authentication-method=socket", "--auth-root-socket-user=" + s.osUser(), "--skip-test-db"}
 	if s.acct != nil {
@@ -53,6 +56,27 @@ func (s *Server) myInit(ctx context.Context) error {
 			return ctx.Err()
 		}
 		return s.startError("mariadb-install-db", "mariadb-install-db failed", s.configHint(), off, err)
+	}
+	return nil
+}
+
+// mysqlInit creates the data directory of a MySQL build with mysqld --initialize-insecure: root
+// at localhost without a password, which the init file then gives the instance's password (see
+// mySetupSQL), so no other OS user can log in as it over the socket.
+func (s *Server) mysqlInit(ctx context.Context) error {
+	args := []string{"--defaults-file=" + s.configPath(), "--initialize-insecure", "--datadir=" + s.dataDir}
+	if s.acct != nil {
+		args = append(args, "--user="+s.acct.name)
+	}
+	if s.cfg.BinDir != "" {
+		args = append(args, "--basedir="+filepath.Dir(s.bins.baseDir))
+	}
+	off := s.logSize()
+	if err := s.runTool(ctx, false, nil, s.bins.server, args...); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return s.startError("mysqld --initialize-insecure", "mysqld --initialize-insecure failed", s.configHint(), off, err)
 	}
 	return nil
 }
@@ -97,6 +121,11 @@ func (s *Server) writeMyCnf() error {
 	fmt.Fprintf(&b, "tmpdir=%s\n", s.dir)
 	if s.acct != nil {
 		fmt.Fprintf(&b, "user=%s\n", s.acct.name)
+	}
+	if s.bins.selfInit {
+		// MySQL 8 listens for the X protocol on port 33060 unless told not to: private
+		// instances would collide on it (loose-: 5.7 has no such plugin).
+		b.WriteString("loose-mysqlx=OFF\n")
 	}
 	for _, p := range s.cfg.Plugins {
 		fmt.Fprintf(&b, "plugin-load-add=%s\n", p)
@@ -162,6 +191,11 @@ GRANT ALL PRIVILEGES ON *.* TO 'rumbench'@'127.0.0.1';
 DROP USER IF EXISTS 'root'@'127.0.0.1', 'root'@'::1';
 `
 
+// mysqlRootSQL closes MySQL's root at localhost, created without a password by
+// --initialize-insecure: it gets the instance's random password (MariaDB's root authenticates by
+// unix_socket instead, set by mariadb-install-db).
+const mysqlRootSQL = "ALTER USER 'root'@'localhost' IDENTIFIED BY '%s';\n"
+
 // initFilePath is the init file of the instance.
 func (s *Server) initFilePath() string { return filepath.Join(s.dir, "init.sql") }
 
@@ -169,7 +203,11 @@ func (s *Server) initFilePath() string { return filepath.Join(s.dir, "init.sql")
 // password).
 func (s *Server) writeInitFile() error {
 	f := s.initFilePath()
-	if err := os.WriteFile(f, []byte(fmt.Sprintf(mySetupSQL, s.password, s.password)), 0o600); err != nil {
+	sql := fmt.Sprintf(mySetupSQL, s.password, s.password)
+	if s.bins.selfInit {
+		sql += fmt.Sprintf(mysqlRootSQL, s.password)
+	}
+	if err := os.WriteFile(f, []byte(sql), 0o600); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 	return s.chown(f)

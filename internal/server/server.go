@@ -440,5 +440,8 @@ func (s *Server) initStep() string {
 	if s.kind == Postgres {
 		return "initdb"
 	}
+	if s.bins.selfInit {
+		return "mysqld --initialize-insecure"
+	}
 	return "mariadb-install-db"
 }

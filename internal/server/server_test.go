@@ -79,8 +79,36 @@ func TestDiscovery(t *testing.T) {
 	tar := filepath.Join(root, "tarball")
 	exe(filepath.Join(tar, "bin"), "mariadbd")
 	exe(filepath.Join(tar, "scripts"), "mariadb-install-db")
-	if b, err = findBinariesIn(MariaDB, filepath.Join(tar, "bin"), r); err != nil || b.initdb != filepath.Join(tar, "scripts", "mariadb-install-db") {
+	if b, err = findBinariesIn(MariaDB, filepath.Join(tar, "bin"), r); err != nil || b.initdb != filepath.Join(tar, "scripts", "mariadb-install-db") || b.selfInit {
 		t.Errorf("tarball: %+v, %v", b, err)
+	}
+
+	// Programs that print what the real ones print to --version.
+	version := func(dir, text string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "mysqld"), []byte("#!/bin/sh\necho '"+text+"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A MySQL 8 tarball: mysqld and no install script; it initializes itself.
+	my8 := filepath.Join(root, "mysql-8.0", "bin")
+	version(my8, "/x/bin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)")
+	if b, err = findBinariesIn(MariaDB, my8, r); err != nil || !b.selfInit || b.initdb != "" || b.server != filepath.Join(my8, "mysqld") {
+		t.Errorf("MySQL 8 build: %+v, %v", b, err)
+	}
+	// An older MariaDB: mysqld and scripts/mysql_install_db.
+	old := filepath.Join(root, "mariadb-10.3")
+	version(filepath.Join(old, "bin"), "mysqld  Ver 10.3.39-MariaDB for Linux on x86_64 (MariaDB Server)")
+	_, err = findBinariesIn(MariaDB, filepath.Join(old, "bin"), r)
+	if !errors.Is(err, ErrBinaryNotFound) || !strings.Contains(err.Error(), "missing mariadb-install-db") {
+		t.Errorf("MariaDB build without its install script: %v", err)
+	}
+	exe(filepath.Join(old, "scripts"), "mysql_install_db")
+	if b, err = findBinariesIn(MariaDB, filepath.Join(old, "bin"), r); err != nil || b.selfInit || b.initdb != filepath.Join(old, "scripts", "mysql_install_db") {
+		t.Errorf("older MariaDB build: %+v, %v", b, err)
 	}
 }
 
