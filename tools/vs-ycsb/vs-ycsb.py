@@ -254,19 +254,21 @@ def main():
             srv.wait()
     print(f"load average at the end {os.getloadavg()}")
     print()
-    print("| server | test | threads | go-ycsb µs/op | rumbench µs/op | ratio | go-ycsb user/sys | rumbench user/sys | go-ycsb ops/s | rumbench ops/s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| server | test | threads | go-ycsb µs/op | rumbench µs/op | CPU ratio | go-ycsb user / sys | rumbench user / sys | user ratio | go-ycsb ops/s | rumbench ops/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for engine in engines:
         tests = ["load"] + ["workload" + w for w in letters]
         for test in tests:
             g = {rep: r for e, t, c, rep, r in results if e == engine and t == test and c == "go-ycsb"}
             b = {rep: r for e, t, c, rep, r in results if e == engine and t == test and c == "rumbench"}
             ratios = [b[k]["cpu_us"] / g[k]["cpu_us"] for k in g if k in b]
+            uratios = [b[k]["user_us"] / g[k]["user_us"] for k in g if k in b]
             med = lambda rs, f: statistics.median(r[f] for r in rs.values())
             print(f"| {'PostgreSQL' if engine == 'postgres' else 'MariaDB'} | {test} | {a.threads} | "
                   f"{med(g, 'cpu_us'):.1f} | {med(b, 'cpu_us'):.1f} | {statistics.median(ratios):.2f} "
-                  f"[{min(ratios):.2f}–{max(ratios):.2f}] | {med(g, 'user_us'):.1f}/{med(g, 'sys_us'):.1f} | "
-                  f"{med(b, 'user_us'):.1f}/{med(b, 'sys_us'):.1f} | {med(g, 'rate'):,.0f} | {med(b, 'rate'):,.0f} |")
+                  f"[{min(ratios):.2f}–{max(ratios):.2f}] | {med(g, 'user_us'):.1f} / {med(g, 'sys_us'):.1f} | "
+                  f"{med(b, 'user_us'):.1f} / {med(b, 'sys_us'):.1f} | {statistics.median(uratios):.2f} | "
+                  f"{med(g, 'rate'):,.0f} | {med(b, 'rate'):,.0f} |")
     if not a.dir:
         shutil.rmtree(work, ignore_errors=True)
 
