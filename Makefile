@@ -12,7 +12,7 @@ APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 ## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
 TAGS    ?= rocksdb wiredtiger
 
-.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench vs-pgbench sysbench-deps pyload-deps
+.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench vs-pgbench vs-ycsb sysbench-deps pyload-deps
 
 build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
@@ -71,6 +71,17 @@ vs-sysbench: build server-deps sysbench-deps pyload-deps
 vs-pgbench: build server-deps
 	$(GO) build -o bin/vs-sysbench ./cmd/vs-sysbench
 	tools/vs-pgbench/vs-pgbench.sh bin/rumbench bin/vs-sysbench
+
+## vs-ycsb: go-ycsb and rumbench side by side on one private PostgreSQL and one MariaDB: the
+## load and YCSB workloads A and C (YCSB's own files) at 4 threads on 100,000 records, both
+## clients' CPU per operation from /proc/<pid>/stat, and the ratios (docs/client-cost.md); builds
+## go-ycsb v1.0.3 into bin/go-ycsb when missing; options in YCSBARGS ("--secs 20 --repeats 3
+## --workloads a,b,c --engines postgres")
+YCSBARGS ?=
+vs-ycsb: build server-deps
+	$(GO) build -o bin/vs-sysbench ./cmd/vs-sysbench
+	@test -x bin/go-ycsb || GO=$(GO) tools/vs-ycsb/install-go-ycsb.sh bin/go-ycsb
+	tools/vs-ycsb/vs-ycsb.py --rumbench bin/rumbench --vs bin/vs-sysbench --go-ycsb bin/go-ycsb $(YCSBARGS)
 
 ## sysbench-deps: sysbench from Debian (retried once)
 sysbench-deps:

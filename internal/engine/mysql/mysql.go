@@ -321,6 +321,9 @@ func (d dialect) IndexDDL(t *table.Table) []string {
 	for _, ix := range t.Indexes {
 		adds = append(adds, fmt.Sprintf("ADD INDEX %s (%s)", sqlfam.IndexName(t, ix), sqlfam.ColumnList(t, ix.Columns)))
 	}
+	if len(adds) == 0 {
+		return nil
+	}
 	if d.te == "rocksdb" {
 		out := make([]string, len(adds))
 		for i, a := range adds {

@@ -185,14 +185,14 @@ func (c *client) do(ctx context.Context, op int) (int, error) {
 	return 0, fmt.Errorf("ycsb: no operation %d", op)
 }
 
-// readRecord reads record keynum, every field (all) or one chosen at random, and checks the
-// values read when verify is set (dataintegrity). It returns the rows read.
+// readRecord reads record keynum, every column (the JDBC binding reads SELECT * whether it
+// wants every field or one chosen at random), and checks the values read when verify is set
+// (dataintegrity). It returns the rows read.
 func (c *client) readRecord(ctx context.Context, keynum int64, all, verify bool) (int64, error) {
 	c.setKey(keynum)
-	st, field := c.st.readAll, -1
+	st := c.st.read
 	if !all {
-		field = int(c.rng.Intn(int64(c.fields)))
-		st = c.st.readOne[field]
+		c.rng.Intn(int64(c.fields)) // the field YCSB would keep of what it read
 	}
 	c.args = append(c.args[:0], table.Value{B: c.key})
 	c.out.Reset(len(st.Cols))
@@ -229,7 +229,7 @@ func (c *client) updateRecord(ctx context.Context, keynum int64) (int, error) {
 	c.setKey(keynum)
 	st := c.st.updateAll
 	if c.r.w.cfg.Core.WriteAllFields {
-		c.buildValues(c.r.w.allFields, 0)
+		c.buildValues(c.st.order, 0)
 	} else {
 		f := int(c.rng.Intn(int64(c.fields)))
 		st = c.st.updateOne[f]
@@ -254,7 +254,7 @@ func (c *client) updateRecord(ctx context.Context, keynum int64) (int, error) {
 func (c *client) insertRecord(ctx context.Context) (int, error) {
 	keynum := c.r.ack.Next()
 	c.buildRecords(c.batch, keynum, 1)
-	if err := c.sess.Insert(ctx, c.st.t, c.batch); err != nil {
+	if err := c.insertOne(ctx, c.batch.Row(0)); err != nil {
 		return 0, err
 	}
 	if err := c.r.ack.Acknowledge(keynum); err != nil {
@@ -263,12 +263,24 @@ func (c *client) insertRecord(ctx context.Context) (int, error) {
 	return 1, nil
 }
 
+// insertOne inserts row (every column in table order) with the JDBC binding's INSERT: one
+// statement in autocommit, its columns in the binding's order.
+func (c *client) insertOne(ctx context.Context, row []table.Value) error {
+	st := c.st.insert
+	c.args = c.args[:0]
+	for _, col := range st.InsertCols {
+		c.args = append(c.args, row[col])
+	}
+	_, err := c.sess.Exec(ctx, st, c.args, c.out)
+	return err
+}
+
 // scan reads up to a drawn number of records in key order from a chosen key: every field or one.
 func (c *client) scan(ctx context.Context) (int64, error) {
 	c.setKey(c.nextKeynum())
-	st := c.st.scanAll
+	st := c.st.scan // SELECT *, as for a read
 	if !c.r.w.cfg.Core.ReadAllFields {
-		st = c.st.scanOne[c.rng.Intn(int64(c.fields))]
+		c.rng.Intn(int64(c.fields))
 	}
 	length := c.scanLen.Next(&c.rng)
 	c.args = append(c.args[:0], table.Value{B: c.key}, table.Value{I: length})
@@ -293,7 +305,7 @@ const checkChunk = 1000
 // returns the fingerprint of its keys.
 func (c *client) scanAll(ctx context.Context) (keySet, error) {
 	var ks keySet
-	st := c.st.scanAll
+	st := c.st.scan
 	var from []byte // the next start key; empty sorts first
 	first := true
 	for {

@@ -3,92 +3,124 @@ package ycsb
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload/ycsb/ycsbconf"
 )
 
-// KeyColumn is the key column's name, as YCSB's JDBC binding names it (YCSB_KEY).
+// KeyColumn is the key column's name in the table's DDL (YCSB's JDBC binding declares
+// YCSB_KEY, which PostgreSQL folds to this and MySQL and SQLite compare without case).
 const KeyColumn = "ycsb_key"
+
+// refKey is the key column as the JDBC binding's statements write it.
+const refKey = "YCSB_KEY"
 
 // keyMaxLen is the declared length of the key column (YCSB's JDBC binding: VARCHAR(255)).
 const keyMaxLen = 255
 
-// newTable returns YCSB's usertable: the string key, then fieldcount text fields. A field is a
-// VARCHAR of fieldlength when a whole record fits a MySQL row that way (4 bytes a character),
-// else an unbounded text column.
+// newTable returns YCSB's usertable as the JDBC binding's documentation declares it: the key
+// VARCHAR(255) PRIMARY KEY, then fieldcount TEXT fields (unbounded text columns).
 func newTable(c *ycsbconf.Config) *table.Table {
 	t := &table.Table{Name: c.Table, Columns: []table.Column{
 		{Name: KeyColumn, Type: table.Bytes, NotNull: true, MaxLen: keyMaxLen, Text: true}}}
-	maxLen := c.FieldLength
-	if c.FieldCount*int64(c.FieldLength)*4 > 60_000 {
-		maxLen = 0
-	}
 	for i := int64(0); i < c.FieldCount; i++ {
 		t.Columns = append(t.Columns, table.Column{Name: fmt.Sprintf("%s%d", c.FieldNamePrefix, i), Type: table.Bytes,
-			MaxLen: maxLen, Text: true})
+			Text: true})
 	}
 	return t
 }
 
-// stmts are the statements of the run step, in their SQL reference form (as YCSB's JDBC binding
-// issues them, columns named) and their logical form: a read, a scan and an update of every
-// field, and of each single field (readallfields=false, writeallfields=false).
+// stmts are the statements of the workload in YCSB's JDBC binding's SQL text (JdbcDBClient with
+// its default flavor, DefaultDBFlavor) and their logical form. The binding reads every column
+// (SELECT *) whatever readallfields says, writes the fields of a record in the order its
+// CoreWorkload's HashMap of values iterates them (fieldOrder), and scans with ORDER BY and LIMIT,
+// or FETCH FIRST on PostgreSQL (its driver check for "postgres").
 type stmts struct {
-	t                           *table.Table
-	readAll, scanAll, updateAll *table.Stmt
-	readOne, scanOne, updateOne []*table.Stmt
+	t                 *table.Table
+	read, scan        *table.Stmt
+	updateAll, insert *table.Stmt
+	updateOne         []*table.Stmt
+	// order are the field numbers (0-based) in the binding's order: the order of updateAll's
+	// assignments and of insert's columns after the key.
+	order []int
 }
 
 func newStmts(c *ycsbconf.Config) *stmts {
 	t := newTable(c)
 	s := &stmts{t: t}
-	all := make([]int, c.FieldCount)
-	for i := range all {
-		all[i] = 1 + i
+	names := make([]string, c.FieldCount)
+	for i := range names {
+		names[i] = t.Columns[1+i].Name
 	}
-	s.readAll, s.scanAll, s.updateAll = s.read(all), s.scan(all), s.update(all)
-	for _, f := range all {
-		s.readOne = append(s.readOne, s.read([]int{f}))
-		s.scanOne = append(s.scanOne, s.scan([]int{f}))
+	s.order = fieldOrder(names)
+	all := make([]int, len(t.Columns))
+	for i := range all {
+		all[i] = i
+	}
+	// read: SELECT * FROM usertable WHERE YCSB_KEY = ?
+	s.read = &table.Stmt{Table: t, Kind: table.Select, Index: -1, Match: table.Eq, Cols: all,
+		SQL: fmt.Sprintf("SELECT * FROM %s WHERE %s = ?", t.Name, refKey)}
+	// scan: SELECT * FROM usertable WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?
+	scan := fmt.Sprintf("SELECT * FROM %s WHERE %s >= ? ORDER BY %s", t.Name, refKey, refKey)
+	s.scan = &table.Stmt{Table: t, Kind: table.Select, Index: -1, Match: table.From, Cols: all,
+		SQL: scan + " LIMIT ?", Dialects: map[string]string{"postgres": scan + " FETCH FIRST ? ROWS ONLY"}}
+	s.updateAll = s.update(s.order)
+	for f := range names {
 		s.updateOne = append(s.updateOne, s.update([]int{f}))
 	}
+	// insert: INSERT INTO usertable (YCSB_KEY,field1,field0,...) VALUES(?,?,?,...)
+	cols := []int{0}
+	list := []string{refKey}
+	for _, f := range s.order {
+		cols = append(cols, 1+f)
+		list = append(list, names[f])
+	}
+	s.insert = &table.Stmt{Table: t, Kind: table.InsertRow, Index: -1, InsertCols: cols,
+		SQL: fmt.Sprintf("INSERT INTO %s (%s) VALUES(?%s)", t.Name, strings.Join(list, ","), strings.Repeat(",?", len(names)))}
 	return s
 }
 
-func (s *stmts) names(cols []int) string {
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = s.t.Columns[c].Name
-	}
-	return strings.Join(names, ", ")
-}
-
-// read: SELECT fields FROM usertable WHERE ycsb_key = ?
-func (s *stmts) read(fields []int) *table.Stmt {
-	return &table.Stmt{Table: s.t, Kind: table.Select, Index: -1, Match: table.Eq, Cols: fields,
-		SQL: fmt.Sprintf("SELECT %s FROM %s WHERE %s = ?", s.names(fields), s.t.Name, KeyColumn)}
-}
-
-// scan: SELECT ycsb_key, fields FROM usertable WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?
-func (s *stmts) scan(fields []int) *table.Stmt {
-	cols := append([]int{0}, fields...)
-	return &table.Stmt{Table: s.t, Kind: table.Select, Index: -1, Match: table.From, Cols: cols,
-		SQL: fmt.Sprintf("SELECT %s FROM %s WHERE %s >= ? ORDER BY %s LIMIT ?", s.names(cols), s.t.Name, KeyColumn, KeyColumn)}
-}
-
-// update: UPDATE usertable SET field = ?, ... WHERE ycsb_key = ?
+// update: UPDATE usertable SET field3=? WHERE YCSB_KEY = ? (fields: 0-based field numbers in the
+// order of the assignments).
 func (s *stmts) update(fields []int) *table.Stmt {
 	set := make([]table.Assign, len(fields))
 	sets := make([]string, len(fields))
 	for i, f := range fields {
-		set[i] = table.Assign{Col: f}
-		sets[i] = s.t.Columns[f].Name + " = ?"
+		set[i] = table.Assign{Col: 1 + f}
+		sets[i] = s.t.Columns[1+f].Name + "=?"
 	}
 	return &table.Stmt{Table: s.t, Kind: table.Update, Index: -1, Match: table.Eq, Set: set,
-		SQL: fmt.Sprintf("UPDATE %s SET %s WHERE %s = ?", s.t.Name, strings.Join(sets, ", "), KeyColumn)}
+		SQL: fmt.Sprintf("UPDATE %s SET %s WHERE %s = ?", s.t.Name, strings.Join(sets, ", "), refKey)}
+}
+
+// fieldOrder returns the positions of names in the order a java.util.HashMap holding them as
+// keys, put in the order given, iterates them: by bucket (the key's String.hashCode, its high
+// half XORed into its low, masked to the table's size, a power of two from 16 that keeps the
+// entries at most 3/4 of it), and within a bucket in the order of the puts. The JDBC binding
+// builds its INSERT column list and an UPDATE of every field in that order.
+func fieldOrder(names []string) []int {
+	size := 16
+	for len(names)*4 > size*3 {
+		size *= 2
+	}
+	bucket := func(s string) int {
+		var h int32
+		for _, u := range utf16.Encode([]rune(s)) { // Java hashes a string's UTF-16 units
+			h = 31*h + int32(u)
+		}
+		u := uint32(h)
+		return int((u ^ u>>16) & uint32(size-1))
+	}
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return bucket(names[order[a]]) < bucket(names[order[b]]) })
+	return order
 }
 
 // Field values. YCSB fills a field with random printable bytes; here every byte is one of 64

@@ -266,8 +266,6 @@ type Workload struct {
 	cfg Config
 	// stmts are the statements of the run, shared by every engine's sessions.
 	stmts *stmts
-	// allFields are the field numbers 0..fieldcount-1.
-	allFields []int
 	// shard is the part of a split run this process does (workload.Sharder).
 	shard workload.Shard
 }
@@ -279,11 +277,7 @@ func New(cfg Config) (*Workload, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	w := &Workload{cfg: cfg, stmts: newStmts(&cfg.Core)}
-	for f := range int(cfg.Core.FieldCount) {
-		w.allFields = append(w.allFields, f)
-	}
-	return w, nil
+	return &Workload{cfg: cfg, stmts: newStmts(&cfg.Core)}, nil
 }
 
 // Name implements workload.Workload.

@@ -199,8 +199,8 @@ func checkScans(t *testing.T, r *Run) {
 		from, _ := slices.BinarySearch(keys, start)
 		want := keys[from:min(from+int(length), len(keys))]
 		c.args = append(c.args[:0], table.Value{B: []byte(start)}, table.Value{I: length})
-		c.out.Reset(len(c.st.scanAll.Cols))
-		n, err := sess.Exec(ctx, c.st.scanAll, c.args, c.out)
+		c.out.Reset(len(c.st.scan.Cols))
+		n, err := sess.Exec(ctx, c.st.scan, c.args, c.out)
 		if err != nil {
 			t.Fatal(err)
 		}
