@@ -66,12 +66,12 @@ func script(nlinks int64) []lbgen.Request {
 	data := []byte("payload")
 	return []lbgen.Request{
 		{Op: lbgen.OpCountLink, ID1: 1, LinkType: lt},
-		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: data},    // new
-		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: data},    // exists: update
-		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 1, Visibility: visibilityDefault, Data: data},    // exists
-		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                               // visible: hidden
-		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                               // hidden: nothing
-		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 9002, Visibility: visibilityDefault, Data: data}, // missing: insert
+		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: data},                // new
+		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: []byte("payload 2")}, // exists: update (new data, so the row changes)
+		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 1, Visibility: visibilityDefault, Data: data},                // exists
+		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                                           // visible: hidden
+		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                                           // hidden: nothing
+		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 9002, Visibility: visibilityDefault, Data: data},             // missing: insert
 		{Op: lbgen.OpMultigetLink, ID1: 1, LinkType: lt, ID2s: []int64{2, 9001, 77777}},
 		{Op: lbgen.OpGetLinkList, ID1: 1, LinkType: lt, MinTime: 0, MaxTime: 1 << 62, Limit: 3},
 		{Op: lbgen.OpAddNode, NodeType: lbgen.DefaultNodeType, Version: 1, Data: data},
@@ -86,13 +86,14 @@ func opsRun(t *testing.T, eng table.Engine, dir string) (*Run, *requester) {
 	t.Helper()
 	w := build(t, "--maxid1", "21", "--max-degree", "8", "--loops", "0", "--reference", "upstream")
 	run := worktest.Steps(t, eng, dir, w, nil).(*Run)
-	sess, err := eng.NewSession(context.Background())
+	var ss workload.Sessions
+	t.Cleanup(func() { ss.Close() })
+	q, _ := w.model.NewRequester(0, 1)
+	c, err := run.newRequester(context.Background(), &ss, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { sess.Close() })
-	q, _ := w.model.NewRequester(0, 1)
-	return run, &requester{r: run, st: w.st, sess: sess, q: q, out: table.NewRows(len(linkCols), 64)}
+	return run, c
 }
 
 // TestOperations runs each operation on every storing engine and checks its effect on the

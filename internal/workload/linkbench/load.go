@@ -245,8 +245,9 @@ func (l *loader) flushCounts(ctx context.Context, m *runner.Meter) error {
 // openTables creates the three tables with their indexes (the reference creates them before
 // its load).
 func openTables(ctx context.Context, eng table.Engine) error {
+	info := eng.Info()
 	for _, t := range []*table.Table{linkTable, countTable, nodeTable} {
-		if err := eng.CreateTable(ctx, t, true); err != nil {
+		if err := eng.CreateTable(ctx, referenceTable(info, t), true); err != nil {
 			return err
 		}
 	}

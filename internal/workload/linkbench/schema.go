@@ -76,6 +76,63 @@ var (
 	}}
 )
 
+// mysqlDDL is the fork's MySQL DDL (its README, as the reports' runs create the tables): unsigned
+// integers, a tinyint visibility, latin1 text columns, a mediumtext node payload, and linktable
+// partitioned by key(id1) into 16 partitions. rumbench creates it on MariaDB/MySQL with InnoDB.
+var mysqlDDL = map[string][]string{
+	LinkTable: {"CREATE TABLE linktable (" +
+		"id1 bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"id2 bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"link_type bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"visibility tinyint(3) NOT NULL DEFAULT '0', " +
+		"data varchar(255) NOT NULL DEFAULT '', " +
+		"time bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"version int(11) unsigned NOT NULL DEFAULT '0', " +
+		"PRIMARY KEY (link_type, id1, id2), " +
+		"KEY id1_type (id1, link_type, visibility, time, id2, version, data)" +
+		") ENGINE=InnoDB DEFAULT CHARSET=latin1 PARTITION BY key(id1) PARTITIONS 16"},
+	CountTable: {"CREATE TABLE counttable (" +
+		"id bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"link_type bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"count int(10) unsigned NOT NULL DEFAULT '0', " +
+		"time bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"version bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"PRIMARY KEY (id, link_type)" +
+		") ENGINE=InnoDB DEFAULT CHARSET=latin1"},
+	NodeTable: {"CREATE TABLE nodetable (" +
+		"id bigint(20) unsigned NOT NULL AUTO_INCREMENT, " +
+		"type int(10) unsigned NOT NULL, " +
+		"version bigint(20) unsigned NOT NULL, " +
+		"time int(10) unsigned NOT NULL, " +
+		"data mediumtext NOT NULL, " +
+		"PRIMARY KEY(id)" +
+		") ENGINE=InnoDB DEFAULT CHARSET=latin1"},
+}
+
+// dialectOf is the SQL dialect of a server engine the fork has a store for ("mysql" for
+// MariaDB/MySQL, "postgres"), "" for the other engines: the reference's connections and
+// transactions apply to those two.
+func dialectOf(info table.Info) string {
+	switch info.Name {
+	case "mysql", "myrocks":
+		return "mysql"
+	case "postgres":
+		return "postgres"
+	}
+	return ""
+}
+
+// referenceTable returns t as it is created on the engine: with the fork's DDL on MariaDB/MySQL
+// with InnoDB, else t.
+func referenceTable(info table.Info, t *table.Table) *table.Table {
+	if dialectOf(info) != "mysql" || info.Options["table_engine"] != "innodb" {
+		return t
+	}
+	c := *t
+	c.DDL = mysqlDDL[t.Name]
+	return &c
+}
+
 // linkCols are the columns the reference's link reads return: id1, id2, link_type, visibility,
 // data, version, time.
 var linkCols = []int{lID1, lID2, lLinkType, lVisibility, lData, lVersion, lTime}
@@ -143,8 +200,10 @@ func newStmts() *stmts {
 		SQL:      linkSelect + " FORCE INDEX(id1_type) " + listWhere,
 		Dialects: map[string]string{"postgres": linkSelect + listWhere, "sqlite": linkSelect + listWhere}}
 	for n := 1; n <= maxMultiget; n++ {
+		// Sent as text with the ids written in, as the reference sends it (a Statement, not a
+		// prepared one): the arguments are integers, so the text cannot carry anything else.
 		s.multiget[n] = &table.Stmt{Table: linkTable, Kind: table.Select, Index: -1, Prefix: 2, Match: table.In, InLen: n,
-			KeyOrder: []int{1, 0}, Cols: linkCols,
+			KeyOrder: []int{1, 0}, Cols: linkCols, Unprepared: true,
 			SQL: linkSelect + " WHERE id1 = ? AND link_type = ? and id2 IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"}
 	}
 

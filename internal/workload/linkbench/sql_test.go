@@ -11,36 +11,29 @@ import (
 	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
 
-// TestReferenceSQL runs the script of requests on a private PostgreSQL that logs every statement
-// it receives and compares each request's statements with the reference's (the Small Datum
-// fork's LinkStoreSql and LinkStorePgsql), in order.
-func TestReferenceSQL(t *testing.T) {
-	const (
-		addLink    = "INSERT INTO linktable (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)"
-		upsert     = "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET count = counttable.count + ?, version = counttable.version + 1, time = ?"
-		forUpdate  = "SELECT visibility FROM linktable WHERE id1 = ? AND id2 = ? AND link_type = ? FOR UPDATE"
-		updateLink = "UPDATE linktable SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"
-		hide       = "UPDATE linktable SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"
-		countInc   = "UPDATE counttable SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?"
-		sel        = "SELECT id1, id2, link_type, visibility, data, version, time FROM linktable"
-	)
-	want := [][]string{
-		{"SELECT count from counttable WHERE id = ? AND link_type = ?"},
-		{"BEGIN", addLink, upsert, "COMMIT"},
-		{"BEGIN", addLink, "ROLLBACK", "BEGIN", forUpdate, updateLink, "COMMIT"},
-		{"BEGIN", forUpdate, updateLink, "COMMIT"},
-		{"BEGIN", forUpdate, hide, countInc, "COMMIT"},
-		{"BEGIN", forUpdate, "ROLLBACK"},
-		{"BEGIN", forUpdate, "ROLLBACK", "BEGIN", addLink, upsert, "COMMIT"},
-		{sel + " WHERE id1 = ? AND link_type = ? and id2 IN (?,?,?)"},
-		{sel + " WHERE id1 = ? AND link_type = ?  AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ? OFFSET ?"},
-		{"INSERT INTO nodetable (type, version, time, data) VALUES (?, ?, ?, ?) RETURNING id"},
-		{"UPDATE nodetable SET version=?, time=?, data=? WHERE id=? AND type=?"},
-		{"DELETE FROM nodetable WHERE id=? and type =?"},
-		{"SELECT id, type, version, time, data FROM nodetable WHERE id=?"},
-	}
+// The fork's statements (LinkStoreSql, LinkStoreMysql, LinkStorePgsql), without its database
+// prefix (linkdb0.).
+const (
+	refAddLink    = "INSERT INTO linktable (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)"
+	refForUpdate  = "SELECT visibility FROM linktable WHERE id1 = ? AND id2 = ? AND link_type = ? FOR UPDATE"
+	refUpdateLink = "UPDATE linktable SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"
+	refHide       = "UPDATE linktable SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"
+	refCountInc   = "UPDATE counttable SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?"
+	refSelect     = "SELECT id1, id2, link_type, visibility, data, version, time FROM linktable"
+	refCount      = "SELECT count from counttable WHERE id = ? AND link_type = ?"
+	refMultiget   = refSelect + " WHERE id1 = 1 AND link_type = 2 and id2 IN (3,4,5)"
+	refListWhere  = " WHERE id1 = ? AND link_type = ?  AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ? OFFSET ?"
+	refAddNode    = "INSERT INTO nodetable (type, version, time, data) VALUES (?, ?, ?, ?)"
+	refUpdateNode = "UPDATE nodetable SET version=?, time=?, data=? WHERE id=? AND type=?"
+	refDeleteNode = "DELETE FROM nodetable WHERE id=? and type =?"
+	refGetNode    = "SELECT id, type, version, time, data FROM nodetable WHERE id=?"
+)
+
+// runScript runs the script of requests on eng, each after a Mark on the engine's pool, and
+// closes the engine.
+func runScript(t *testing.T, eng table.Engine, dir string) {
+	t.Helper()
 	ctx := context.Background()
-	eng, dir := worktest.LoggingPostgres(t)
 	_, c := opsRun(t, struct{ table.Engine }{eng}, dir)
 	db := eng.(interface{ DB() *sql.DB }).DB()
 	for i, req := range script(2) {
@@ -54,13 +47,83 @@ func TestReferenceSQL(t *testing.T) {
 	}
 	db.ExecContext(ctx, worktest.Mark(""))
 	c.sess.Close()
+	c.w.Close()
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got := worktest.LoggedStatements(t, dir)
+}
+
+// compareScript compares the statements logged per request of the script with want.
+func compareScript(t *testing.T, got map[string][]string, want [][]string) {
+	t.Helper()
 	for i, w := range want {
 		if g := got[strconv.Itoa(i)]; strings.Join(g, "\n") != strings.Join(w, "\n") {
 			t.Errorf("request %d %v: statements\n%s\nwant\n%s", i, script(2)[i].Op, strings.Join(g, "\n"), strings.Join(w, "\n"))
 		}
 	}
+}
+
+// TestReferenceSQL runs the script of requests on a private PostgreSQL that logs every statement
+// it receives and compares each request's statements with the reference's (the Small Datum
+// fork's LinkStoreSql and LinkStorePgsql, with pgjdbc's BEGIN on the write connection), in order.
+func TestReferenceSQL(t *testing.T) {
+	upsert := "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET count = counttable.count + ?, version = counttable.version + 1, time = ?"
+	want := [][]string{
+		{refCount},
+		{"BEGIN", refAddLink, upsert, "COMMIT"},
+		{"BEGIN", refAddLink, "ROLLBACK", "BEGIN", refForUpdate, refUpdateLink, "COMMIT"},
+		{"BEGIN", refForUpdate, refUpdateLink, "COMMIT"},
+		{"BEGIN", refForUpdate, refHide, refCountInc, "COMMIT"},
+		{"BEGIN", refForUpdate, "ROLLBACK"},
+		{"BEGIN", refForUpdate, "ROLLBACK", "BEGIN", refAddLink, upsert, "COMMIT"},
+		{refSelect + " WHERE id1 = ? AND link_type = ? and id2 IN (?,?,?)"},
+		{refSelect + refListWhere},
+		{refAddNode + " RETURNING id"},
+		{refUpdateNode},
+		{refDeleteNode},
+		{refGetNode},
+	}
+	eng, dir := worktest.LoggingPostgres(t)
+	runScript(t, eng, dir)
+	compareScript(t, worktest.LoggedStatements(t, dir), want)
+}
+
+// TestReferenceSQLMariaDB runs the script of requests on a private MariaDB that writes every
+// statement to its general log and compares each request's statements with the reference's (the
+// fork's LinkStoreSql and LinkStoreMysql through Connector/J), in order, with the connection
+// each went on: 1 the read connection (autocommit on), 2 the write connection (autocommit off:
+// no BEGIN; no ROLLBACK after a duplicate key, whose error reply tells the driver of no open
+// transaction).
+func TestReferenceSQLMariaDB(t *testing.T) {
+	upsert := "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0) ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?"
+	r := func(s ...string) []string { return conn("1", s) }
+	w := func(s ...string) []string { return conn("2", s) }
+	want := [][]string{
+		r(refCount),
+		w(refAddLink, upsert, "COMMIT"),
+		w(refAddLink, refForUpdate, refUpdateLink, "COMMIT"),
+		w(refForUpdate, refUpdateLink, "COMMIT"),
+		w(refForUpdate, refHide, refCountInc, "COMMIT"),
+		w(refForUpdate, "ROLLBACK"),
+		w(refForUpdate, "ROLLBACK", refAddLink, upsert, "COMMIT"),
+		r(refMultiget),
+		r(refSelect + " FORCE INDEX(id1_type) " + refListWhere),
+		r(refAddNode),
+		r(refUpdateNode),
+		r(refDeleteNode),
+		r(refGetNode),
+	}
+	eng, path := worktest.LoggingMariaDB(t)
+	dir := t.TempDir()
+	runScript(t, eng, dir)
+	compareScript(t, worktest.MariaDBStatements(t, path), want)
+}
+
+// conn returns the statements as MariaDBStatements shows them on connection n.
+func conn(n string, stmts []string) []string {
+	out := make([]string, len(stmts))
+	for i, s := range stmts {
+		out[i] = n + ": " + worktest.NormalizeMySQL(s)
+	}
+	return out
 }
