@@ -209,6 +209,7 @@ func TestFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--reference", "facebook"}, {"--mix", "/no/such/mix"}, {"--maxid1", "1"}, {"--loaders", "0"},
 		{"--loop-secs", "0"}, {"--requests", "-1"}, {"--percentiles", "100"}, {"--max-degree", "-3"},
+		{"--load-split", "halves"},
 	} {
 		d := newDefinition()
 		if err := d.Flags().Parse(bad); err != nil {
@@ -217,5 +218,36 @@ func TestFlags(t *testing.T) {
 		if _, err := d.Build(workload.Shared{Profile: "quick", Seed: 1}); err == nil {
 			t.Errorf("%v: accepted", bad)
 		}
+	}
+}
+
+// TestLoadSplit checks the two load plans on the fork's data, whose first node has 4,181,356 at maxid1 1001
+// links: the reference's gives each range of nodes to one loader whole, slices cut that node,
+// and the load step's remark says which ran.
+func TestLoadSplit(t *testing.T) {
+	for _, tc := range []struct {
+		split, remark string
+		slices        bool
+	}{
+		{"reference", "load split reference: each range of 2048 nodes, all their links, by one loader, as LinkBench loads (the largest node's 4181356 links by one loader)", false},
+		{"slices", "load split slices: 1 nodes of more than 100000 links cut into 42 slices shared by the loaders", true},
+	} {
+		w := build(t, "--maxid1", "1001", "--max-degree", "0", "--load-split", tc.split)
+		r := &Run{w: w, plan: w.loadPlan()}
+		sliced := 0
+		for _, task := range r.plan.Tasks {
+			if task.Slice {
+				sliced++
+			}
+		}
+		if (sliced > 0) != tc.slices {
+			t.Errorf("%s: %d slice tasks", tc.split, sliced)
+		}
+		if got := r.splitRemark(); !strings.HasPrefix(got, tc.remark) {
+			t.Errorf("%s: remark %q, want it to start with %q", tc.split, got, tc.remark)
+		}
+	}
+	if got := build(t, "--maxid1", "1001").Summary(); !strings.Contains(got, "load_split=reference") {
+		t.Errorf("summary %q: no load_split=reference", got)
 	}
 }

@@ -59,7 +59,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 	if err := openTables(ctx, eng); err != nil {
 		return nil, err
 	}
-	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.model.LoadPlan(chunkNodes, sliceLinks)}, nil
+	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.loadPlan()}, nil
 }
 
 // Rows implements workload.Run: the links loaded (so bytes per row is bytes per link).
