@@ -143,7 +143,9 @@ const linkSelect = "SELECT id1, id2, link_type, visibility, data, version, time 
 var byLink = []int{1, 2, 0}
 
 // stmts are the statements of the request phase in the reference's SQL (the Small Datum fork's
-// LinkStoreSql, LinkStoreMysql and LinkStorePgsql, prepared statements) and their logical form.
+// LinkStoreSql, LinkStoreMysql and LinkStorePgsql, prepared statements), byte for byte but the
+// database prefix (linkdb0.) and the count upsert's initial version (bound, not written in), and
+// their logical form.
 type stmts struct {
 	getNode, updateNode, deleteNode, addNode                  *table.Stmt
 	addLink, updateLink, linkForUpdate, hideLink, expungeLink *table.Stmt
@@ -171,7 +173,7 @@ func newStmts() *stmts {
 		SQL: "INSERT INTO linktable (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)"}
 	s.updateLink = &table.Stmt{Table: linkTable, Kind: table.Update, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
 		Set: []table.Assign{{Col: lVisibility}, {Col: lData}, {Col: lVersion}, {Col: lTime}},
-		SQL: "UPDATE linktable SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"}
+		SQL: "UPDATE linktable SET visibility = ?,     data = ?,     version = ?,     time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"}
 	forUpdate := "SELECT visibility FROM linktable WHERE id1 = ? AND id2 = ? AND link_type = ?"
 	s.linkForUpdate = &table.Stmt{Table: linkTable, Kind: table.Select, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
 		ForUpdate: true, Cols: []int{lVisibility}, SQL: forUpdate + " FOR UPDATE",
@@ -187,11 +189,11 @@ func newStmts() *stmts {
 	s.countIncUpsert = &table.Stmt{Table: countTable, Kind: table.Upsert, Index: -1, Set: incCount,
 		SQL: "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?",
 		Dialects: map[string]string{
-			"postgres": "INSERT INTO counttable (id, link_type, count, time, version) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET count = counttable.count + $6, version = counttable.version + 1, time = $7",
+			"postgres": "INSERT INTO counttable(id, link_type, count, time, version) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET  count = counttable.count + $6, version = counttable.version + 1 , time = $7",
 			"sqlite":   "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id, link_type) DO UPDATE SET count = count + ?, version = version + 1, time = ?",
 		}}
 	s.countInc = &table.Stmt{Table: countTable, Kind: table.Update, Index: -1, Prefix: 1, Match: table.Eq, Set: incCount,
-		SQL: "UPDATE counttable SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?"}
+		SQL: "UPDATE counttable SET count = count + ?,     version = version + 1,     time = ? WHERE id = ? AND link_type = ?"}
 	s.countLinks = &table.Stmt{Table: countTable, Kind: table.Select, Index: -1, Prefix: 1, Match: table.Eq, Cols: []int{cCount},
 		SQL: "SELECT count from counttable WHERE id = ? AND link_type = ?"}
 	listWhere := " WHERE id1 = ? AND link_type = ?  AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ? OFFSET ?"

@@ -11,14 +11,14 @@ import (
 	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
 
-// The fork's statements (LinkStoreSql, LinkStoreMysql, LinkStorePgsql), without its database
-// prefix (linkdb0.).
+// The fork's statements (LinkStoreSql, LinkStoreMysql, LinkStorePgsql), byte for byte as
+// Connector/J sent them to MariaDB's general log, without the database prefix (linkdb0.).
 const (
 	refAddLink    = "INSERT INTO linktable (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)"
 	refForUpdate  = "SELECT visibility FROM linktable WHERE id1 = ? AND id2 = ? AND link_type = ? FOR UPDATE"
-	refUpdateLink = "UPDATE linktable SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"
+	refUpdateLink = "UPDATE linktable SET visibility = ?,     data = ?,     version = ?,     time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"
 	refHide       = "UPDATE linktable SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"
-	refCountInc   = "UPDATE counttable SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?"
+	refCountInc   = "UPDATE counttable SET count = count + ?,     version = version + 1,     time = ? WHERE id = ? AND link_type = ?"
 	refSelect     = "SELECT id1, id2, link_type, visibility, data, version, time FROM linktable"
 	refCount      = "SELECT count from counttable WHERE id = ? AND link_type = ?"
 	refMultiget   = refSelect + " WHERE id1 = 1 AND link_type = 2 and id2 IN (3,4,5)"
@@ -67,7 +67,8 @@ func compareScript(t *testing.T, got map[string][]string, want [][]string) {
 // it receives and compares each request's statements with the reference's (the Small Datum
 // fork's LinkStoreSql and LinkStorePgsql, with pgjdbc's BEGIN on the write connection), in order.
 func TestReferenceSQL(t *testing.T) {
-	upsert := "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET count = counttable.count + ?, version = counttable.version + 1, time = ?"
+	// The fork writes the initial version, 0, into the text; rumbench binds it.
+	upsert := "INSERT INTO counttable(id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET  count = counttable.count + ?, version = counttable.version + 1 , time = ?"
 	want := [][]string{
 		{refCount},
 		{"BEGIN", refAddLink, upsert, "COMMIT"},
