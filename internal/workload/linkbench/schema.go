@@ -109,6 +109,37 @@ var mysqlDDL = map[string][]string{
 		") ENGINE=InnoDB DEFAULT CHARSET=latin1"},
 }
 
+// pgDDL is the fork's PostgreSQL DDL (pgsql-ddl.sql) without its schema: numeric(20) ids, link
+// types and times, a smallint visibility, the same keys and index; but the payloads are bytea
+// where the fork has varchar(255) and text in a latin1 database (rumbench's databases are
+// UTF-8, which refuses the payloads' bytes above 127 as text).
+var pgDDL = map[string][]string{
+	LinkTable: {"CREATE TABLE linktable (" +
+		"id1 numeric(20) NOT NULL DEFAULT '0', " +
+		"id2 numeric(20) NOT NULL DEFAULT '0', " +
+		"link_type numeric(20) NOT NULL DEFAULT '0', " +
+		"visibility smallint NOT NULL DEFAULT '0', " +
+		"data bytea NOT NULL DEFAULT '', " +
+		"time numeric(20) NOT NULL DEFAULT '0', " +
+		"version bigint NOT NULL DEFAULT '0', " +
+		"PRIMARY KEY (link_type, id1,id2))",
+		"CREATE INDEX id1_type on linktable(id1,link_type,visibility,time,id2,version,data)"},
+	CountTable: {"CREATE TABLE counttable (" +
+		"id numeric(20) NOT NULL DEFAULT '0', " +
+		"link_type numeric(20) NOT NULL DEFAULT '0', " +
+		"count int NOT NULL DEFAULT '0', " +
+		"time numeric(20) NOT NULL DEFAULT '0', " +
+		"version numeric(20) NOT NULL DEFAULT '0', " +
+		"PRIMARY KEY (id,link_type))"},
+	NodeTable: {"CREATE TABLE nodetable (" +
+		"id BIGSERIAL NOT NULL, " +
+		"type int NOT NULL, " +
+		"version numeric NOT NULL, " +
+		"time int NOT NULL, " +
+		"data bytea NOT NULL, " +
+		"PRIMARY KEY(id))"},
+}
+
 // dialectOf is the SQL dialect of a server engine the fork has a store for ("mysql" for
 // MariaDB/MySQL, "postgres"), "" for the other engines: the reference's connections and
 // transactions apply to those two.
@@ -123,13 +154,22 @@ func dialectOf(info table.Info) string {
 }
 
 // referenceTable returns t as it is created on the engine: with the fork's DDL on MariaDB/MySQL
-// with InnoDB, else t.
+// with InnoDB and on PostgreSQL, else t.
 func referenceTable(info table.Info, t *table.Table) *table.Table {
-	if dialectOf(info) != "mysql" || info.Options["table_engine"] != "innodb" {
+	var ddl []string
+	switch dialectOf(info) {
+	case "mysql":
+		if info.Options["table_engine"] == "innodb" {
+			ddl = mysqlDDL[t.Name]
+		}
+	case "postgres":
+		ddl = pgDDL[t.Name]
+	}
+	if ddl == nil {
 		return t
 	}
 	c := *t
-	c.DDL = mysqlDDL[t.Name]
+	c.DDL = ddl
 	return &c
 }
 

@@ -30,12 +30,19 @@ const (
 )
 
 // runScript runs the script of requests on eng, each after a Mark on the engine's pool, and
-// closes the engine.
-func runScript(t *testing.T, eng table.Engine, dir string) {
+// closes the engine. Before the script, each query of ddl (one value) must return its want: the
+// tables are the fork's.
+func runScript(t *testing.T, eng table.Engine, dir string, ddl map[string]string) {
 	t.Helper()
 	ctx := context.Background()
 	_, c := opsRun(t, struct{ table.Engine }{eng}, dir)
 	db := eng.(interface{ DB() *sql.DB }).DB()
+	for q, want := range ddl {
+		var got string
+		if err := db.QueryRowContext(ctx, q).Scan(&got); err != nil || got != want {
+			t.Errorf("%s: %q (%v), want %q", q, got, err, want)
+		}
+	}
 	for i, req := range script(2) {
 		if _, err := db.ExecContext(ctx, worktest.Mark(strconv.Itoa(i))); err != nil {
 			t.Fatal(err)
@@ -85,7 +92,10 @@ func TestReferenceSQL(t *testing.T) {
 		{refGetNode},
 	}
 	eng, dir := worktest.LoggingPostgres(t)
-	runScript(t, eng, dir)
+	runScript(t, eng, dir, map[string]string{
+		"SELECT data_type || ' ' || numeric_precision FROM information_schema.columns WHERE table_name = 'linktable' AND column_name = 'id1'": "numeric 20",
+		"SELECT data_type FROM information_schema.columns WHERE table_name = 'linktable' AND column_name = 'visibility'":                      "smallint",
+	})
 	compareScript(t, worktest.LoggedStatements(t, dir), want)
 }
 
@@ -116,7 +126,11 @@ func TestReferenceSQLMariaDB(t *testing.T) {
 	}
 	eng, path := worktest.LoggingMariaDB(t)
 	dir := t.TempDir()
-	runScript(t, eng, dir)
+	runScript(t, eng, dir, map[string]string{
+		"SELECT column_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'linktable' AND column_name = 'id1'":                                   "bigint(20) unsigned",
+		"SELECT CONCAT(column_type, ' ', character_set_name) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'nodetable' AND column_name = 'data'": "mediumtext latin1",
+		"SELECT COUNT(*) FROM information_schema.partitions WHERE table_schema = DATABASE() AND table_name = 'linktable'":                                                           "16",
+	})
 	compareScript(t, worktest.MariaDBStatements(t, path), want)
 }
 
