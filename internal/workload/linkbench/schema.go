@@ -154,12 +154,15 @@ func dialectOf(info table.Info) string {
 }
 
 // referenceTable returns t as it is created on the engine: with the fork's DDL on MariaDB/MySQL
-// with InnoDB and on PostgreSQL, else t.
+// with InnoDB and on PostgreSQL, else t. On MariaDB/MySQL the fork's latin1 text columns need the
+// payloads bound as binary values, which only rumbench's own wire protocol does (the driver binds
+// them as strings in the connection's character set, which refuses bytes that are not UTF-8):
+// with wire=driver or client=sql the tables are rumbench's.
 func referenceTable(info table.Info, t *table.Table) *table.Table {
 	var ddl []string
 	switch dialectOf(info) {
 	case "mysql":
-		if info.Options["table_engine"] == "innodb" {
+		if info.Options["table_engine"] == "innodb" && info.Options["wire"] == "own" {
 			ddl = mysqlDDL[t.Name]
 		}
 	case "postgres":
