@@ -12,7 +12,7 @@ APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 ## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
 TAGS    ?= rocksdb wiredtiger
 
-.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench vs-pgbench vs-ycsb sysbench-deps pyload-deps
+.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench vs-pgbench vs-ycsb vs-linkbench sysbench-deps pyload-deps java-deps
 
 build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
@@ -82,6 +82,21 @@ vs-ycsb: build server-deps
 	$(GO) build -o bin/vs-sysbench ./cmd/vs-sysbench
 	@test -x bin/go-ycsb || GO=$(GO) tools/vs-ycsb/install-go-ycsb.sh bin/go-ycsb
 	tools/vs-ycsb/vs-ycsb.py --rumbench bin/rumbench --vs bin/vs-sysbench --go-ycsb bin/go-ycsb $(YCSBARGS)
+
+## vs-linkbench: Java LinkBench (mdcallag/linkbench, cloned from GitHub and built with maven, or
+## the built checkout LINKBENCH=DIR) and rumbench side by side on one private MariaDB: the graph
+## loaded once, then each client's request phase in turns, client CPU per request from
+## /proc/<pid>/stat and statements per request from the server (docs/client-cost.md); MAXID1,
+## SECS, REPEATS and REQUESTERS set in the environment
+vs-linkbench: build server-deps java-deps
+	$(GO) build -o bin/vs-sysbench ./cmd/vs-sysbench
+	tools/vs-linkbench/vs-linkbench.sh bin/rumbench bin/vs-sysbench
+
+## java-deps: a JDK, maven and the mariadb client from Debian (for vs-linkbench)
+java-deps:
+	@command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1 && command -v mariadb >/dev/null 2>&1 || { \
+		echo "installing a JDK, maven and the mariadb client"; \
+		$(APT) update && $(APT) install default-jdk-headless maven mariadb-client; }
 
 ## sysbench-deps: sysbench from Debian (retried once)
 sysbench-deps:

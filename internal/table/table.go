@@ -80,6 +80,12 @@ type Table struct {
 	// KeyLen is the number of leading columns that form the primary key; 0 is read as 1.
 	KeyLen  int
 	Indexes []Index
+	// DDL, when set, are the statements that create the table with its secondary indexes on a
+	// SQL engine, in place of the ones it derives from Columns and Indexes: a reference's own
+	// DDL (its column types, partitions, character set). They must create the same column and
+	// index names, so that the statements derived from the description run on the table. Other
+	// engines ignore it.
+	DDL []string
 }
 
 // Keys returns the number of primary key columns (at least 1).

@@ -52,6 +52,7 @@ const (
 	typeDateTime  = 0x0c
 	typeYear      = 0x0d
 	typeNewDate   = 0x0e
+	typeBlob      = 0xfc
 	typeString    = 0xfe
 )
 
@@ -309,7 +310,8 @@ func (w *wire) prepare(text string) (*wireStmt, error) {
 }
 
 // Query implements sqlfam.Stmt: COM_STMT_EXECUTE, the arguments bound as the driver binds them
-// (see conn.values and the driver's writeExecutePacket), the rows read in the binary protocol.
+// (see conn.values and the driver's writeExecutePacket) but binary ones, bound as blobs, the
+// rows read in the binary protocol.
 func (s *wireStmt) Query(_ context.Context, args []sqlfam.Arg, cols []sqlfam.ColKind, out *table.Rows) (sqlfam.Result, error) {
 	w := s.w
 	if len(args) != s.params {
@@ -331,6 +333,11 @@ func (s *wireStmt) Query(_ context.Context, args []sqlfam.Arg, cols []sqlfam.Col
 			case a.Kind != sqlfam.ArgTime && a.B == nil:
 				w.out[nulls+i/8] |= 1 << (i % 8)
 				w.out = append(w.out, typeNull, 0)
+			case a.Kind == sqlfam.ArgBytes:
+				// Binary: the server stores the bytes as they are in a column of any character
+				// set (a string would be read in the connection's and refused when not valid
+				// there), as Connector/J binds setBytes.
+				w.out = append(w.out, typeBlob, 0)
 			default:
 				w.out = append(w.out, typeString, 0)
 			}

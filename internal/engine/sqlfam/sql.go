@@ -50,6 +50,9 @@ func (e *Engine) CreateTable(ctx context.Context, t *table.Table, withIndexes bo
 	if err := t.Validate(); err != nil {
 		return err
 	}
+	if len(t.DDL) > 0 {
+		return e.createFromDDL(ctx, t, withIndexes)
+	}
 	if _, err := e.db.ExecContext(ctx, createTableSQL(e.d, t)); err != nil {
 		return fmt.Errorf("%s: create table %s: %w", e.d.Name(), t.Name, err)
 	}
@@ -59,6 +62,22 @@ func (e *Engine) CreateTable(ctx context.Context, t *table.Table, withIndexes bo
 	if withIndexes {
 		return e.CreateIndexes(ctx, t)
 	}
+	return nil
+}
+
+// createFromDDL creates t, its indexes included, with its own statements (table.Table.DDL).
+func (e *Engine) createFromDDL(ctx context.Context, t *table.Table, withIndexes bool) error {
+	if !withIndexes && len(t.Indexes) > 0 {
+		return fmt.Errorf("%s: table %s has its own DDL, which creates its indexes with it", e.d.Name(), t.Name)
+	}
+	for _, q := range t.DDL {
+		if _, err := e.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: create table %s: %q: %w", e.d.Name(), t.Name, q, err)
+		}
+	}
+	e.mu.Lock()
+	e.tables = append(e.tables, t.Name)
+	e.mu.Unlock()
 	return nil
 }
 

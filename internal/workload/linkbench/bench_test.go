@@ -21,7 +21,7 @@ func BenchmarkRequest(b *testing.B) {
 	}
 	sess, _ := eng.NewSession(ctx)
 	q, _ := w.model.NewRequester(0, 1)
-	c := &requester{r: run.(*Run), st: w.st, sess: sess, q: q, out: table.NewRows(len(linkCols), 64), rng: gen.NewRand(1)}
+	c := &requester{r: run.(*Run), st: w.st, sess: sess, w: sess, q: q, out: table.NewRows(len(linkCols), 64), rng: gen.NewRand(1)}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

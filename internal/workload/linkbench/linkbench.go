@@ -12,7 +12,9 @@
 // Steps:
 //
 //	load     the nodes, then each node's links and count rows, by --loaders clients taking
-//	         ranges of 2048 nodes (a node with more than 100,000 links is cut into slices)
+//	         ranges of 2048 nodes, all their links each (--load-split reference, the default, as
+//	         LinkBench loads), or with a node of more than 100,000 links cut into slices that
+//	         every loader shares (--load-split slices)
 //	loopN    --requesters clients issue requests for --loop-secs seconds (or until --requests
 //	         are done); N = 1..--loops
 package linkbench
@@ -101,13 +103,13 @@ func loopName(i int) string { return "loop" + strconv.Itoa(i) }
 
 // definition is the workload's flags.
 type definition struct {
-	fs                          *pflag.FlagSet
-	reference, mix, props, pcts string
-	maxID1, maxDegree           int64
-	loaders, requesters, loops  int
-	requests                    int64
-	loopSecs, requestRate       float64
-	expunge                     bool
+	fs                                     *pflag.FlagSet
+	reference, mix, props, pcts, loadSplit string
+	maxID1, maxDegree                      int64
+	loaders, requesters, loops             int
+	requests                               int64
+	loopSecs, requestRate                  float64
+	expunge                                bool
 }
 
 func newDefinition() workload.Definition {
@@ -119,6 +121,7 @@ func newDefinition() workload.Definition {
 	fl.Int64Var(&d.maxID1, "maxid1", 0, "node ids are [1, maxid1) (default from --profile)")
 	fl.Int64Var(&d.maxDegree, "max-degree", -1, "cap every node's out-degree (0: none; default from --profile: quick caps at 10000)")
 	fl.IntVar(&d.loaders, "loaders", 2, "load clients")
+	fl.StringVar(&d.loadSplit, "load-split", SplitReference, "how the loaders share the links: reference (a range of nodes, all their links, per loader, as LinkBench loads) or slices (a node of more than 100,000 links cut into slices every loader shares)")
 	fl.IntVar(&d.requesters, "requesters", 1, "request clients of each loop")
 	fl.IntVar(&d.loops, "loops", 0, "request loops, one step each (default from --profile)")
 	fl.Float64Var(&d.loopSecs, "loop-secs", 0, "seconds of each request loop (default from --profile)")
@@ -163,7 +166,7 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if changed("max-degree") {
 		g.MaxDegree = d.maxDegree
 	}
-	c := Config{Graph: g, Reference: d.reference, MixName: d.mix, Loaders: d.loaders, Requesters: d.requesters,
+	c := Config{Graph: g, Reference: d.reference, MixName: d.mix, Loaders: d.loaders, LoadSplit: d.loadSplit, Requesters: d.requesters,
 		Loops: p.loops, LoopSecs: p.loopSecs, Requests: d.requests, RequestRate: d.requestRate, Expunge: d.expunge, Seed: s.Seed}
 	if c.MixName == "" {
 		c.MixName = d.reference
@@ -211,6 +214,8 @@ type Config struct {
 	Reference, MixName string
 	// Loaders and Requesters are the clients of the load and of each request loop.
 	Loaders, Requesters int
+	// LoadSplit is how the loaders share the links: SplitReference ("" too) or SplitSlices.
+	LoadSplit string
 	// Loops request loops of LoopSecs each; WarmupSecs at the start of each are not measured.
 	Loops                int
 	LoopSecs, WarmupSecs float64
@@ -236,6 +241,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--requesters %d: must be 1..4096", c.Requesters)
 	case c.Loops < 0 || c.Loops > maxLoops:
 		return fmt.Errorf("--loops %d: must be 0..%d", c.Loops, maxLoops)
+	case c.LoadSplit != "" && c.LoadSplit != SplitReference && c.LoadSplit != SplitSlices:
+		return fmt.Errorf("--load-split %s: want reference or slices", input.Short(c.LoadSplit))
 	case c.Requests < 0:
 		return fmt.Errorf("--requests %d: must be >= 0", c.Requests)
 	case !(c.LoopSecs > 0) || !(c.WarmupSecs >= 0) || !(c.RequestRate >= 0):
@@ -279,6 +286,14 @@ func New(cfg Config) (*Workload, error) {
 	return w, nil
 }
 
+// loadSplit is the configured load split's name.
+func (w *Workload) loadSplit() string {
+	if w.cfg.LoadSplit == "" {
+		return SplitReference
+	}
+	return w.cfg.LoadSplit
+}
+
 // Name implements workload.Workload.
 func (w *Workload) Name() string { return "linkbench" }
 
@@ -296,7 +311,7 @@ func (w *Workload) Config() map[string]any {
 		"reference": w.cfg.Reference, "mix_name": w.cfg.MixName, "mix": mix, "getlinklist_history": g.Mix.GetLinkListHistory,
 		"startid1": g.StartID1, "maxid1": g.MaxID1, "max_degree": g.MaxDegree, "link_type_count": g.LinkTypeCount,
 		"degree_data": g.DegreeData, "link_datasize": g.LinkDataSize, "node_datasize": g.NodeDataSize,
-		"loaders": w.cfg.Loaders, "requesters": w.cfg.Requesters, "loops": w.cfg.Loops, "loop_secs": w.cfg.LoopSecs, "requests": w.cfg.Requests,
+		"loaders": w.cfg.Loaders, "load_split": w.loadSplit(), "requesters": w.cfg.Requesters, "loops": w.cfg.Loops, "loop_secs": w.cfg.LoopSecs, "requests": w.cfg.Requests,
 		"warmup_secs": w.cfg.WarmupSecs, "request_rate": w.cfg.RequestRate, "expunge": w.cfg.Expunge,
 		"percentiles": w.cfg.Percentiles, "seed": w.cfg.Seed, "nodes": w.model.Nodes(),
 	}
@@ -309,8 +324,8 @@ func (w *Workload) Summary() string {
 	if g.MaxDegree > 0 {
 		deg = fmt.Sprintf(" max_degree=%d", g.MaxDegree)
 	}
-	return fmt.Sprintf("reference=%s mix=%s maxid1=%d%s loaders=%d requesters=%d loops=%d loop_secs=%g requests=%d request_rate=%g expunge=%v seed=%d",
-		w.cfg.Reference, w.cfg.MixName, g.MaxID1, deg, w.cfg.Loaders, w.cfg.Requesters, w.cfg.Loops, w.cfg.LoopSecs,
+	return fmt.Sprintf("reference=%s mix=%s maxid1=%d%s loaders=%d load_split=%s requesters=%d loops=%d loop_secs=%g requests=%d request_rate=%g expunge=%v seed=%d",
+		w.cfg.Reference, w.cfg.MixName, g.MaxID1, deg, w.cfg.Loaders, w.loadSplit(), w.cfg.Requesters, w.cfg.Loops, w.cfg.LoopSecs,
 		w.cfg.Requests, w.cfg.RequestRate, w.cfg.Expunge, w.cfg.Seed)
 }
 

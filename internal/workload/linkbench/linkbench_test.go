@@ -66,12 +66,12 @@ func script(nlinks int64) []lbgen.Request {
 	data := []byte("payload")
 	return []lbgen.Request{
 		{Op: lbgen.OpCountLink, ID1: 1, LinkType: lt},
-		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: data},    // new
-		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: data},    // exists: update
-		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 1, Visibility: visibilityDefault, Data: data},    // exists
-		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                               // visible: hidden
-		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                               // hidden: nothing
-		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 9002, Visibility: visibilityDefault, Data: data}, // missing: insert
+		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: data},                // new
+		{Op: lbgen.OpAddLink, ID1: 1, LinkType: lt, ID2: 9001, Visibility: visibilityDefault, Data: []byte("payload 2")}, // exists: update (new data, so the row changes)
+		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 1, Visibility: visibilityDefault, Data: data},                // exists
+		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                                           // visible: hidden
+		{Op: lbgen.OpDeleteLink, ID1: 1, LinkType: lt, ID2: 1},                                                           // hidden: nothing
+		{Op: lbgen.OpUpdateLink, ID1: 1, LinkType: lt, ID2: 9002, Visibility: visibilityDefault, Data: data},             // missing: insert
 		{Op: lbgen.OpMultigetLink, ID1: 1, LinkType: lt, ID2s: []int64{2, 9001, 77777}},
 		{Op: lbgen.OpGetLinkList, ID1: 1, LinkType: lt, MinTime: 0, MaxTime: 1 << 62, Limit: 3},
 		{Op: lbgen.OpAddNode, NodeType: lbgen.DefaultNodeType, Version: 1, Data: data},
@@ -86,13 +86,14 @@ func opsRun(t *testing.T, eng table.Engine, dir string) (*Run, *requester) {
 	t.Helper()
 	w := build(t, "--maxid1", "21", "--max-degree", "8", "--loops", "0", "--reference", "upstream")
 	run := worktest.Steps(t, eng, dir, w, nil).(*Run)
-	sess, err := eng.NewSession(context.Background())
+	var ss workload.Sessions
+	t.Cleanup(func() { ss.Close() })
+	q, _ := w.model.NewRequester(0, 1)
+	c, err := run.newRequester(context.Background(), &ss, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { sess.Close() })
-	q, _ := w.model.NewRequester(0, 1)
-	return run, &requester{r: run, st: w.st, sess: sess, q: q, out: table.NewRows(len(linkCols), 64)}
+	return run, c
 }
 
 // TestOperations runs each operation on every storing engine and checks its effect on the
@@ -208,6 +209,7 @@ func TestFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--reference", "facebook"}, {"--mix", "/no/such/mix"}, {"--maxid1", "1"}, {"--loaders", "0"},
 		{"--loop-secs", "0"}, {"--requests", "-1"}, {"--percentiles", "100"}, {"--max-degree", "-3"},
+		{"--load-split", "halves"},
 	} {
 		d := newDefinition()
 		if err := d.Flags().Parse(bad); err != nil {
@@ -216,5 +218,36 @@ func TestFlags(t *testing.T) {
 		if _, err := d.Build(workload.Shared{Profile: "quick", Seed: 1}); err == nil {
 			t.Errorf("%v: accepted", bad)
 		}
+	}
+}
+
+// TestLoadSplit checks the two load plans on the fork's data, whose first node has 4,181,356 at maxid1 1001
+// links: the reference's gives each range of nodes to one loader whole, slices cut that node,
+// and the load step's remark says which ran.
+func TestLoadSplit(t *testing.T) {
+	for _, tc := range []struct {
+		split, remark string
+		slices        bool
+	}{
+		{"reference", "load split reference: each range of 2048 nodes, all their links, by one loader, as LinkBench loads (the largest node's 4181356 links by one loader)", false},
+		{"slices", "load split slices: 1 nodes of more than 100000 links cut into 42 slices shared by the loaders", true},
+	} {
+		w := build(t, "--maxid1", "1001", "--max-degree", "0", "--load-split", tc.split)
+		r := &Run{w: w, plan: w.loadPlan()}
+		sliced := 0
+		for _, task := range r.plan.Tasks {
+			if task.Slice {
+				sliced++
+			}
+		}
+		if (sliced > 0) != tc.slices {
+			t.Errorf("%s: %d slice tasks", tc.split, sliced)
+		}
+		if got := r.splitRemark(); !strings.HasPrefix(got, tc.remark) {
+			t.Errorf("%s: remark %q, want it to start with %q", tc.split, got, tc.remark)
+		}
+	}
+	if got := build(t, "--maxid1", "1001").Summary(); !strings.Contains(got, "load_split=reference") {
+		t.Errorf("summary %q: no load_split=reference", got)
 	}
 }

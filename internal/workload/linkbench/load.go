@@ -13,13 +13,65 @@ import (
 )
 
 // Load sizes: the reference loads 2048 nodes per task (loader_chunk_size) and inserts rows in
-// batches of 1024 (its MySQL store's bulk load batch); a node with more links than sliceLinks
-// is loaded in slices by several loaders.
+// batches of 1024 (its MySQL store's bulk load batch); with --load-split slices a node with more
+// links than sliceLinks is loaded in slices by several loaders.
 const (
 	chunkNodes = 2048
 	loadBatch  = 1024
 	sliceLinks = 100_000
 )
+
+// Load splits (--load-split).
+const (
+	// SplitReference gives each range of nodes, all their links, to one loader, as the
+	// reference's loader does.
+	SplitReference = "reference"
+	// SplitSlices cuts a node of more than 100,000 links into slices that every loader shares.
+	SplitSlices = "slices"
+)
+
+// loadPlan is the load's task list for the configured split.
+func (w *Workload) loadPlan() *lbgen.LoadPlan {
+	if w.cfg.LoadSplit == SplitSlices {
+		return w.model.LoadPlan(chunkNodes, sliceLinks)
+	}
+	return w.model.LoadPlan(chunkNodes, noSlices)
+}
+
+// noSlices is a slice size no node's links reach.
+const noSlices = 1 << 62
+
+// splitRemark says in the load step's result which split ran and what it means for its rate.
+func (r *Run) splitRemark() string {
+	heavy := r.w.model.HeavyNodes(sliceLinks + 1)
+	if r.w.cfg.LoadSplit == SplitSlices {
+		return fmt.Sprintf("load split slices: %d nodes of more than %d links cut into %d slices shared by the loaders (not LinkBench's load: its links/s are not comparable with LinkBench's)",
+			len(heavy), sliceLinks, len(r.plan.Tasks)-r.rangeTasks())
+	}
+	most := int64(0)
+	for _, id := range heavy {
+		n := int64(0)
+		for t := range r.w.cfg.Graph.LinkTypeCount {
+			n += r.w.model.LinkCount(id, t)
+		}
+		most = max(most, n)
+	}
+	if most == 0 {
+		return "load split reference: each range of 2048 nodes, all their links, by one loader, as LinkBench loads"
+	}
+	return fmt.Sprintf("load split reference: each range of 2048 nodes, all their links, by one loader, as LinkBench loads (the largest node's %d links by one loader)", most)
+}
+
+// rangeTasks counts the plan's node-range tasks.
+func (r *Run) rangeTasks() int {
+	n := 0
+	for _, t := range r.plan.Tasks {
+		if !t.Slice {
+			n++
+		}
+	}
+	return n
+}
 
 // Load kinds: links are the rate; nodes and count rows are counted beside them.
 var (
@@ -42,7 +94,9 @@ type loadTask struct {
 // tasks from one list.
 func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	w := r.w
-	st := runner.Step{Name: StepLoad, Presentation: loadPresentation, Percentiles: w.cfg.Percentiles}
+	remark := r.splitRemark()
+	st := runner.Step{Name: StepLoad, Presentation: loadPresentation, Percentiles: w.cfg.Percentiles,
+		Finish: func(res *results.Step) { res.Remarks = append(res.Remarks, remark) }}
 	kLink, kNode, kCount := st.Kinds.Add(kindLink), st.Kinds.Add(kindNode), st.Kinds.Add(kindCount)
 	st.RateKinds = []runner.KindID{kLink}
 	g := &w.cfg.Graph
@@ -245,8 +299,9 @@ func (l *loader) flushCounts(ctx context.Context, m *runner.Meter) error {
 // openTables creates the three tables with their indexes (the reference creates them before
 // its load).
 func openTables(ctx context.Context, eng table.Engine) error {
+	info := eng.Info()
 	for _, t := range []*table.Table{linkTable, countTable, nodeTable} {
-		if err := eng.CreateTable(ctx, t, true); err != nil {
+		if err := eng.CreateTable(ctx, referenceTable(info, t), true); err != nil {
 			return err
 		}
 	}

@@ -11,24 +11,59 @@ import (
 	"github.com/rumbench/rumbench/internal/workload/linkbench/lbgen"
 )
 
-// requester is one request client: its session, request stream and buffers.
+// requester is one request client: its sessions, request stream and buffers.
+//
+// On the servers the fork has a store for (MariaDB/MySQL, PostgreSQL) a requester holds two
+// connections, as the reference's does: sess, in autocommit mode, for the reads and the node
+// operations, and w for the link writes. On MariaDB/MySQL w runs with autocommit off (implicit):
+// a write transaction starts with its first statement, no BEGIN is sent; on PostgreSQL the
+// reference's driver sends BEGIN before it. Elsewhere w is sess.
 type requester struct {
-	r    *Run
-	st   *stmts
-	sess table.Session
-	q    *lbgen.Requester
-	req  lbgen.Request
-	rng  gen.Rand
-	out  *table.Rows
-	args []table.Value
+	r        *Run
+	st       *stmts
+	sess, w  table.Session
+	implicit bool
+	q        *lbgen.Requester
+	req      lbgen.Request
+	rng      gen.Rand
+	out      *table.Rows
+	args     []table.Value
 }
 
 func iv(v int64) table.Value { return table.Value{I: v} }
 
-// exec runs st with c.args, results in c.out (reset to st's columns).
+// exec runs st with c.args on the read session, results in c.out (reset to st's columns).
 func (c *requester) exec(ctx context.Context, st *table.Stmt) (int64, error) {
 	c.out.Reset(max(len(st.Cols), 1))
 	return c.sess.Exec(ctx, st, c.args, c.out)
+}
+
+// write runs st with c.args on the write session, results in c.out.
+func (c *requester) write(ctx context.Context, st *table.Stmt) (int64, error) {
+	c.out.Reset(max(len(st.Cols), 1))
+	return c.w.Exec(ctx, st, c.args, c.out)
+}
+
+// begin starts a write transaction: nothing to send when autocommit is off.
+func (c *requester) begin(ctx context.Context) error {
+	if c.implicit {
+		return nil
+	}
+	return c.w.Begin(ctx)
+}
+
+// setImplicit turns autocommit off on the write session of a MariaDB/MySQL requester, as the
+// reference's driver does when it opens its write connection.
+func (c *requester) setImplicit(ctx context.Context) error {
+	s, ok := c.w.(table.SQLSession)
+	if !ok {
+		return errors.New("linkbench: the write session runs no SQL")
+	}
+	if _, err := s.ExecSQL(ctx, "SET autocommit=0", nil, c.out); err != nil {
+		return err
+	}
+	c.implicit = true
+	return nil
 }
 
 // do runs the drawn request and returns the rows it read or wrote.
@@ -92,7 +127,7 @@ func (c *requester) do(ctx context.Context) (int, error) {
 
 // rollback ends the open transaction after err and returns err.
 func (c *requester) rollback(ctx context.Context, err error) error {
-	if rerr := c.sess.Rollback(ctx); rerr != nil && err == nil {
+	if rerr := c.w.Rollback(ctx); rerr != nil && err == nil {
 		err = rerr
 	}
 	return err
@@ -104,23 +139,36 @@ func (c *requester) rollback(ctx context.Context, err error) error {
 //
 //   - insert: INSERT the link, then count it (an upsert of its count row, +1 when visible).
 //   - update: lock and read the link's visibility (SELECT ... FOR UPDATE), UPDATE the link, and
-//     when the visibility changed, count = count ± 1.
+//     when the visibility changed, count = count ± 1. An UPDATE that changed nothing (MySQL
+//     counts changed rows: the same values again) rolls back, as the reference does.
+//
+// A duplicate key on MariaDB/MySQL sends no ROLLBACK: the reference's driver sends one only
+// when the server said a transaction is open, and an error reply says nothing of it (the last
+// reply, the previous COMMIT's, said none is), so the update runs on in the same transaction.
 func (c *requester) writeLink(ctx context.Context, insert bool) (int, error) {
 	q := &c.req
 	now := time.Now().UnixMilli()
+	open := false // a transaction is open after a duplicate key (implicit mode)
 	for range 4 {
-		if err := c.sess.Begin(ctx); err != nil {
-			return 0, err
+		if !open {
+			if err := c.begin(ctx); err != nil {
+				return 0, err
+			}
 		}
+		open = false
 		if insert {
 			c.args = append(c.args[:0], iv(q.ID1), iv(q.ID2), iv(q.LinkType), iv(int64(q.Visibility)), table.Value{B: q.Data},
 				iv(q.Version), iv(now))
-			_, err := c.exec(ctx, c.st.addLink)
+			_, err := c.write(ctx, c.st.addLink)
 			if errors.Is(err, table.ErrDuplicate) {
+				insert = false
+				if c.implicit {
+					open = true
+					continue
+				}
 				if err := c.rollback(ctx, nil); err != nil {
 					return 0, err
 				}
-				insert = false
 				continue
 			}
 			if err != nil {
@@ -131,13 +179,13 @@ func (c *requester) writeLink(ctx context.Context, insert bool) (int, error) {
 				base = 1
 			}
 			c.args = append(c.args[:0], iv(q.ID1), iv(q.LinkType), iv(base), iv(now), iv(0), iv(base), iv(now))
-			if _, err := c.exec(ctx, c.st.countIncUpsert); err != nil {
+			if _, err := c.write(ctx, c.st.countIncUpsert); err != nil {
 				return 0, c.rollback(ctx, err)
 			}
-			return 1, c.sess.Commit(ctx)
+			return 1, c.w.Commit(ctx)
 		}
 		c.args = append(c.args[:0], iv(q.ID1), iv(q.ID2), iv(q.LinkType))
-		n, err := c.exec(ctx, c.st.linkForUpdate)
+		n, err := c.write(ctx, c.st.linkForUpdate)
 		if err != nil {
 			return 0, c.rollback(ctx, err)
 		}
@@ -150,8 +198,12 @@ func (c *requester) writeLink(ctx context.Context, insert bool) (int, error) {
 		}
 		was := c.out.Row(0)[0].I
 		c.args = append(c.args[:0], iv(int64(q.Visibility)), table.Value{B: q.Data}, iv(q.Version), iv(now), iv(q.ID1), iv(q.ID2), iv(q.LinkType))
-		if _, err := c.exec(ctx, c.st.updateLink); err != nil {
+		n, err = c.write(ctx, c.st.updateLink)
+		if err != nil {
 			return 0, c.rollback(ctx, err)
+		}
+		if n == 0 {
+			return 0, c.rollback(ctx, nil)
 		}
 		if was != int64(q.Visibility) {
 			delta := int64(-1)
@@ -162,7 +214,7 @@ func (c *requester) writeLink(ctx context.Context, insert bool) (int, error) {
 				return 0, c.rollback(ctx, err)
 			}
 		}
-		return 1, c.sess.Commit(ctx)
+		return 1, c.w.Commit(ctx)
 	}
 	return 0, fmt.Errorf("link %d/%d/%d: inserted and deleted by others four times over", q.ID1, q.LinkType, q.ID2)
 }
@@ -171,7 +223,7 @@ func (c *requester) writeLink(ctx context.Context, insert bool) (int, error) {
 func (c *requester) countInc(ctx context.Context, delta, now int64) error {
 	q := &c.req
 	c.args = append(c.args[:0], iv(delta), iv(now), iv(q.ID1), iv(q.LinkType))
-	n, err := c.exec(ctx, c.st.countInc)
+	n, err := c.write(ctx, c.st.countInc)
 	if err == nil && n != 1 {
 		err = fmt.Errorf("count row of %d/%d: %d rows updated, want 1", q.ID1, q.LinkType, n)
 	}
@@ -183,11 +235,11 @@ func (c *requester) countInc(ctx context.Context, delta, now int64) error {
 // (visibility 0) or, with Expunge, delete it, and when it was visible count = count − 1.
 func (c *requester) deleteLink(ctx context.Context) (int, error) {
 	q := &c.req
-	if err := c.sess.Begin(ctx); err != nil {
+	if err := c.begin(ctx); err != nil {
 		return 0, err
 	}
 	c.args = append(c.args[:0], iv(q.ID1), iv(q.ID2), iv(q.LinkType))
-	n, err := c.exec(ctx, c.st.linkForUpdate)
+	n, err := c.write(ctx, c.st.linkForUpdate)
 	if err != nil {
 		return 0, c.rollback(ctx, err)
 	}
@@ -204,7 +256,7 @@ func (c *requester) deleteLink(ctx context.Context) (int, error) {
 		st = c.st.expungeLink
 	}
 	c.args = append(c.args[:0], iv(q.ID1), iv(q.ID2), iv(q.LinkType))
-	if _, err := c.exec(ctx, st); err != nil {
+	if _, err := c.write(ctx, st); err != nil {
 		return 0, c.rollback(ctx, err)
 	}
 	if was == visibilityDefault {
@@ -212,5 +264,5 @@ func (c *requester) deleteLink(ctx context.Context) (int, error) {
 			return 0, c.rollback(ctx, err)
 		}
 	}
-	return 1, c.sess.Commit(ctx)
+	return 1, c.w.Commit(ctx)
 }

@@ -48,7 +48,7 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.model.LoadPlan(chunkNodes, sliceLinks)}
+	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.loadPlan()}
 	r.nodesLoaded.Store(nodes)
 	r.linksLoaded.Store(links)
 	return r, nil

@@ -59,7 +59,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 	if err := openTables(ctx, eng); err != nil {
 		return nil, err
 	}
-	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.model.LoadPlan(chunkNodes, sliceLinks)}, nil
+	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.loadPlan()}, nil
 }
 
 // Rows implements workload.Run: the links loaded (so bytes per row is bytes per link).
@@ -113,17 +113,16 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 	var deadline atomic.Int64
 	all := int64(cfg.Requesters * max(r.w.shard.Count, 1))
 	for i := 0; i < cfg.Requesters; i++ {
-		sess, err := r.sessions.Open(ctx, r.eng)
-		if err != nil {
-			return st, err
-		}
 		g := r.w.shard.Index*cfg.Requesters + i // the requester's number among all shards'
 		q, err := r.w.model.NewRequester(g, int(all))
 		if err != nil {
 			return st, err
 		}
-		c := &requester{r: r, st: r.w.st, sess: sess, q: q, out: table.NewRows(len(linkCols), 64),
-			rng: gen.NewRand(gen.Mix(cfg.Seed ^ uint64(loop)<<40 ^ uint64(g+1)))}
+		c, err := r.newRequester(ctx, &r.sessions, q)
+		if err != nil {
+			return st, err
+		}
+		c.rng = gen.NewRand(gen.Mix(cfg.Seed ^ uint64(loop)<<40 ^ uint64(g+1)))
 		left := int64(-1) // requests still to do (-1: no count, the loop's time only)
 		if cfg.Requests > 0 {
 			left = cfg.Requests / all
@@ -162,4 +161,28 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 			}})
 	}
 	return st, nil
+}
+
+// newRequester opens a requester's sessions in ss: two connections on the servers the fork has
+// a store for (see requester), the write one with autocommit off on MariaDB/MySQL; one session
+// elsewhere.
+func (r *Run) newRequester(ctx context.Context, ss *workload.Sessions, q *lbgen.Requester) (*requester, error) {
+	sess, err := ss.Open(ctx, r.eng)
+	if err != nil {
+		return nil, err
+	}
+	c := &requester{r: r, st: r.w.st, sess: sess, w: sess, q: q, out: table.NewRows(len(linkCols), 64)}
+	d := dialectOf(r.eng.Info())
+	if d == "" {
+		return c, nil
+	}
+	if c.w, err = ss.Open(ctx, r.eng); err != nil {
+		return nil, err
+	}
+	if d == "mysql" {
+		if err := c.setImplicit(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }

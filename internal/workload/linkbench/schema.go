@@ -76,6 +76,106 @@ var (
 	}}
 )
 
+// mysqlDDL is the fork's MySQL DDL (its README, as the reports' runs create the tables): unsigned
+// integers, a tinyint visibility, latin1 text columns, a mediumtext node payload, and linktable
+// partitioned by key(id1) into 16 partitions. rumbench creates it on MariaDB/MySQL with InnoDB.
+var mysqlDDL = map[string][]string{
+	LinkTable: {"CREATE TABLE linktable (" +
+		"id1 bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"id2 bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"link_type bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"visibility tinyint(3) NOT NULL DEFAULT '0', " +
+		"data varchar(255) NOT NULL DEFAULT '', " +
+		"time bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"version int(11) unsigned NOT NULL DEFAULT '0', " +
+		"PRIMARY KEY (link_type, id1, id2), " +
+		"KEY id1_type (id1, link_type, visibility, time, id2, version, data)" +
+		") ENGINE=InnoDB DEFAULT CHARSET=latin1 PARTITION BY key(id1) PARTITIONS 16"},
+	CountTable: {"CREATE TABLE counttable (" +
+		"id bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"link_type bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"count int(10) unsigned NOT NULL DEFAULT '0', " +
+		"time bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"version bigint(20) unsigned NOT NULL DEFAULT '0', " +
+		"PRIMARY KEY (id, link_type)" +
+		") ENGINE=InnoDB DEFAULT CHARSET=latin1"},
+	NodeTable: {"CREATE TABLE nodetable (" +
+		"id bigint(20) unsigned NOT NULL AUTO_INCREMENT, " +
+		"type int(10) unsigned NOT NULL, " +
+		"version bigint(20) unsigned NOT NULL, " +
+		"time int(10) unsigned NOT NULL, " +
+		"data mediumtext NOT NULL, " +
+		"PRIMARY KEY(id)" +
+		") ENGINE=InnoDB DEFAULT CHARSET=latin1"},
+}
+
+// pgDDL is the fork's PostgreSQL DDL (pgsql-ddl.sql) without its schema: numeric(20) ids, link
+// types and times, a smallint visibility, the same keys and index; but the payloads are bytea
+// where the fork has varchar(255) and text in a latin1 database (rumbench's databases are
+// UTF-8, which refuses the payloads' bytes above 127 as text).
+var pgDDL = map[string][]string{
+	LinkTable: {"CREATE TABLE linktable (" +
+		"id1 numeric(20) NOT NULL DEFAULT '0', " +
+		"id2 numeric(20) NOT NULL DEFAULT '0', " +
+		"link_type numeric(20) NOT NULL DEFAULT '0', " +
+		"visibility smallint NOT NULL DEFAULT '0', " +
+		"data bytea NOT NULL DEFAULT '', " +
+		"time numeric(20) NOT NULL DEFAULT '0', " +
+		"version bigint NOT NULL DEFAULT '0', " +
+		"PRIMARY KEY (link_type, id1,id2))",
+		"CREATE INDEX id1_type on linktable(id1,link_type,visibility,time,id2,version,data)"},
+	CountTable: {"CREATE TABLE counttable (" +
+		"id numeric(20) NOT NULL DEFAULT '0', " +
+		"link_type numeric(20) NOT NULL DEFAULT '0', " +
+		"count int NOT NULL DEFAULT '0', " +
+		"time numeric(20) NOT NULL DEFAULT '0', " +
+		"version numeric(20) NOT NULL DEFAULT '0', " +
+		"PRIMARY KEY (id,link_type))"},
+	NodeTable: {"CREATE TABLE nodetable (" +
+		"id BIGSERIAL NOT NULL, " +
+		"type int NOT NULL, " +
+		"version numeric NOT NULL, " +
+		"time int NOT NULL, " +
+		"data bytea NOT NULL, " +
+		"PRIMARY KEY(id))"},
+}
+
+// dialectOf is the SQL dialect of a server engine the fork has a store for ("mysql" for
+// MariaDB/MySQL, "postgres"), "" for the other engines: the reference's connections and
+// transactions apply to those two.
+func dialectOf(info table.Info) string {
+	switch info.Name {
+	case "mysql", "myrocks":
+		return "mysql"
+	case "postgres":
+		return "postgres"
+	}
+	return ""
+}
+
+// referenceTable returns t as it is created on the engine: with the fork's DDL on MariaDB/MySQL
+// with InnoDB and on PostgreSQL, else t. On MariaDB/MySQL the fork's latin1 text columns need the
+// payloads bound as binary values, which only rumbench's own wire protocol does (the driver binds
+// them as strings in the connection's character set, which refuses bytes that are not UTF-8):
+// with wire=driver or client=sql the tables are rumbench's.
+func referenceTable(info table.Info, t *table.Table) *table.Table {
+	var ddl []string
+	switch dialectOf(info) {
+	case "mysql":
+		if info.Options["table_engine"] == "innodb" && info.Options["wire"] == "own" {
+			ddl = mysqlDDL[t.Name]
+		}
+	case "postgres":
+		ddl = pgDDL[t.Name]
+	}
+	if ddl == nil {
+		return t
+	}
+	c := *t
+	c.DDL = ddl
+	return &c
+}
+
 // linkCols are the columns the reference's link reads return: id1, id2, link_type, visibility,
 // data, version, time.
 var linkCols = []int{lID1, lID2, lLinkType, lVisibility, lData, lVersion, lTime}
@@ -86,7 +186,9 @@ const linkSelect = "SELECT id1, id2, link_type, visibility, data, version, time 
 var byLink = []int{1, 2, 0}
 
 // stmts are the statements of the request phase in the reference's SQL (the Small Datum fork's
-// LinkStoreSql, LinkStoreMysql and LinkStorePgsql, prepared statements) and their logical form.
+// LinkStoreSql, LinkStoreMysql and LinkStorePgsql, prepared statements), byte for byte but the
+// database prefix (linkdb0.) and the count upsert's initial version (bound, not written in), and
+// their logical form.
 type stmts struct {
 	getNode, updateNode, deleteNode, addNode                  *table.Stmt
 	addLink, updateLink, linkForUpdate, hideLink, expungeLink *table.Stmt
@@ -114,7 +216,7 @@ func newStmts() *stmts {
 		SQL: "INSERT INTO linktable (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)"}
 	s.updateLink = &table.Stmt{Table: linkTable, Kind: table.Update, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
 		Set: []table.Assign{{Col: lVisibility}, {Col: lData}, {Col: lVersion}, {Col: lTime}},
-		SQL: "UPDATE linktable SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"}
+		SQL: "UPDATE linktable SET visibility = ?,     data = ?,     version = ?,     time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"}
 	forUpdate := "SELECT visibility FROM linktable WHERE id1 = ? AND id2 = ? AND link_type = ?"
 	s.linkForUpdate = &table.Stmt{Table: linkTable, Kind: table.Select, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
 		ForUpdate: true, Cols: []int{lVisibility}, SQL: forUpdate + " FOR UPDATE",
@@ -130,11 +232,11 @@ func newStmts() *stmts {
 	s.countIncUpsert = &table.Stmt{Table: countTable, Kind: table.Upsert, Index: -1, Set: incCount,
 		SQL: "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?",
 		Dialects: map[string]string{
-			"postgres": "INSERT INTO counttable (id, link_type, count, time, version) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET count = counttable.count + $6, version = counttable.version + 1, time = $7",
+			"postgres": "INSERT INTO counttable(id, link_type, count, time, version) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET  count = counttable.count + $6, version = counttable.version + 1 , time = $7",
 			"sqlite":   "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id, link_type) DO UPDATE SET count = count + ?, version = version + 1, time = ?",
 		}}
 	s.countInc = &table.Stmt{Table: countTable, Kind: table.Update, Index: -1, Prefix: 1, Match: table.Eq, Set: incCount,
-		SQL: "UPDATE counttable SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?"}
+		SQL: "UPDATE counttable SET count = count + ?,     version = version + 1,     time = ? WHERE id = ? AND link_type = ?"}
 	s.countLinks = &table.Stmt{Table: countTable, Kind: table.Select, Index: -1, Prefix: 1, Match: table.Eq, Cols: []int{cCount},
 		SQL: "SELECT count from counttable WHERE id = ? AND link_type = ?"}
 	listWhere := " WHERE id1 = ? AND link_type = ?  AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ? OFFSET ?"
@@ -143,8 +245,10 @@ func newStmts() *stmts {
 		SQL:      linkSelect + " FORCE INDEX(id1_type) " + listWhere,
 		Dialects: map[string]string{"postgres": linkSelect + listWhere, "sqlite": linkSelect + listWhere}}
 	for n := 1; n <= maxMultiget; n++ {
+		// Sent as text with the ids written in, as the reference sends it (a Statement, not a
+		// prepared one): the arguments are integers, so the text cannot carry anything else.
 		s.multiget[n] = &table.Stmt{Table: linkTable, Kind: table.Select, Index: -1, Prefix: 2, Match: table.In, InLen: n,
-			KeyOrder: []int{1, 0}, Cols: linkCols,
+			KeyOrder: []int{1, 0}, Cols: linkCols, Unprepared: true,
 			SQL: linkSelect + " WHERE id1 = ? AND link_type = ? and id2 IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"}
 	}
 

@@ -55,7 +55,7 @@ func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper)
 			return nil, fmt.Errorf("table %s is missing: shard 0 did not create it", t.Name)
 		}
 	}
-	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.model.LoadPlan(chunkNodes, sliceLinks)}, nil
+	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.loadPlan()}, nil
 }
 
 // split says whether this process is one shard of several.

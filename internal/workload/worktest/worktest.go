@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,91 @@ func LoggingPostgres(t testing.TB) (table.Engine, string) {
 		t.Fatal(err)
 	}
 	return eng, dir
+}
+
+// LoggingMariaDB opens a private MariaDB (the mysql engine, InnoDB) that writes every statement
+// it receives to its general log, a file in a fresh directory; the test skips when the engine is
+// not registered or its binaries are missing. It returns the engine and the log's path: close the
+// engine before reading it with MariaDBStatements.
+func LoggingMariaDB(t testing.TB) (table.Engine, string) {
+	t.Helper()
+	spec, ok := engine.Lookup("mysql")
+	if !ok {
+		t.Skip("no mysql engine")
+	}
+	if spec.Check != nil {
+		if err := spec.Check(nil); err != nil {
+			t.Skipf("mysql: %v", err)
+		}
+	}
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755)
+	logDir := t.TempDir()
+	os.Chmod(logDir, 0o777) // the server may run as another user
+	os.Chmod(filepath.Dir(logDir), 0o755)
+	path := filepath.Join(logDir, "general.log")
+	conf := filepath.Join(logDir, "log.cnf")
+	if err := os.WriteFile(conf, []byte("[mysqld]\ngeneral_log = 1\ngeneral_log_file = "+path+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := spec.Open(context.Background(), engine.Options{Dir: dir, CacheBytes: 8 << 20, Extra: map[string]string{"server_config": conf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, path
+}
+
+var (
+	// A general log line: [time] thread id, command, argument.
+	myLogLine = regexp.MustCompile(`^(?:\d{6}\s+[\d:]+)?\s+(\d+)\s(Query|Execute)\t(.*)$`)
+	// Literals MariaDB writes for the values of an executed statement (or a client writes into
+	// its text): strings, with an optional introducer, and numbers not part of a name.
+	myString = regexp.MustCompile(`(?:_binary|_latin1|_utf8mb4)?'(?:[^'\\]|\\.|'')*'`)
+	myNumber = regexp.MustCompile(`-?\b[0-9]+\b`)
+)
+
+// NormalizeMySQL returns a MariaDB statement with its string and number literals shown as ?, as
+// MariaDBStatements shows what the server logged: a statement text with ? placeholders and one
+// with the values written in read the same.
+func NormalizeMySQL(stmt string) string {
+	return myNumber.ReplaceAllString(myString.ReplaceAllString(stmt, "?"), "?")
+}
+
+// MariaDBStatements reads the statements (text queries and executions of prepared statements)
+// that the MariaDB of LoggingMariaDB logged at path, grouped by the Mark that precedes them,
+// literals shown as ? (NormalizeMySQL), each prefixed with the number of the connection that sent
+// it, connections numbered in the order of their first statement after the first Mark ("2:
+// COMMIT"): a test sees which statements went on which connection. rumbench's size query is left out.
+func MariaDBStatements(t testing.TB, path string) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	cur := ""
+	conns := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		m := myLogLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		stmt := m[3]
+		if mk := marker.FindStringSubmatch(stmt); mk != nil {
+			cur = mk[1]
+			continue
+		}
+		if cur == "" || strings.Contains(stmt, "information_schema.tables") {
+			continue
+		}
+		n, ok := conns[m[1]]
+		if !ok {
+			n = len(conns) + 1
+			conns[m[1]] = n
+		}
+		got[cur] = append(got[cur], strconv.Itoa(n)+": "+NormalizeMySQL(stmt))
+	}
+	return got
 }
 
 // Mark returns the statement that marks the start of name's statements in the log.
