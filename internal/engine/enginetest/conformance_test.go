@@ -34,6 +34,7 @@ var cases = []testCase{
 	{"CleanupAndSize", false, testCleanupAndSize},
 	{"ConcurrentSessions", false, testConcurrentSessions},
 	{"CreateTable", true, testCreateTable},
+	{"OwnDDL", true, testOwnDDL},
 	{"HostileNames", true, testHostileNames},
 	{"InsertCount", true, testInsertCount},
 	{"InsertLargeBatch", true, testInsertLargeBatch},

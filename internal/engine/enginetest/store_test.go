@@ -406,3 +406,41 @@ func testDeleteOldest(t *testing.T, h *harness) {
 		checkScan(h, s, tb, m, ix, []table.Value{{I: math.MinInt64}}, true, 1000)
 	}
 }
+
+// ownDDL are statements that create newTable("ownddl") on each SQL engine in a way its derived
+// DDL would not (a partitioned InnoDB table, a fill factor, a declared rowid), by engine name.
+var ownDDL = map[string][]string{
+	"sqlite": {"CREATE TABLE ownddl (id INTEGER PRIMARY KEY, a INTEGER NOT NULL, ts INTEGER, data BLOB)",
+		"CREATE INDEX ownddl_ia ON ownddl (a)", "CREATE INDEX ownddl_iats ON ownddl (a, ts)"},
+	"postgres": {"CREATE TABLE ownddl (id bigint NOT NULL PRIMARY KEY, a bigint NOT NULL, ts timestamp without time zone, data bytea) WITH (fillfactor = 70)",
+		"CREATE INDEX ownddl_ia ON ownddl (a)", "CREATE INDEX ownddl_iats ON ownddl (a, ts)"},
+	"mysql": {"CREATE TABLE ownddl (id bigint NOT NULL, a bigint NOT NULL, ts datetime, data varbinary(64), PRIMARY KEY (id), KEY ownddl_ia (a), KEY ownddl_iats (a, ts)) ENGINE=InnoDB PARTITION BY KEY(id) PARTITIONS 4"},
+	"myrocks": {"CREATE TABLE ownddl (id bigint NOT NULL, a bigint NOT NULL, ts datetime, data varbinary(64), PRIMARY KEY (id), KEY ownddl_ia (a), KEY ownddl_iats (a, ts)) ENGINE=ROCKSDB"},
+}
+
+// testOwnDDL: a table with its own DDL (table.Table.DDL) is created by those statements on a SQL
+// engine, and every operation of the table model works on it as on the derived table; other
+// engines ignore the DDL. A statement the server refuses fails CreateTable on a SQL engine,
+// which shows the DDL ran.
+func testOwnDDL(t *testing.T, h *harness) {
+	name := h.e.Info().Name
+	tb := newTable("ownddl")
+	tb.DDL = ownDDL[name]
+	if tb.DDL == nil {
+		tb.DDL = []string{"CREATE TABLE ownddl (no SQL engine reads this"}
+	}
+	h.createTable(tb, true)
+	s := h.session()
+	m := model{}
+	h.insert(s, tb, m, rowFor, span(1, 300)...)
+	h.checkCounts(s, tb, m, true)
+	checkGet(h, s, tb, m, []int64{3, 7, 8, 999}, []int{0, 1, 2, 3})
+	bad := newTable("ownbad")
+	bad.DDL = []string{"CREATE TABLE ownbad (id bigint NOT NULL PRIMARY KEY,, a bigint)"} // a syntax error on every server
+	err := h.e.CreateTable(h.ctx, bad, true)
+	if _, sql := ownDDL[name]; sql && err == nil {
+		t.Errorf("CreateTable with a statement the server refuses succeeded: its DDL did not run")
+	} else if !sql && err != nil {
+		t.Errorf("CreateTable on an engine without SQL failed on the DDL it ignores: %v", err)
+	}
+}
