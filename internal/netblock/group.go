@@ -1,0 +1,212 @@
+package netblock
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A Group runs several tasks, each a loop of steps that read and write raw connections, on
+// the goroutine that calls Step, one thread: a task that would wait for bytes to read gives
+// the thread to another task whose bytes have come, and the thread sleeps in the kernel, in one
+// poll of every waiting task's socket, only when no task can go on. This is how pgbench runs
+// several clients on one thread (-j): a client's round trip costs a send, a receive and a
+// share of a poll, and the thread sleeps and wakes once for every reply that found it waiting
+// rather than once per reply.
+//
+// The tasks are coroutines (iter.Pull): switching between them is a jump on the same thread,
+// not the Go scheduler's work. Only connections dialled with DialRaw under a context that
+// carries the group (WithGroup) join it; a task must read and write only those (any other
+// blocking call stops every task of the group while it waits), and must not lock its thread
+// (runtime.LockOSThread) while it waits: its read then panics.
+//
+// A Group is used by one goroutine: Add, Step and Close are not safe for concurrent use.
+type Group struct {
+	tasks []*task
+	cur   *task // the task running, nil between them
+	ready int   // where Step looks for the next runnable task
+	live  int   // tasks that have not ended
+	conns int   // connections dialled into the group
+	pfds  []unix.PollFd
+	who   []*task // per entry of pfds, its task
+}
+
+type task struct {
+	next  func() (taskEvent, bool)
+	stop  func()
+	yield func(taskEvent) bool
+	fd    int // the socket it waits to read; -1: runnable
+	ended bool
+}
+
+// taskEvent is what a task hands the group when it gives the thread back: a wait for its
+// socket, or the end of a step.
+type taskEvent struct {
+	wait bool
+	done bool
+	err  error
+}
+
+// errGroupClosed is what a read of a task returns once the group is closed.
+var errGroupClosed = errors.New("netblock: the group is closed")
+
+type groupKey struct{}
+
+// WithGroup returns a context under which DialRaw's connections join g.
+func WithGroup(ctx context.Context, g *Group) context.Context {
+	return context.WithValue(ctx, groupKey{}, g)
+}
+
+// GroupOf returns the group ctx carries (WithGroup), nil when none.
+func GroupOf(ctx context.Context) *Group {
+	g, _ := ctx.Value(groupKey{}).(*Group)
+	return g
+}
+
+// NewGroup returns an empty group.
+func NewGroup() *Group { return &Group{} }
+
+// Conns returns the number of connections dialled into the group.
+func (g *Group) Conns() int { return g.conns }
+
+// Add adds a task that calls step until it returns done or an error. The step runs on the
+// goroutine of Step.
+func (g *Group) Add(step func() (done bool, err error)) {
+	t := &task{fd: -1}
+	t.next, t.stop = iter.Pull(func(yield func(taskEvent) bool) {
+		t.yield = yield
+		for {
+			done, err := step()
+			if !yield(taskEvent{done: done, err: err}) || done || err != nil {
+				return
+			}
+		}
+	})
+	g.tasks = append(g.tasks, t)
+	g.live++
+}
+
+// Step runs the tasks until one of them ends a step, and returns what that step returned; all
+// is true when every task has ended (then err is nil).
+func (g *Group) Step() (all bool, err error) {
+	for g.live > 0 {
+		t := g.runnable()
+		if t == nil {
+			g.poll()
+			continue
+		}
+		g.cur = t
+		ev, ok := t.next()
+		g.cur = nil
+		switch {
+		case !ok:
+			t.ended = true
+			g.live--
+		case ev.wait:
+			// t waits for its socket: its fd is set.
+		default:
+			if ev.done || ev.err != nil {
+				t.ended = true
+				g.live--
+			}
+			if ev.err != nil {
+				return false, ev.err
+			}
+			if !ev.done {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// runnable returns the next task, after the last one run, that does not wait; nil when every
+// live task waits.
+func (g *Group) runnable() *task {
+	n := len(g.tasks)
+	for i := 0; i < n; i++ {
+		k := (g.ready + i) % n
+		if t := g.tasks[k]; !t.ended && t.fd < 0 {
+			g.ready = (k + 1) % n
+			return t
+		}
+	}
+	return nil
+}
+
+// poll sleeps in the kernel until a waiting task's socket has bytes to read (or is shut down),
+// at most RawWait, and makes those tasks runnable. The goroutine keeps its P while it waits, as a
+// raw read does, and yields to the scheduler after a timeout or a signal.
+func (g *Group) poll() {
+	g.pfds, g.who = g.pfds[:0], g.who[:0]
+	for _, t := range g.tasks {
+		if !t.ended && t.fd >= 0 {
+			g.pfds = append(g.pfds, unix.PollFd{Fd: int32(t.fd), Events: unix.POLLIN})
+			g.who = append(g.who, t)
+		}
+	}
+	ts := unix.NsecToTimespec(int64(RawWait))
+	n, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&g.pfds[0])), uintptr(len(g.pfds)),
+		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if e != 0 || n == 0 {
+		// A timeout or a signal (the runtime's preemption request): let a stop of the world
+		// waiting for this goroutine go ahead, then poll again.
+		runtime.Gosched()
+		return
+	}
+	for i := range g.pfds {
+		if g.pfds[i].Revents != 0 {
+			g.who[i].fd = -1
+		}
+	}
+}
+
+// wait gives the thread back until fd has bytes to read; false when the group is closing.
+func (g *Group) wait(fd int) bool {
+	t := g.cur
+	t.fd = fd
+	return t.yield(taskEvent{wait: true})
+}
+
+// Close ends the tasks still running (a read they wait in returns an error).
+func (g *Group) Close() {
+	for _, t := range g.tasks {
+		t.stop()
+	}
+	g.tasks = nil
+	g.live = 0
+}
+
+// groupRead is a raw read of a connection of g. In a task, the read first gives the thread back
+// until the group's poll finds bytes to read (a reply is seldom there as soon as its request has
+// gone, and a receive that finds none is a system call for nothing), then receives them without
+// blocking. Outside a task (a connection's start-up or close) it blocks as a raw read does.
+func (c *Conn) groupRead(p []byte) (int, error) {
+	for {
+		if c.g.cur == nil {
+			return c.rawRead(p)
+		}
+		if !c.g.wait(c.fd) {
+			return 0, net.ErrClosed
+		}
+		for {
+			n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
+				unix.MSG_DONTWAIT, 0, 0)
+			if e == 0 {
+				return int(n), nil
+			}
+			if e == syscall.EAGAIN {
+				break // the poll saw bytes another read took, or none: wait again
+			}
+			if e != syscall.EINTR {
+				return 0, e
+			}
+		}
+	}
+}
