@@ -22,9 +22,9 @@ import (
 //
 // The tasks are coroutines (iter.Pull): switching between them is a jump on the same thread,
 // not the Go scheduler's work. Only connections dialled with DialRaw under a context that
-// carries the group (WithGroup) join it; a task must read and write only those (any other
+// carries the group (WithGroup) join it; a task should wait only in their reads (any other
 // blocking call stops every task of the group while it waits), and must not lock its thread
-// (runtime.LockOSThread) while it waits: its read then panics.
+// (runtime.LockOSThread) across a read: the runtime stops the process at the task switch.
 //
 // A Group is used by one goroutine: Add, Step and Close are not safe for concurrent use.
 type Group struct {
@@ -174,6 +174,18 @@ func (g *Group) wait(fd int) bool {
 	return t.yield(taskEvent{wait: true})
 }
 
+// Alone makes the connection's reads, while on, block the thread as a raw read does, even in a
+// task of its group. It is for a driver whose own goroutine may read the connection in the
+// meantime, which must not take the task's turn: pgconn starts a background reader when a write
+// of its own takes long, so the PostgreSQL engine sets it around pgconn's calls (a prepare, a
+// statement of the simple protocol, the close). It does nothing to a connection outside a
+// group, nor to a nil one.
+func (c *Conn) Alone(on bool) {
+	if c != nil {
+		c.alone.Store(on)
+	}
+}
+
 // Close ends the tasks still running (a read they wait in returns an error).
 func (g *Group) Close() {
 	for _, t := range g.tasks {
@@ -189,7 +201,7 @@ func (g *Group) Close() {
 // blocking. Outside a task (a connection's start-up or close) it blocks as a raw read does.
 func (c *Conn) groupRead(p []byte) (int, error) {
 	for {
-		if c.g.cur == nil {
+		if c.g.cur == nil || c.alone.Load() {
 			return c.rawRead(p)
 		}
 		if !c.g.wait(c.fd) {

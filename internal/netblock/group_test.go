@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"testing"
 )
 
@@ -130,5 +131,54 @@ func TestGroupCloseAndError(t *testing.T) {
 	g.Close()
 	if !errors.Is(readErr, net.ErrClosed) {
 		t.Errorf("the waiting task's read after Close: %v, want net.ErrClosed", readErr)
+	}
+}
+
+// TestGroupAlone: a read of a connection made Alone blocks the thread in its task instead of
+// giving the turn to another task.
+func TestGroupAlone(t *testing.T) {
+	addr := echo(t)
+	for _, alone := range []bool{true, false} {
+		g := NewGroup()
+		ctx := WithGroup(context.Background(), g)
+		var order []string
+		for _, name := range []string{"a", "b"} {
+			c, err := DialRaw(ctx, "tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			nc := c.(*Conn)
+			g.Add(func() (bool, error) {
+				order = append(order, name+" starts")
+				if _, err := c.Write([]byte("z")); err != nil {
+					return false, err
+				}
+				nc.Alone(alone)
+				defer nc.Alone(false)
+				if _, err := c.Read(make([]byte, 1)); err != nil {
+					return false, err
+				}
+				order = append(order, name+" read")
+				return true, nil
+			})
+		}
+		for {
+			all, err := g.Step()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if all {
+				break
+			}
+		}
+		// Not alone, a gives b its turn while it waits (the replies may come in either order).
+		got, want := strings.Join(order, ","), "a starts,b starts,"
+		if alone {
+			want = "a starts,a read,b starts,b read"
+		}
+		if !strings.HasPrefix(got, want) || len(order) != 4 {
+			t.Errorf("alone %v: %s, want %s...", alone, got, want)
+		}
 	}
 }

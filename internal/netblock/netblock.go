@@ -105,7 +105,8 @@ func dial(ctx context.Context, network, addr string, raw bool) (net.Conn, error)
 type Conn struct {
 	fd            int
 	raw           bool
-	g             *Group // the group whose tasks read it (DialRaw under WithGroup), nil when none
+	g             *Group      // the group whose tasks read it (DialRaw under WithGroup), nil when none
+	alone         atomic.Bool // reads block the thread even in a group's task (Alone)
 	local, remote net.Addr
 	closed        atomic.Bool
 	interrupting  atomic.Int32 // Interrupts that may still shut the descriptor down
