@@ -187,12 +187,16 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 		}
 		ops[j] = append(ops[j], func(ctx context.Context, m *runner.Meter) (bool, error) {
 			once.Do(func() { deadline = time.Now().Add(dur) })
-			t0 := time.Now()
+			t0 := c.clock // the end of the transaction before, if it committed
+			if t0.IsZero() {
+				t0 = time.Now()
+			}
+			c.clock = time.Time{}
 			if !t0.Before(deadline) {
 				return true, nil
 			}
 			sc := &scripts[choose(c.vars.Rand, cfg.Scripts, total)]
-			err := c.run(ctx, m, sc, cfg.MaxTries)
+			end, err := c.run(ctx, m, sc, cfg.MaxTries, t0)
 			switch {
 			case err == errFailed:
 				m.Done(failed, t0, 1)
@@ -204,7 +208,8 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 				c.sess.Rollback(context.WithoutCancel(ctx))
 				return false, err
 			}
-			m.Done(sc.kind, t0, 1)
+			m.DoneAt(sc.kind, t0, end, 1)
+			c.clock = end
 			m.Commit(1)
 			r.commits.Add(1)
 			if sc.w.Builtin == "tpcb-like" || sc.w.Builtin == "simple-update" {
