@@ -83,6 +83,7 @@ func init() {
 			{Name: "tps", Unit: "transactions/s", Meaning: "script runs (transactions) per second, as pgbench's tps (run)"},
 		},
 		Headline: []string{"run:cpu_us/op", "run:wKB/op"},
+		NeedsSQL: true,
 		New:      newDefinition,
 	})
 }
