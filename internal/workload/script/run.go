@@ -147,7 +147,10 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 	for _, sc := range cfg.Scripts {
 		total += sc.Weight
 	}
-	dur := time.Duration(cfg.RunSecs * float64(time.Second))
+	// The clients run for the warm-up and the measured time; the warm-up's figures are left
+	// out (runner.Step.Warmup), as sysbench's --warmup-time.
+	st.Warmup = time.Duration(cfg.WarmupSecs * float64(time.Second))
+	dur := st.Warmup + time.Duration(cfg.RunSecs*float64(time.Second))
 	st.MaxDuration = 2*dur + 10*time.Second // a safety net: the clients stop at the deadline
 	var once sync.Once
 	var deadline time.Time

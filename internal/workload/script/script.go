@@ -124,8 +124,11 @@ type Config struct {
 	Jobs     int
 	MaxTries int
 	RunSecs  float64
-	Init     bool
-	Seed     uint64
+	// WarmupSecs run before RunSecs, unmeasured (--warmup-secs; 0 by default, as pgbench has
+	// none).
+	WarmupSecs float64
+	Init       bool
+	Seed       uint64
 	// Scripts are the scripts with their weights, in the order given.
 	Scripts []Weighted
 	// Defines are the --define variables, as given (NAME=VALUE), and their slots and values
@@ -165,6 +168,9 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if d.fs.Changed("run-secs") {
 		c.RunSecs = d.runSecs
 	}
+	if s.WarmupSecs != nil {
+		c.WarmupSecs = *s.WarmupSecs
+	}
 	switch {
 	case c.Scale < 1 || c.Scale > MaxScale:
 		return nil, fmt.Errorf("--scale-factor %d: want 1 to %d", c.Scale, MaxScale)
@@ -176,6 +182,8 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 		return nil, fmt.Errorf("--max-tries %d: want 1 to %d", c.MaxTries, MaxTries)
 	case !(c.RunSecs > 0 && c.RunSecs <= 7*24*3600):
 		return nil, fmt.Errorf("--run-secs %g: want more than 0, at most a week (604800)", c.RunSecs)
+	case !(c.WarmupSecs >= 0 && c.WarmupSecs <= 7*24*3600):
+		return nil, fmt.Errorf("--warmup-secs %g: want 0 to a week (604800)", c.WarmupSecs)
 	case len(d.scripts)+len(d.builtins) > MaxScripts:
 		return nil, fmt.Errorf("%d scripts: at most %d (--script and --builtin together)", len(d.scripts)+len(d.builtins), MaxScripts)
 	}
@@ -320,7 +328,7 @@ func (w *Workload) Config() map[string]any {
 		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Source, s.Weight))
 	}
 	return map[string]any{"scale": w.cfg.Scale, "clients": w.cfg.Clients, "jobs": w.cfg.Jobs, "max_tries": w.cfg.MaxTries,
-		"run_secs": w.cfg.RunSecs, "init": w.cfg.Init, "seed": w.cfg.Seed, "scripts": scripts, "defines": w.cfg.Defines}
+		"run_secs": w.cfg.RunSecs, "warmup_secs": w.cfg.WarmupSecs, "init": w.cfg.Init, "seed": w.cfg.Seed, "scripts": scripts, "defines": w.cfg.Defines}
 }
 
 // Summary implements workload.Workload.
@@ -329,6 +337,6 @@ func (w *Workload) Summary() string {
 	for _, s := range w.cfg.Scripts {
 		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Label, s.Weight))
 	}
-	return fmt.Sprintf("scripts=%s scale=%d clients=%d run_secs=%g init=%v", strings.Join(scripts, ","),
-		w.cfg.Scale, w.cfg.Clients, w.cfg.RunSecs, w.cfg.Init)
+	return fmt.Sprintf("scripts=%s scale=%d clients=%d run_secs=%g warmup_secs=%g init=%v", strings.Join(scripts, ","),
+		w.cfg.Scale, w.cfg.Clients, w.cfg.RunSecs, w.cfg.WarmupSecs, w.cfg.Init)
 }

@@ -96,6 +96,44 @@ func TestBuiltinsSQLite(t *testing.T)   { runBuiltins(t, "sqlite") }
 func TestBuiltinsPostgres(t *testing.T) { runBuiltins(t, "postgres", jobs) }
 func TestBuiltinsMySQL(t *testing.T)    { runBuiltins(t, "mysql", jobs) }
 
+// TestWarmup: --warmup-secs runs the clients unmeasured first, as sysbench's warm-up: the run
+// step's figures start after it.
+func TestWarmup(t *testing.T) {
+	secs := 1.0
+	d := newDefinition()
+	if err := d.Flags().Parse([]string{"--run-secs", "1", "--clients", "2"}); err != nil {
+		t.Fatal(err)
+	}
+	wl, err := d.Build(workload.Shared{Profile: "quick", Seed: 42, WarmupSecs: &secs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := wl.(*Workload)
+	if w.cfg.WarmupSecs != 1 || !strings.Contains(w.Summary(), "warmup_secs=1") {
+		t.Fatalf("warm-up %g, summary %s", w.cfg.WarmupSecs, w.Summary())
+	}
+	eng, dir := worktest.Engine(t, "sqlite", false, nil)
+	worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
+		if step != StepRun {
+			return
+		}
+		if res.WarmupSec < 1 {
+			t.Errorf("run: measured from %.2f s, want after the 1 s warm-up", res.WarmupSec)
+		}
+		// The measurement starts between two statements of a client's transaction: each
+		// statement ran as often as the transactions, give or take one per client.
+		tx := res.KindOps("tx_tpcb_like")
+		for _, k := range res.Kinds {
+			if n := res.KindOps(k.Name); strings.HasPrefix(k.Name, "tpcb_like_") && (n < tx-2 || n > tx+2) {
+				t.Errorf("%s ran %d times, the script %d", k.Name, n, tx)
+			}
+		}
+		if tx == 0 {
+			t.Error("run: no transaction measured")
+		}
+	})
+}
+
 // TestJobsNeedRawSockets: clients share a thread only over raw sockets; SQLite's, in the
 // process, are refused when the run step is made.
 func TestJobsNeedRawSockets(t *testing.T) {
