@@ -2,11 +2,12 @@ package netblock
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"net"
+	"os"
 	"runtime"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -33,15 +34,17 @@ type Group struct {
 	ready int   // where Step looks for the next runnable task
 	live  int   // tasks that have not ended
 	conns int   // connections dialled into the group
-	pfds  []unix.PollFd
-	who   []*task // per entry of pfds, its task
+	ep    int   // the epoll instance of the tasks' sockets, -1 before the first wait
+	evs   []unix.EpollEvent
 }
 
 type task struct {
 	next  func() (taskEvent, bool)
 	stop  func()
 	yield func(taskEvent) bool
-	fd    int // the socket it waits to read; -1: runnable
+	fd    int   // the socket it waits to read; -1: runnable
+	reg   int   // the socket it registered with the group's epoll instance, -1: none
+	idx   int32 // its index in Group.tasks
 	ended bool
 }
 
@@ -52,9 +55,6 @@ type taskEvent struct {
 	done bool
 	err  error
 }
-
-// errGroupClosed is what a read of a task returns once the group is closed.
-var errGroupClosed = errors.New("netblock: the group is closed")
 
 type groupKey struct{}
 
@@ -70,7 +70,7 @@ func GroupOf(ctx context.Context) *Group {
 }
 
 // NewGroup returns an empty group.
-func NewGroup() *Group { return &Group{} }
+func NewGroup() *Group { return &Group{ep: -1} }
 
 // Conns returns the number of connections dialled into the group.
 func (g *Group) Conns() int { return g.conns }
@@ -78,7 +78,7 @@ func (g *Group) Conns() int { return g.conns }
 // Add adds a task that calls step until it returns done or an error. The step runs on the
 // goroutine of Step.
 func (g *Group) Add(step func() (done bool, err error)) {
-	t := &task{fd: -1}
+	t := &task{fd: -1, reg: -1, idx: int32(len(g.tasks))}
 	t.next, t.stop = iter.Pull(func(yield func(taskEvent) bool) {
 		t.yield = yield
 		for {
@@ -141,37 +141,52 @@ func (g *Group) runnable() *task {
 }
 
 // poll sleeps in the kernel until a waiting task's socket has bytes to read (or is shut down),
-// at most RawWait, and makes those tasks runnable. The goroutine keeps its P while it waits, as a
-// raw read does, and yields to the scheduler after a timeout or a signal.
+// at most RawWait, and makes those tasks runnable. The sockets stay registered with one epoll
+// instance (level-triggered), so that a poll costs one system call whatever the number of
+// tasks, with nothing to set up per socket. The goroutine keeps its P while it waits, as a raw
+// read does, and yields to the scheduler after a timeout or a signal.
 func (g *Group) poll() {
-	g.pfds, g.who = g.pfds[:0], g.who[:0]
-	for _, t := range g.tasks {
-		if !t.ended && t.fd >= 0 {
-			g.pfds = append(g.pfds, unix.PollFd{Fd: int32(t.fd), Events: unix.POLLIN})
-			g.who = append(g.who, t)
-		}
-	}
-	ts := unix.NsecToTimespec(int64(RawWait))
-	n, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&g.pfds[0])), uintptr(len(g.pfds)),
-		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(g.ep), uintptr(unsafe.Pointer(&g.evs[0])), uintptr(len(g.evs)),
+		uintptr(RawWait/time.Millisecond), 0, 0)
 	if e != 0 || n == 0 {
 		// A timeout or a signal (the runtime's preemption request): let a stop of the world
 		// waiting for this goroutine go ahead, then poll again.
 		runtime.Gosched()
 		return
 	}
-	for i := range g.pfds {
-		if g.pfds[i].Revents != 0 {
-			g.who[i].fd = -1
+	for _, ev := range g.evs[:n] {
+		// A socket a task no longer waits for (it reconnected) may still be registered.
+		if t := g.tasks[ev.Pad]; !t.ended && t.fd == int(ev.Fd) {
+			t.fd = -1
 		}
 	}
 }
 
-// wait gives the thread back until fd has bytes to read; false when the group is closing.
-func (g *Group) wait(fd int) bool {
+// wait gives the thread back until fd has bytes to read; false when the group is closing. The
+// first wait on a socket registers it with the group's epoll instance.
+func (g *Group) wait(fd int) (bool, error) {
 	t := g.cur
+	if t.reg != fd {
+		if g.ep < 0 {
+			ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+			if err != nil {
+				return false, os.NewSyscallError("epoll_create1", err)
+			}
+			g.ep = ep
+			g.evs = make([]unix.EpollEvent, len(g.tasks))
+		}
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd), Pad: t.idx}
+		err := unix.EpollCtl(g.ep, unix.EPOLL_CTL_ADD, fd, &ev)
+		if err == unix.EEXIST {
+			err = unix.EpollCtl(g.ep, unix.EPOLL_CTL_MOD, fd, &ev)
+		}
+		if err != nil {
+			return false, os.NewSyscallError("epoll_ctl", err)
+		}
+		t.reg = fd
+	}
 	t.fd = fd
-	return t.yield(taskEvent{wait: true})
+	return t.yield(taskEvent{wait: true}), nil
 }
 
 // Alone makes the connection's reads, while on, block the thread as a raw read does, even in a
@@ -193,6 +208,10 @@ func (g *Group) Close() {
 	}
 	g.tasks = nil
 	g.live = 0
+	if g.ep >= 0 {
+		unix.Close(g.ep)
+		g.ep = -1
+	}
 }
 
 // groupRead is a raw read of a connection of g. In a task, the read first gives the thread back
@@ -204,7 +223,9 @@ func (c *Conn) groupRead(p []byte) (int, error) {
 		if c.g.cur == nil || c.alone.Load() {
 			return c.rawRead(p)
 		}
-		if !c.g.wait(c.fd) {
+		if ok, err := c.g.wait(c.fd); err != nil {
+			return 0, err
+		} else if !ok {
 			return 0, net.ErrClosed
 		}
 		for {
