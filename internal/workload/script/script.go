@@ -234,6 +234,15 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if total == 0 {
 		return nil, fmt.Errorf("the scripts' weights add up to 0: give at least one a weight above 0")
 	}
+	if c.Jobs > 0 && c.Jobs < c.Clients {
+		for _, sc := range c.Scripts {
+			for _, cmd := range sc.Script.Commands {
+				if cmd.Kind == pgscript.Sleep {
+					return nil, fmt.Errorf(`--jobs %d with %d clients: script %s line %d: \sleep would stop every client of its thread; use --jobs 0 (a thread per client)`, c.Jobs, c.Clients, sc.Script.Name, cmd.Line)
+				}
+			}
+		}
+	}
 	kinds := 1
 	for _, sc := range c.Scripts {
 		kinds += 1 + sc.Script.SQLCount()

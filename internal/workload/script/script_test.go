@@ -195,6 +195,8 @@ func TestRefusals(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.sql")
 	os.WriteFile(bad, []byte("\\shell ls\n"), 0o644)
+	sleepy := filepath.Join(dir, "sleepy.sql")
+	os.WriteFile(sleepy, []byte("SELECT 1;\n\\sleep 1 ms\n"), 0o644)
 	many := filepath.Join(dir, "many.sql")
 	os.WriteFile(many, []byte(strings.Repeat("SELECT 1;\n", 100)), 0o644)
 	cases := []struct {
@@ -207,6 +209,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"--scale-factor", "0"}, "--scale-factor 0: want 1 to"},
 		{[]string{"--clients", "0"}, "--clients 0"},
 		{[]string{"--jobs", "-1"}, "--jobs -1: want 0"},
+		{[]string{"--jobs", "1", "--clients", "2", "--script", sleepy}, `sleepy.sql line 2: \sleep would stop every client of its thread`},
 		{[]string{"--clients", "1024", "--script", many}, "at most 32768 latency histograms"},
 		{[]string{"--script", filepath.Join(dir, "none.sql")}, "no such file"},
 		{[]string{"--script", dir}, "not a regular file"},
