@@ -18,8 +18,7 @@ import (
 // the thread to another task whose bytes have come, and the thread sleeps in the kernel, in one
 // poll of every waiting task's socket, only when no task can go on. This is how pgbench runs
 // several clients on one thread (-j): a client's round trip costs a send, a receive and a
-// share of a poll, and the thread sleeps and wakes once for every reply that found it waiting
-// rather than once per reply.
+// share of a poll, and the thread sleeps only when every task waits, not once per round trip.
 //
 // The tasks are coroutines (iter.Pull): switching between them is a jump on the same thread,
 // not the Go scheduler's work. Only connections dialled with DialRaw under a context that
