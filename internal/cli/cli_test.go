@@ -67,6 +67,8 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"unknown engine", []string{"run", "--engine", "pebble,nosuch"},
 			`rumbench: unknown engine "nosuch" (valid: bbolt, lmdb, mongo, myrocks, mysql, null, pebble, postgres, rocksdb, sqlite, wiredtiger)`},
+		{"script on a KV engine", []string{"run", "--workload", "script", "--engine", "sqlite,pebble"},
+			`rumbench: engine pebble runs no SQL text, which the script workload runs (valid: myrocks, mysql, postgres, sqlite)`},
 		{"unknown workload", []string{"run", "--workload", "tpch"},
 			`rumbench: unknown workload "tpch" (valid: insert, linkbench, script, sysbench, toy, tpcc, ycsb)`},
 		{"sysbench unknown test", []string{"run", "--workload", "sysbench", "--tests", "point-query,range-scan"},

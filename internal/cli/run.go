@@ -283,6 +283,17 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	return buildBenchConfig(env, f, wl)
 }
 
+// sqlEngines returns the names of the engines that run SQL text, sorted.
+func sqlEngines() []string {
+	var names []string
+	for _, n := range engine.Names() {
+		if s, _ := engine.Lookup(n); s.SQL {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 // buildBenchConfig makes the run's configuration around workload wl.
 func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config, error) {
 	settle, err := runner.ParseSettleMode(f.settle)
@@ -293,9 +304,14 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if err != nil {
 		return bench.Config{}, err
 	}
+	ws, _ := workload.Lookup(f.workload)
 	for _, e := range engines {
-		if _, ok := engine.Lookup(e); !ok {
+		s, ok := engine.Lookup(e)
+		if !ok {
 			return bench.Config{}, usagef("unknown engine %q (valid: %s)", input.Short(e), strings.Join(engine.Names(), ", "))
+		}
+		if ws.NeedsSQL && !s.SQL {
+			return bench.Config{}, usagef("engine %s runs no SQL text, which the %s workload runs (valid: %s)", e, f.workload, strings.Join(sqlEngines(), ", "))
 		}
 	}
 	opts, err := parseEngineOpts(f.engineOpts, engines)

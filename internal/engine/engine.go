@@ -65,6 +65,9 @@ type Spec struct {
 	// Check validates engine-specific options without opening anything (nil: only the keys of
 	// Options are checked).
 	Check func(extra map[string]string) error
+	// SQL is true for engines whose sessions run SQL text (table.SQLSession): a workload of
+	// users' SQL (workload.Spec.NeedsSQL) refuses the others before the run starts.
+	SQL bool
 	// MaxColumns is the most columns a table may have on the engine, key columns included (0: no
 	// limit): workloads whose column count is a setting refuse more before the run starts.
 	MaxColumns int

@@ -92,7 +92,12 @@ func dial(ctx context.Context, network, addr string, raw bool) (net.Conn, error)
 			return nil, os.NewSyscallError("setsockopt", err)
 		}
 	}
-	return &Conn{fd: fd, raw: raw, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
+	bc := &Conn{fd: fd, raw: raw, local: c.LocalAddr(), remote: c.RemoteAddr()}
+	if g := GroupOf(ctx); raw && g != nil {
+		bc.g = g
+		g.conns++
+	}
+	return bc, nil
 }
 
 // Conn is a connection over a blocking socket. Read and Write block the calling thread; Close
@@ -100,6 +105,8 @@ func dial(ctx context.Context, network, addr string, raw bool) (net.Conn, error)
 type Conn struct {
 	fd            int
 	raw           bool
+	g             *Group      // the group whose tasks read it (DialRaw under WithGroup), nil when none
+	alone         atomic.Bool // reads block the thread even in a group's task (Alone)
 	local, remote net.Addr
 	closed        atomic.Bool
 	interrupting  atomic.Int32 // Interrupts that may still shut the descriptor down
@@ -158,9 +165,16 @@ func (c *Conn) Write(p []byte) (int, error) {
 const RawWait = 10 * time.Millisecond
 
 func (c *Conn) read(p []byte) (int, error) {
-	if !c.raw {
+	switch {
+	case !c.raw:
 		return unix.Read(c.fd, p)
+	case c.g != nil:
+		return c.groupRead(p)
 	}
+	return c.rawRead(p)
+}
+
+func (c *Conn) rawRead(p []byte) (int, error) {
 	for {
 		// One read that sleeps in the kernel until the reply comes, for at most RawWait (the
 		// socket's receive timeout): no poll before it, so a round trip is two system calls.

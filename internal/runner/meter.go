@@ -42,7 +42,13 @@ func NewMeter(n int, paced bool) *Meter {
 // statements). Its service time is measured from start; for a paced worker its response time
 // from the intended start is recorded too.
 func (m *Meter) Done(k KindID, start time.Time, units int) {
-	now := time.Now()
+	m.DoneAt(k, start, time.Now(), units)
+}
+
+// DoneAt is Done for an operation that ended at now (a reading of time.Now): a worker whose
+// operations follow one another reads the clock once at each boundary, for the end of one and
+// the start of the next.
+func (m *Meter) DoneAt(k KindID, start, now time.Time, units int) {
 	km := &m.kinds[k]
 	km.hist.Record(int64(now.Sub(start)))
 	if km.intended != nil && !m.intendedStart.IsZero() {

@@ -141,6 +141,9 @@ type Spec struct {
 	// table per client): a sweep then loads afresh for each count, instead of loading once per
 	// engine and running each count on the same data.
 	ClientsShapeData bool
+	// NeedsSQL says the workload runs SQL text (table.SQLSession): an engine without SQL
+	// (engine.Spec.SQL false: the KV and document families) is refused before the run starts.
+	NeedsSQL bool
 	// New returns a fresh definition, its flags bound to their defaults.
 	New func() Definition
 }

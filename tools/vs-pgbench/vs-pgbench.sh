@@ -1,9 +1,9 @@
 #!/bin/bash
 # vs-pgbench: pgbench and rumbench side by side on one private PostgreSQL (docs/scripts.md,
-# "Client cost beside pgbench"). For each built-in script and client count, interleaved and
-# repeated: `pgbench -M prepared` (-j 1 and -j CLIENTS) and `rumbench run --workload script
-# --init=false` on the tables `pgbench -i` loaded; each client's CPU is the user + system time
-# of its whole process (/usr/bin/time) divided by the transactions it reports.
+# "Client cost beside pgbench"). For each built-in script, client count and thread count (1 and
+# CLIENTS), interleaved and repeated: `pgbench -M prepared -j J` and `rumbench run --workload
+# script --init=false --jobs J` on the tables `pgbench -i` loaded; each client's CPU is the
+# user + system time of its whole process (/usr/bin/time) divided by the transactions it reports.
 #
 # Usage: tools/vs-pgbench/vs-pgbench.sh [RUMBENCH [VS_SYSBENCH]]
 # Environment: SECS (10), REPEATS (3), CLIENTS ("1 4"), SCALE (1), SCRIPTS (the three built-ins).
@@ -46,10 +46,10 @@ for rep in $(seq "$REPEATS"); do
 			for j in $(printf '%s\n' 1 "$c" | sort -un); do
 				/usr/bin/time -f "%U %S" -o "$work/time" pgbench "${pg[@]}" -n -M prepared -c "$c" -j "$j" -T "$SECS" -b "$b" rumbench >"$work/pgbench.out" 2>&1
 				per "rep=$rep $b c=$c" "pgbench-j$j" "$(grep -oP 'actually processed: \K[0-9]+' "$work/pgbench.out")"
+				/usr/bin/time -f "%U %S" -o "$work/time" "$RB" run --workload script --builtin "$b" --init=false --clients "$c" --jobs "$j" \
+					--run-secs "$SECS" --engine postgres --dsn "$dsn" --out "$work/runs" >"$work/rumbench.out" 2>&1
+				per "rep=$rep $b c=$c" "rumbench-j$j" "$(awk '$1 == "postgres" && $2 ~ /^tx_/ {print $3}' "$work/rumbench.out")"
 			done
-			/usr/bin/time -f "%U %S" -o "$work/time" "$RB" run --workload script --builtin "$b" --init=false --clients "$c" \
-				--run-secs "$SECS" --engine postgres --dsn "$dsn" --out "$work/runs" >"$work/rumbench.out" 2>&1
-			per "rep=$rep $b c=$c" rumbench "$(awk '$1 == "postgres" && $2 ~ /^tx_/ {print $3}' "$work/rumbench.out")"
 		done
 	done
 done

@@ -58,6 +58,7 @@ func register(name, te, description string) {
 		Options:     options,
 		Server:      true,
 		// InnoDB's limit, or the server's own for MyRocks tables.
+		SQL:        true,
 		MaxColumns: map[string]int{"innodb": 1017, "rocksdb": 4096}[te],
 		// The client path: how the sessions talk to the server, not what it stores.
 		ClientOptions: append(sqlfam.ClientOptionKeys(), "insert", "wire"),

@@ -99,6 +99,9 @@ func formatOf(oid uint32) int16 {
 // Prepare implements sqlfam.Conn.
 func (c *conn) Prepare(ctx context.Context, text string) (sqlfam.Stmt, error) {
 	c.n++
+	nc := c.nb()
+	nc.Alone(true)
+	defer nc.Alone(false)
 	sd, err := c.pc.Prepare(context.Background(), "rb"+strconv.Itoa(c.n), text, nil)
 	if err != nil {
 		return nil, err
@@ -344,6 +347,9 @@ func (c *conn) Query(_ context.Context, text string, args []sqlfam.Arg, cols []s
 			return sqlfam.Result{}, err
 		}
 	}
+	nc := c.nb()
+	nc.Alone(true)
+	defer nc.Alone(false)
 	mrr := c.pc.Exec(context.Background(), text)
 	var res sqlfam.Result
 	var err error
@@ -418,6 +424,16 @@ func appendLiteral(b []byte, a sqlfam.Arg) []byte {
 	return append(b, ' ')
 }
 
+// nb returns the connection's socket when it is a netblock.Conn, else nil. Around pgconn's own
+// calls (a prepare, a statement of the simple protocol, the close) it is made Alone: pgconn's
+// background reader, started when a write takes long, may read it from a goroutine of its own,
+// which must not take a turn of a netblock.Group's tasks. Statements run by stmt.Query and
+// rawStmt.QueryRaw write and read the socket directly and take their turns.
+func (c *conn) nb() *netblock.Conn {
+	nc, _ := c.pc.Conn().(*netblock.Conn)
+	return nc
+}
+
 // Interrupt implements sqlfam.Conn.
 func (c *conn) Interrupt() {
 	nc := c.pc.Conn()
@@ -432,5 +448,8 @@ func (c *conn) Interrupt() {
 func (c *conn) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	nc := c.nb()
+	nc.Alone(true)
+	defer nc.Alone(false)
 	return c.pc.Close(ctx)
 }

@@ -54,6 +54,7 @@ func init() {
 		// The client path: how the sessions talk to the server, not what it stores.
 		ClientOptions: sqlfam.ClientOptionKeys(),
 		Check:         check,
+		SQL:           true,
 		MaxColumns:    1600, // MaxHeapAttributeNumber
 		Release: func(ctx context.Context, binDir string) (string, error) {
 			return server.BinaryVersion(ctx, server.Postgres, binDir)

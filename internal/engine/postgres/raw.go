@@ -26,6 +26,9 @@ type rawStmt struct {
 // PrepareRaw implements sqlfam.RawConn.
 func (c *conn) PrepareRaw(ctx context.Context, text string) (sqlfam.RawStmt, error) {
 	c.n++
+	nc := c.nb()
+	nc.Alone(true)
+	defer nc.Alone(false)
 	sd, err := c.pc.Prepare(context.Background(), "rb"+strconv.Itoa(c.n), text, nil)
 	if err != nil {
 		return nil, err

@@ -160,7 +160,10 @@ func (e *Engine) newNativeSession(ctx context.Context) (table.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &nativeSession{e: e, conn: c, lock: e.native.LocksThread(), holdsP: e.native.HoldsP(), stmts: map[stmtKey]Stmt{},
+	// A session of a netblock.Group shares its thread with the group's other tasks: it does not
+	// lock it (a task switch with a lock taken after the task began stops the process).
+	lock := e.native.LocksThread() && netblock.GroupOf(ctx) == nil
+	s := &nativeSession{e: e, conn: c, lock: lock, holdsP: e.native.HoldsP(), stmts: map[stmtKey]Stmt{},
 		execs: map[*table.Stmt]*nativeExec{}}
 	if ti, ok := e.native.(TextInserter); ok && ti.TextInserts() {
 		s.textInsert, s.texts = true, map[stmtKey]string{}

@@ -36,6 +36,7 @@ func init() {
 		Description: "B-tree (SQLite via mattn/go-sqlite3, WAL or rollback journal: journal_mode), SQL family",
 		Options:     options,
 		Open:        open,
+		SQL:         true,
 		MaxColumns:  2000, // SQLITE_MAX_COLUMN as go-sqlite3 compiles it
 		Check: func(extra map[string]string) error {
 			_, err := parse(extra, true)

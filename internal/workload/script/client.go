@@ -36,52 +36,66 @@ type client struct {
 	// prepared does on PostgreSQL; else they are the session's Begin and Commit (SQLite's
 	// BEGIN IMMEDIATE; MySQL, which has no END).
 	preparedTx bool
+	// clock is the end of the client's last transaction when it committed (a reading of
+	// time.Now), the start of the next one; zero otherwise.
+	clock time.Time
 }
 
 // errFailed is a transaction that failed on a conflict after its last try.
 var errFailed = errors.New("failed")
 
-// run runs script sc once as one transaction, retrying it up to tries times on a conflict
-// (serialization failure, deadlock), with the random state it started with, as pgbench does.
-func (c *client) run(ctx context.Context, m *runner.Meter, sc *compiled, tries int) error {
+// run runs script sc once as one transaction, from start (a reading of time.Now), retrying it
+// up to tries times on a conflict (serialization failure, deadlock), with the random state it
+// started with, as pgbench does. It returns the time the transaction ended.
+func (c *client) run(ctx context.Context, m *runner.Meter, sc *compiled, tries int, start time.Time) (time.Time, error) {
 	saved := *c.vars.Rand
 	for try := 1; ; try++ {
-		err := c.runOnce(ctx, m, sc)
+		end, err := c.runOnce(ctx, m, sc, start)
 		if err == nil || !errors.Is(err, table.ErrConflict) || ctx.Err() != nil {
-			return err
+			return end, err
 		}
+		start = time.Time{}
 		if rerr := c.sess.Rollback(ctx); rerr != nil {
-			return rerr
+			return end, rerr
 		}
 		if try >= tries {
-			return errFailed
+			return end, errFailed
 		}
 		m.Retry()
 		*c.vars.Rand = saved
 	}
 }
 
-func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled) error {
+// runOnce runs the commands of sc once. A statement's latency runs from the end of the command
+// before it: the clock is read once at the boundary between two statements (or the start of the
+// transaction and its first statement), for the end of one and the start of the other; after a
+// meta-command it is read again. start is the transaction's start (zero: unknown); it returns the
+// time the last command ended, zero after an error.
+func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled, start time.Time) (time.Time, error) {
 	cmds := sc.w.Script.Commands
+	last := start // the clock at the end of the command before, zero after a meta-command
 	for i := 0; i < len(cmds); {
 		cmd := &cmds[i]
 		next := i + 1
+		if cmd.Kind > pgscript.Rollback {
+			last = time.Time{}
+		}
 		switch cmd.Kind {
 		case pgscript.Set:
 			v, err := cmd.Expr.Eval(c.vars)
 			if err != nil {
-				return c.fail(sc, cmd, err)
+				return time.Time{}, c.fail(sc, cmd, err)
 			}
 			c.vars.V[cmd.Slot] = v
 		case pgscript.If:
 			v, err := cmd.Expr.Eval(c.vars)
 			if err != nil {
-				return c.fail(sc, cmd, err)
+				return time.Time{}, c.fail(sc, cmd, err)
 			}
 			ok := false
 			if v.T != pgscript.Null {
 				if ok, err = v.Truth(); err != nil {
-					return c.fail(sc, cmd, err)
+					return time.Time{}, c.fail(sc, cmd, err)
 				}
 			}
 			if !ok {
@@ -92,10 +106,13 @@ func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled) err
 		case pgscript.Nop:
 		case pgscript.Sleep:
 			if err := c.sleep(ctx, cmd); err != nil {
-				return c.fail(sc, cmd, err)
+				return time.Time{}, c.fail(sc, cmd, err)
 			}
 		default:
-			t0 := time.Now()
+			t0 := last
+			if t0.IsZero() {
+				t0 = time.Now()
+			}
 			var err error
 			switch cmd.Kind {
 			case pgscript.Begin:
@@ -116,13 +133,17 @@ func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled) err
 				err = c.exec(ctx, cmd)
 			}
 			if err != nil {
-				return c.fail(sc, cmd, err)
+				return time.Time{}, c.fail(sc, cmd, err)
 			}
-			m.Done(sc.kinds[i], t0, 1)
+			last = time.Now()
+			m.DoneAt(sc.kinds[i], t0, last, 1)
 		}
 		i = next
 	}
-	return nil
+	if last.IsZero() {
+		last = time.Now()
+	}
+	return last, nil
 }
 
 // fail wraps err with the script and line of cmd, keeping it an ErrConflict for errors.Is.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/netblock"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/table"
@@ -146,12 +147,31 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 	for _, sc := range cfg.Scripts {
 		total += sc.Weight
 	}
-	dur := time.Duration(cfg.RunSecs * float64(time.Second))
+	// The clients run for the warm-up and the measured time; the warm-up's figures are left
+	// out (runner.Step.Warmup), as sysbench's --warmup-time.
+	st.Warmup = time.Duration(cfg.WarmupSecs * float64(time.Second))
+	dur := st.Warmup + time.Duration(cfg.RunSecs*float64(time.Second))
 	st.MaxDuration = 2*dur + 10*time.Second // a safety net: the clients stop at the deadline
 	var once sync.Once
 	var deadline time.Time
+	// jobs threads run the clients: client i on thread i mod jobs (a netblock.Group of its
+	// clients when a thread has several).
+	jobs := cfg.Clients
+	if cfg.Jobs > 0 && cfg.Jobs < jobs {
+		jobs = cfg.Jobs
+	}
+	groups := make([]*netblock.Group, jobs)
+	ops := make([][]func(context.Context, *runner.Meter) (bool, error), jobs)
 	for i := 0; i < cfg.Clients; i++ {
-		s, err := r.sessions.Open(ctx, r.eng)
+		j := i % jobs
+		octx := ctx
+		if (cfg.Clients-j+jobs-1)/jobs > 1 { // the thread has several clients
+			if groups[j] == nil {
+				groups[j] = netblock.NewGroup()
+			}
+			octx = netblock.WithGroup(ctx, groups[j])
+		}
+		s, err := r.sessions.Open(octx, r.eng)
 		if err != nil {
 			return st, err
 		}
@@ -159,39 +179,68 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 		if !ok {
 			return st, fmt.Errorf("engine %s runs no SQL text", r.eng.Info().Name)
 		}
+		if g := groups[j]; g != nil && g.Conns() != len(ops[j])+1 {
+			return st, fmt.Errorf("--jobs %d with %d clients: clients share a thread over raw sockets only (engine postgres or mysql, io=raw); engine %s has none", cfg.Jobs, cfg.Clients, r.eng.Info().Name)
+		}
 		c := &client{id: i, sess: s, sql: sq, vars: pgscript.NewVars(r.w.names, cfg.Scale, i, cfg.Seed),
 			out: table.NewRows(1, 4), text: make([]byte, 0, 256), stores: map[*pgscript.Command][]int{}, names: r.w.names,
 			preparedTx: r.eng.Info().Name == "postgres"}
 		for _, set := range cfg.Sets {
 			c.vars.V[set.Slot] = set.Value
 		}
-		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("client %d", i), Role: runner.Driver,
-			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
-				once.Do(func() { deadline = time.Now().Add(dur) })
-				t0 := time.Now()
-				if !t0.Before(deadline) {
-					return true, nil
-				}
-				sc := &scripts[choose(c.vars.Rand, cfg.Scripts, total)]
-				err := c.run(ctx, m, sc, cfg.MaxTries)
-				switch {
-				case err == errFailed:
-					m.Done(failed, t0, 1)
-					r.failed.Add(1)
-					return false, nil
-				case err != nil && ctx.Err() != nil:
-					return true, nil
-				case err != nil:
-					c.sess.Rollback(context.WithoutCancel(ctx))
-					return false, err
-				}
-				m.Done(sc.kind, t0, 1)
-				m.Commit(1)
-				r.commits.Add(1)
-				if sc.w.Builtin == "tpcb-like" || sc.w.Builtin == "simple-update" {
-					r.writes.Add(1)
-				}
+		ops[j] = append(ops[j], func(ctx context.Context, m *runner.Meter) (bool, error) {
+			once.Do(func() { deadline = time.Now().Add(dur) })
+			t0 := c.clock // the end of the transaction before, if it committed
+			if t0.IsZero() {
+				t0 = time.Now()
+			}
+			c.clock = time.Time{}
+			if !t0.Before(deadline) {
+				return true, nil
+			}
+			sc := &scripts[choose(c.vars.Rand, cfg.Scripts, total)]
+			end, err := c.run(ctx, m, sc, cfg.MaxTries, t0)
+			switch {
+			case err == errFailed:
+				m.Done(failed, t0, 1)
+				r.failed.Add(1)
 				return false, nil
+			case err != nil && ctx.Err() != nil:
+				return true, nil
+			case err != nil:
+				c.sess.Rollback(context.WithoutCancel(ctx))
+				return false, err
+			}
+			m.DoneAt(sc.kind, t0, end, 1)
+			c.clock = end
+			m.Commit(1)
+			r.commits.Add(1)
+			if sc.w.Builtin == "tpcb-like" || sc.w.Builtin == "simple-update" {
+				r.writes.Add(1)
+			}
+			return false, nil
+		})
+	}
+	for j, g := range groups {
+		if g == nil {
+			st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("client %d", j), Role: runner.Driver, Op: ops[j][0]})
+			continue
+		}
+		started := false
+		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("thread %d", j), Role: runner.Driver,
+			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
+				if !started {
+					started = true
+					gctx := netblock.WithGroup(ctx, g)
+					for _, op := range ops[j] {
+						g.Add(func() (bool, error) { return op(gctx, m) })
+					}
+				}
+				all, err := g.Step()
+				if all || err != nil {
+					g.Close()
+				}
+				return all, err
 			}})
 	}
 	return st, nil

@@ -83,6 +83,7 @@ func init() {
 			{Name: "tps", Unit: "transactions/s", Meaning: "script runs (transactions) per second, as pgbench's tps (run)"},
 		},
 		Headline: []string{"run:cpu_us/op", "run:wKB/op"},
+		NeedsSQL: true,
 		New:      newDefinition,
 	})
 }
@@ -93,6 +94,7 @@ type definition struct {
 	defines           []string
 	scale             int64
 	clients, maxTries int
+	jobs              int
 	runSecs           float64
 	init              bool
 }
@@ -104,6 +106,7 @@ func newDefinition() workload.Definition {
 	fl.StringArrayVar(&d.builtins, "builtin", nil, "a pgbench built-in script: tpcb-like, simple-update or select-only, with an optional weight NAME[@WEIGHT] (repeatable; pgbench -b; default tpcb-like when no --script is given)")
 	fl.Int64Var(&d.scale, "scale-factor", 0, "pgbench's scale factor (-s; --scale is the recipes' flag): a branch, 10 tellers and 100,000 accounts per unit, and :scale (default from --profile: 1, 10, 100)")
 	fl.IntVar(&d.clients, "clients", 1, "concurrent clients, each on its own session (pgbench -c)")
+	fl.IntVar(&d.jobs, "jobs", 0, "threads the clients share, each running its share of the clients on one poll of their connections (pgbench -j; postgres and mysql with io=raw); 0, the default: a thread per client")
 	fl.IntVar(&d.maxTries, "max-tries", 1, "tries of a transaction that meets a serialization failure or deadlock before it counts as failed (pgbench --max-tries)")
 	fl.Float64Var(&d.runSecs, "run-secs", 0, "seconds the run step lasts (pgbench -T; default from --profile: 10, 60, 300)")
 	fl.StringArrayVar(&d.defines, "define", nil, "set a variable for every client before its first script: NAME=VALUE (repeatable; pgbench -D)")
@@ -115,12 +118,17 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 
 // Config is the workload's effective configuration.
 type Config struct {
-	Scale    int64
-	Clients  int
+	Scale   int64
+	Clients int
+	// Jobs is the number of threads the clients share (pgbench -j); 0: a thread per client.
+	Jobs     int
 	MaxTries int
 	RunSecs  float64
-	Init     bool
-	Seed     uint64
+	// WarmupSecs run before RunSecs, unmeasured (--warmup-secs; 0 by default, as pgbench has
+	// none).
+	WarmupSecs float64
+	Init       bool
+	Seed       uint64
 	// Scripts are the scripts with their weights, in the order given.
 	Scripts []Weighted
 	// Defines are the --define variables, as given (NAME=VALUE), and their slots and values
@@ -153,22 +161,29 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
 	}
-	c := Config{Scale: p.scale, Clients: d.clients, MaxTries: d.maxTries, RunSecs: p.runSecs, Seed: s.Seed}
+	c := Config{Scale: p.scale, Clients: d.clients, Jobs: d.jobs, MaxTries: d.maxTries, RunSecs: p.runSecs, Seed: s.Seed}
 	if d.fs.Changed("scale-factor") {
 		c.Scale = d.scale
 	}
 	if d.fs.Changed("run-secs") {
 		c.RunSecs = d.runSecs
 	}
+	if s.WarmupSecs != nil {
+		c.WarmupSecs = *s.WarmupSecs
+	}
 	switch {
 	case c.Scale < 1 || c.Scale > MaxScale:
 		return nil, fmt.Errorf("--scale-factor %d: want 1 to %d", c.Scale, MaxScale)
 	case c.Clients < 1 || c.Clients > MaxClients:
 		return nil, fmt.Errorf("--clients %d: want 1 to %d", c.Clients, MaxClients)
+	case c.Jobs < 0 || c.Jobs > MaxClients:
+		return nil, fmt.Errorf("--jobs %d: want 0 (a thread per client) to %d", c.Jobs, MaxClients)
 	case c.MaxTries < 1 || c.MaxTries > MaxTries:
 		return nil, fmt.Errorf("--max-tries %d: want 1 to %d", c.MaxTries, MaxTries)
 	case !(c.RunSecs > 0 && c.RunSecs <= 7*24*3600):
 		return nil, fmt.Errorf("--run-secs %g: want more than 0, at most a week (604800)", c.RunSecs)
+	case !(c.WarmupSecs >= 0 && c.WarmupSecs <= 7*24*3600):
+		return nil, fmt.Errorf("--warmup-secs %g: want 0 to a week (604800)", c.WarmupSecs)
 	case len(d.scripts)+len(d.builtins) > MaxScripts:
 		return nil, fmt.Errorf("%d scripts: at most %d (--script and --builtin together)", len(d.scripts)+len(d.builtins), MaxScripts)
 	}
@@ -218,6 +233,15 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	}
 	if total == 0 {
 		return nil, fmt.Errorf("the scripts' weights add up to 0: give at least one a weight above 0")
+	}
+	if c.Jobs > 0 && c.Jobs < c.Clients {
+		for _, sc := range c.Scripts {
+			for _, cmd := range sc.Script.Commands {
+				if cmd.Kind == pgscript.Sleep {
+					return nil, fmt.Errorf(`--jobs %d with %d clients: script %s line %d: \sleep would stop every client of its thread; use --jobs 0 (a thread per client)`, c.Jobs, c.Clients, sc.Script.Name, cmd.Line)
+				}
+			}
+		}
 	}
 	kinds := 1
 	for _, sc := range c.Scripts {
@@ -312,8 +336,8 @@ func (w *Workload) Config() map[string]any {
 	for _, s := range w.cfg.Scripts {
 		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Source, s.Weight))
 	}
-	return map[string]any{"scale": w.cfg.Scale, "clients": w.cfg.Clients, "max_tries": w.cfg.MaxTries,
-		"run_secs": w.cfg.RunSecs, "init": w.cfg.Init, "seed": w.cfg.Seed, "scripts": scripts, "defines": w.cfg.Defines}
+	return map[string]any{"scale": w.cfg.Scale, "clients": w.cfg.Clients, "jobs": w.cfg.Jobs, "max_tries": w.cfg.MaxTries,
+		"run_secs": w.cfg.RunSecs, "warmup_secs": w.cfg.WarmupSecs, "init": w.cfg.Init, "seed": w.cfg.Seed, "scripts": scripts, "defines": w.cfg.Defines}
 }
 
 // Summary implements workload.Workload.
@@ -322,6 +346,6 @@ func (w *Workload) Summary() string {
 	for _, s := range w.cfg.Scripts {
 		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Label, s.Weight))
 	}
-	return fmt.Sprintf("scripts=%s scale=%d clients=%d run_secs=%g init=%v", strings.Join(scripts, ","),
-		w.cfg.Scale, w.cfg.Clients, w.cfg.RunSecs, w.cfg.Init)
+	return fmt.Sprintf("scripts=%s scale=%d clients=%d run_secs=%g warmup_secs=%g init=%v", strings.Join(scripts, ","),
+		w.cfg.Scale, w.cfg.Clients, w.cfg.RunSecs, w.cfg.WarmupSecs, w.cfg.Init)
 }

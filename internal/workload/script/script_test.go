@@ -28,13 +28,14 @@ func build(t *testing.T, args ...string) *Workload {
 
 // runBuiltins runs the three built-ins (tpcb-like alone, then all three by weight) on engine
 // and checks the transaction and statement counts and the balance invariant.
-func runBuiltins(t *testing.T, engine string) {
-	for _, args := range [][]string{
+// With more, each set of flags runs too (after the defaults, so they override them).
+func runBuiltins(t *testing.T, engine string, more ...[]string) {
+	for _, args := range append([][]string{
 		{"--builtin", "tpcb-like"},
 		{"--builtin", "tpcb-like@2", "--builtin", "simple-update", "--builtin", "select-only@3"},
-	} {
+	}, more...) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			w := build(t, append(args, "--run-secs", "1", "--clients", "2")...)
+			w := build(t, append([]string{"--run-secs", "1", "--clients", "2"}, args...)...)
 			eng, dir := worktest.Engine(t, engine, false, nil)
 			run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
 				switch step {
@@ -87,9 +88,67 @@ func checkCounts(t *testing.T, w *Workload, res results.Step) {
 
 func twoDigits(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10), '_'}) }
 
+// jobs runs three clients on two threads: two of them share one (a netblock.Group), the third
+// has its own.
+var jobs = []string{"--builtin", "tpcb-like", "--builtin", "select-only", "--clients", "3", "--jobs", "2"}
+
 func TestBuiltinsSQLite(t *testing.T)   { runBuiltins(t, "sqlite") }
-func TestBuiltinsPostgres(t *testing.T) { runBuiltins(t, "postgres") }
-func TestBuiltinsMySQL(t *testing.T)    { runBuiltins(t, "mysql") }
+func TestBuiltinsPostgres(t *testing.T) { runBuiltins(t, "postgres", jobs) }
+func TestBuiltinsMySQL(t *testing.T)    { runBuiltins(t, "mysql", jobs) }
+
+// TestWarmup: --warmup-secs runs the clients unmeasured first, as sysbench's warm-up: the run
+// step's figures start after it.
+func TestWarmup(t *testing.T) {
+	secs := 1.0
+	d := newDefinition()
+	if err := d.Flags().Parse([]string{"--run-secs", "1", "--clients", "2"}); err != nil {
+		t.Fatal(err)
+	}
+	wl, err := d.Build(workload.Shared{Profile: "quick", Seed: 42, WarmupSecs: &secs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := wl.(*Workload)
+	if w.cfg.WarmupSecs != 1 || !strings.Contains(w.Summary(), "warmup_secs=1") {
+		t.Fatalf("warm-up %g, summary %s", w.cfg.WarmupSecs, w.Summary())
+	}
+	eng, dir := worktest.Engine(t, "sqlite", false, nil)
+	worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
+		if step != StepRun {
+			return
+		}
+		if res.WarmupSec < 1 {
+			t.Errorf("run: measured from %.2f s, want after the 1 s warm-up", res.WarmupSec)
+		}
+		// The measurement starts between two statements of a client's transaction: each
+		// statement ran as often as the transactions, give or take one per client.
+		tx := res.KindOps("tx_tpcb_like")
+		for _, k := range res.Kinds {
+			if n := res.KindOps(k.Name); strings.HasPrefix(k.Name, "tpcb_like_") && (n < tx-2 || n > tx+2) {
+				t.Errorf("%s ran %d times, the script %d", k.Name, n, tx)
+			}
+		}
+		if tx == 0 {
+			t.Error("run: no transaction measured")
+		}
+	})
+}
+
+// TestJobsNeedRawSockets: clients share a thread only over raw sockets; SQLite's, in the
+// process, are refused when the run step is made.
+func TestJobsNeedRawSockets(t *testing.T) {
+	w := build(t, "--clients", "2", "--jobs", "1", "--run-secs", "1")
+	eng, _ := worktest.Engine(t, "sqlite", false, nil)
+	ctx := context.Background()
+	run, err := w.Open(ctx, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if _, err := run.Step(ctx, StepRun); err == nil || !strings.Contains(err.Error(), "share a thread over raw sockets only") {
+		t.Errorf("sqlite --jobs 1: %v", err)
+	}
+}
 
 // userScript uses \set with random_zipfian, \if/\elif/\else, \gset and a declared check.
 const userScript = `-- rumbench check: SELECT count(*) FROM pgbench_accounts WHERE abalance <> 0 AND aid > 100000 -> 0
@@ -136,6 +195,8 @@ func TestRefusals(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.sql")
 	os.WriteFile(bad, []byte("\\shell ls\n"), 0o644)
+	sleepy := filepath.Join(dir, "sleepy.sql")
+	os.WriteFile(sleepy, []byte("SELECT 1;\n\\sleep 1 ms\n"), 0o644)
 	many := filepath.Join(dir, "many.sql")
 	os.WriteFile(many, []byte(strings.Repeat("SELECT 1;\n", 100)), 0o644)
 	cases := []struct {
@@ -147,6 +208,8 @@ func TestRefusals(t *testing.T) {
 		{[]string{"--builtin", "tpcb-like@0"}, "weights add up to 0"},
 		{[]string{"--scale-factor", "0"}, "--scale-factor 0: want 1 to"},
 		{[]string{"--clients", "0"}, "--clients 0"},
+		{[]string{"--jobs", "-1"}, "--jobs -1: want 0"},
+		{[]string{"--jobs", "1", "--clients", "2", "--script", sleepy}, `sleepy.sql line 2: \sleep would stop every client of its thread`},
 		{[]string{"--clients", "1024", "--script", many}, "at most 32768 latency histograms"},
 		{[]string{"--script", filepath.Join(dir, "none.sql")}, "no such file"},
 		{[]string{"--script", dir}, "not a regular file"},
