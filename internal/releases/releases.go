@@ -319,8 +319,8 @@ func (f *Fetcher) Fetch(ctx context.Context, product, want string) (r Release, f
 	return r, true, nil
 }
 
-// get reads url whole, at most limit bytes.
-func (f *Fetcher) get(ctx context.Context, url string, limit int64) ([]byte, error) {
+// open GETs url; the response is 200 OK, its body for the caller to close.
+func (f *Fetcher) open(ctx context.Context, url string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
@@ -333,10 +333,20 @@ func (f *Fetcher) get(ctx context.Context, url string, limit int64) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
 		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
+	return resp, nil
+}
+
+// get reads url whole, at most limit bytes.
+func (f *Fetcher) get(ctx context.Context, url string, limit int64) ([]byte, error) {
+	resp, err := f.open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
@@ -350,22 +360,11 @@ func (f *Fetcher) get(ctx context.Context, url string, limit int64) ([]byte, err
 // download writes url to path, at most limit bytes, and returns its digests by name ("sha256",
 // "sha1"), in hex.
 func (f *Fetcher) download(ctx context.Context, url, path string, limit int64) (map[string]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	c := f.Client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
+	resp, err := f.open(ctx, url)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
 	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
