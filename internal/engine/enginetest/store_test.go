@@ -414,7 +414,7 @@ var ownDDL = map[string][]string{
 		"CREATE INDEX ownddl_ia ON ownddl (a)", "CREATE INDEX ownddl_iats ON ownddl (a, ts)"},
 	"postgres": {"CREATE TABLE ownddl (id bigint NOT NULL PRIMARY KEY, a bigint NOT NULL, ts timestamp without time zone, data bytea) WITH (fillfactor = 70)",
 		"CREATE INDEX ownddl_ia ON ownddl (a)", "CREATE INDEX ownddl_iats ON ownddl (a, ts)"},
-	"mysql": {"CREATE TABLE ownddl (id bigint NOT NULL, a bigint NOT NULL, ts datetime, data varbinary(64), PRIMARY KEY (id), KEY ownddl_ia (a), KEY ownddl_iats (a, ts)) ENGINE=InnoDB PARTITION BY KEY(id) PARTITIONS 4"},
+	"mysql":   {"CREATE TABLE ownddl (id bigint NOT NULL, a bigint NOT NULL, ts datetime, data varbinary(64), PRIMARY KEY (id), KEY ownddl_ia (a), KEY ownddl_iats (a, ts)) ENGINE=InnoDB PARTITION BY KEY(id) PARTITIONS 4"},
 	"myrocks": {"CREATE TABLE ownddl (id bigint NOT NULL, a bigint NOT NULL, ts datetime, data varbinary(64), PRIMARY KEY (id), KEY ownddl_ia (a), KEY ownddl_iats (a, ts)) ENGINE=ROCKSDB"},
 }
 
