@@ -77,7 +77,7 @@ func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled, sta
 	for i := 0; i < len(cmds); {
 		cmd := &cmds[i]
 		next := i + 1
-		if cmd.Kind > pgscript.Rollback {
+		if !cmd.Kind.Statement() {
 			last = time.Time{}
 		}
 		switch cmd.Kind {

@@ -134,7 +134,7 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 		sc.kinds = make([]runner.KindID, len(sc.w.Script.Commands))
 		n := 0
 		for j, cmd := range sc.w.Script.Commands {
-			if cmd.Kind > pgscript.Rollback {
+			if !cmd.Kind.Statement() {
 				continue
 			}
 			n++

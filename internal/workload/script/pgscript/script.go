@@ -46,6 +46,10 @@ const (
 	Nop
 )
 
+// Statement says whether a command of kind k sends a statement to the server (SQL, Begin,
+// Commit, Rollback); the others are meta-commands the client runs.
+func (k Kind) Statement() bool { return k <= Rollback }
+
 // Store says what an SQL command does with its result (\gset, \aset).
 type Store uint8
 
@@ -112,7 +116,7 @@ const CheckPrefix = "-- rumbench check:"
 func (s *Script) SQLCount() int {
 	n := 0
 	for _, c := range s.Commands {
-		if c.Kind <= Rollback {
+		if c.Kind.Statement() {
 			n++
 		}
 	}
