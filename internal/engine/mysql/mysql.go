@@ -141,8 +141,16 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 			return nil, fmt.Errorf("%s: wire=own needs client=native", name)
 		}
 	}
-	info.Options["wire"] = wire
 	dsn := o.Extra["dsn"]
+	if wire == "own" && dsn != "" {
+		if why := ownWireRefusal(dsn); why != "" {
+			if o.Extra["wire"] == "own" {
+				return nil, fmt.Errorf("%s: wire=own: the dsn asks for %s, which stays with the driver (valid: wire=driver, or a dsn without tls and compress)", name, why)
+			}
+			wire = "driver" // the default follows what the connection can take
+		}
+	}
+	info.Options["wire"] = wire
 	complete, note := true, ""
 	if te == "innodb" {
 		complete, note = false, "InnoDB writes data pages with asynchronous I/O (io_uring or libaio), which the library does not see: data bytes are missing (their syncs are counted)"
@@ -194,6 +202,24 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 		return nil, err
 	}
 	return e, nil
+}
+
+// ownWireRefusal says what in dsn keeps statements with the driver (TLS or compression, which
+// the own wire path does not speak), or "" when nothing does; an unparsable dsn is left to the
+// connection's own error.
+func ownWireRefusal(dsn string) string {
+	cfg, err := gomysql.ParseDSN(withParams(dsn))
+	if err != nil {
+		return ""
+	}
+	var why []string
+	if cfg.TLS != nil {
+		why = append(why, "TLS (tls="+cfg.TLSConfig+")")
+	}
+	if strings.Contains(cfg.FormatDSN(), "compress=true") {
+		why = append(why, "compression (compress=true)")
+	}
+	return strings.Join(why, " and ")
 }
 
 // withParams adds the driver parameters rumbench relies on: time values as UTC time.Time.

@@ -186,3 +186,25 @@ func TestTextInsert(t *testing.T) {
 		t.Errorf("%d rows alike in pi1 and pi2, want %d", n, rows.N-1)
 	}
 }
+
+// TestOwnWireRefusal: a dsn with TLS or compression keeps statements with the driver, and the
+// engine says so before connecting: the wire option reported is the path that runs.
+func TestOwnWireRefusal(t *testing.T) {
+	for _, c := range []struct{ dsn, want string }{
+		{"root@tcp(127.0.0.1:3306)/db", ""},
+		{"root@tcp(127.0.0.1:3306)/db?tls=false", ""},
+		{"root@tcp(127.0.0.1:3306)/db?tls=skip-verify", "TLS (tls=skip-verify)"},
+		{"root@tcp(127.0.0.1:3306)/db?tls=preferred", "TLS (tls=preferred)"},
+		{"root@tcp(127.0.0.1:3306)/db?compress=true", "compression (compress=true)"},
+		{"root@tcp(127.0.0.1:3306)/db?tls=true&compress=true", "TLS (tls=true) and compression (compress=true)"},
+	} {
+		if got := ownWireRefusal(c.dsn); got != c.want {
+			t.Errorf("%s: %q, want %q", c.dsn, got, c.want)
+		}
+	}
+	_, err := open(context.Background(), "mysql", "innodb", engine.Options{Dir: t.TempDir(),
+		Extra: map[string]string{"dsn": "root@tcp(127.0.0.1:1)/db?tls=skip-verify", "wire": "own"}})
+	if err == nil || !strings.Contains(err.Error(), "wire=own: the dsn asks for TLS (tls=skip-verify), which stays with the driver (valid: wire=driver") {
+		t.Fatalf("wire=own with a TLS dsn: %v", err)
+	}
+}
