@@ -16,7 +16,7 @@ import (
 // mergeFlags are the merge command's flags.
 type mergeFlags struct {
 	out, store, group, label string
-	quiet                    bool
+	quiet, wide              bool
 }
 
 func newMergeCmd(env *Env) *cobra.Command {
@@ -42,6 +42,7 @@ run.`,
 	fl.StringVar(&f.group, "group", "", "merge the shards of this group, as the store recorded them (instead of RUN arguments)")
 	fl.StringVar(&f.label, "label", "", "label added to the merged run's id (default <group>-merged)")
 	fl.BoolVar(&f.quiet, "quiet", false, "do not print the merged run's tables")
+	fl.BoolVar(&f.wide, "wide", false, "print every figure in the step tables, not the brief view")
 	return cmd
 }
 
@@ -146,7 +147,7 @@ func runMerge(env *Env, f *mergeFlags, args []string) error {
 	}
 	recordRun(ctx, env, storeAt, w.Dir(), f.quiet, true)
 	if !f.quiet && len(steps) > 0 {
-		if err := report.Text(env.Stdout, steps); err != nil {
+		if err := report.Text(env.Stdout, steps, viewOf(f.wide)); err != nil {
 			return err
 		}
 		fmt.Fprintln(env.Stdout)

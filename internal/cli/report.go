@@ -22,6 +22,15 @@ import (
 // outputFlags are the flags report and compare share.
 type outputFlags struct {
 	format, output, out, store string
+	wide                       bool // report: every figure in text and md (csv, tsv, json and html have them all)
+}
+
+// viewOf is the step tables' view: report.Wide when wide, else report.Brief.
+func viewOf(wide bool) report.View {
+	if wide {
+		return report.Wide
+	}
+	return report.Brief
 }
 
 func (o *outputFlags) add(cmd *cobra.Command, formats []string) {
@@ -44,7 +53,9 @@ response times. RUN is a run directory or a run id (or a unique prefix of one) u
 
 Formats: text (as rumbench run prints), md (Markdown), csv and tsv (one block per table, full
 precision), json, html (one self-contained file with charts) and gobench (Go benchmark lines for
-benchstat).`,
+benchstat). text and md show the brief view of the step tables (rates, size, I/O, syncs, CPU and
+memory per op, worst response time, and any column that flags trouble); --wide shows every
+figure, as the other formats do.`,
 		Args: needRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(reportFormats, o.format) {
@@ -61,11 +72,16 @@ benchstat).`,
 				case "gobench":
 					return report.GoBench(w, runs)
 				}
-				return report.Render(w, o.format, report.RunsDocument(runs))
+				view := viewOf(o.wide)
+				if o.format != "text" && o.format != "md" {
+					view = report.Wide // machine formats keep every figure
+				}
+				return report.Render(w, o.format, report.RunsDocument(runs, view))
 			})
 		},
 	}
 	o.add(cmd, reportFormats)
+	cmd.Flags().BoolVar(&o.wide, "wide", false, "text and md: every figure in the step tables, not the brief view (csv, tsv, json and html hold them all)")
 	return cmd
 }
 

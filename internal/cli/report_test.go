@@ -61,6 +61,17 @@ func TestReportCommand(t *testing.T) {
 			t.Errorf("report md lacks %q:\n%s", want, tr.stdout)
 		}
 	}
+	// Text: the brief view by default, every figure with --wide.
+	for _, wide := range []bool{false, true} {
+		args := []string{"report", "--out", out, "20261121T12"}
+		if wide {
+			args = append(args, "--wide")
+		}
+		tr := run(t, nil, args...)
+		if tr.code != 0 || !strings.Contains(tr.stdout, " cpu_us/op ") || strings.Contains(tr.stdout, " secs ") != wide {
+			t.Errorf("report --wide=%v: exit %d, want cpu_us/op and secs only when wide:\n%s%s", wide, tr.code, tr.stdout, tr.stderr)
+		}
+	}
 	// A run directory path, CSV to a file.
 	file := filepath.Join(t.TempDir(), "r.csv")
 	if tr := run(t, nil, "report", dir, "--format", "csv", "-o", file); tr.code != 0 || tr.stdout != "" {

@@ -46,6 +46,7 @@ type runFlags struct {
 	cacheMB                         int64
 	cacheMBSet                      bool // --cache-mb given (or set by a memory profile): every engine takes it
 	sync, fresh, keepData, quiet    bool
+	wide                            bool
 	syscalls                        bool
 	fsyncLatency                    time.Duration
 	out, dataDir, label, cpuProfile string
@@ -129,6 +130,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.StringVar(&f.dataDir, "data-dir", "rumbench-data", "data directory; each engine gets a subdirectory")
 	fl.StringVar(&f.label, "label", "", "label added to the run id (default the workload name)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fl.BoolVar(&f.wide, "wide", false, "print every figure in the step tables, not the brief view (rumbench report RUN --wide prints them later; csv and json hold them all)")
 	fl.Uint64Var(&f.seed, "seed", 3221223452, "random seed for data and query keys")
 	fl.StringVar(&f.store, "store", "", "results store the run is recorded in: a SQLite file, a postgres:// URL, or none (default <out>/rumbench.db)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
@@ -689,7 +691,7 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	recordRun(ctx, env, storeAt, out.Dir, f.quiet, !errors.As(runErr, &werr))
 	if len(out.Steps) > 0 {
 		fmt.Fprintln(env.Stdout)
-		if err := report.Text(env.Stdout, out.Steps); err != nil {
+		if err := report.Text(env.Stdout, out.Steps, viewOf(f.wide)); err != nil {
 			return err
 		}
 		grouped := slices.ContainsFunc(out.Steps, func(s results.Step) bool { return s.Group != "" })
@@ -697,7 +699,7 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		if grouped && ungrouped {
 			fmt.Fprintln(env.Stdout)
 		}
-		if err := report.Groups(env.Stdout, out.Steps, out.Manifest.Groups); err != nil {
+		if err := report.Groups(env.Stdout, out.Steps, out.Manifest.Groups, viewOf(f.wide)); err != nil {
 			return err
 		}
 		if !grouped {
@@ -710,6 +712,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			return err
 		}
 		fmt.Fprintln(env.Stdout, report.MetricsHint)
+		if !f.wide {
+			fmt.Fprintln(env.Stdout, report.WideHint)
+		}
 	}
 	for _, t := range out.Manifest.Targets {
 		if t.Check != "" {

@@ -94,12 +94,12 @@ func applyShard(env *Env, f *runFlags, cfg *bench.Config, storeAt string) error 
 
 // perShardFlags are the run flags left out of the default group id: those that may differ
 // between the shards of one split run. Each shard's own index, outputs and gates (--shard,
-// --out, --junit, --check, --cpuprofile, --quiet), its host's paths and settings (--data-dir,
+// --out, --junit, --check, --cpuprofile, --quiet, --wide), its host's paths and settings (--data-dir,
 // --server-bin, --readahead-kb), how it reaches the shared server and store (--dsn, --store: a
 // host name or address may differ from host to host), whether it drops the tables it left
 // before (--fresh) and how long it waits for the others (--barrier-timeout-secs). --group is
 // the id itself.
-var perShardFlags = []string{"shard", "group", "out", "junit", "check", "cpuprofile", "quiet", "data-dir", "server-bin",
+var perShardFlags = []string{"shard", "group", "out", "junit", "check", "cpuprofile", "quiet", "wide", "data-dir", "server-bin",
 	"readahead-kb", "dsn", "store", "fresh", "barrier-timeout-secs"}
 
 // defaultGroup derives a group id from the run's effective settings, every flag's value (a

@@ -24,6 +24,9 @@ func TestRunSysbenchTiny(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, tr.stdout)
 		}
 	}
+	if strings.Contains(tr.stdout, " cs/op ") || strings.Contains(tr.stdout, " obs% ") { // the brief view
+		t.Errorf("the tables without --wide show cs/op or obs%%:\n%s", tr.stdout)
+	}
 	_, m, steps := readRun(t, out)
 	if m.Workload != "sysbench" || len(steps) != 2*7 {
 		t.Fatalf("workload %q, %d steps, want 2 engines × (load, create-index, 5 tests)", m.Workload, len(steps))

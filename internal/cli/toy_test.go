@@ -17,7 +17,7 @@ import (
 // and the store without any code outside its folder knowing about it.
 func TestThirdWorkload(t *testing.T) {
 	out, _, d := dirs(t)
-	tr := run(t, nil, append([]string{"run", "--workload", "toy", "--toy-rows", "3000", "--engine", "pebble,sqlite"}, d...)...)
+	tr := run(t, nil, append([]string{"run", "--workload", "toy", "--toy-rows", "3000", "--engine", "pebble,sqlite", "--wide"}, d...)...)
 	if tr.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
 	}
@@ -28,7 +28,7 @@ func TestThirdWorkload(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"== fill (per-op figures per row put)", "== probe (per-op figures per lookup)",
-		" pps ", " lps ", " ips_target ", " put ", " lookup ", " put_intended ", "invariants pebble: ok: 3200 rows",
+		" pps ", " lps ", " ips_target ", " cs/op ", " obs% ", " put ", " lookup ", " put_intended ", "invariants pebble: ok: 3200 rows",
 		"invariants sqlite: ok: 3200 rows", report.MetricsHint} {
 		if !strings.Contains(tr.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, tr.stdout)

@@ -33,7 +33,7 @@ func TestEveryColumnInCatalog(t *testing.T) {
 		}
 	}
 	for _, r := range runs {
-		doc := RunsDocument([]*results.Run{r})
+		doc := RunsDocument([]*results.Run{r}, Wide)
 		for _, sec := range doc.Sections {
 			for _, tb := range sec.Tables {
 				for _, c := range tb.Columns {

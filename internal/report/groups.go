@@ -17,8 +17,8 @@ var groupView = []string{"max", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op"
 	"srv_fsync/op", "sync/c", "obs%", "retries"}
 
 // percentileNames returns the percentiles to print: those chosen with --percentiles (sorted),
-// or p50, p95, p99, p99.9.
-func percentileNames(steps []*results.Step) []string {
+// or p50, p95, p99, p99.9 (Brief: p50, p99).
+func percentileNames(steps []*results.Step, view View) []string {
 	seen := map[string]float64{}
 	for _, s := range steps {
 		if l := metric.RateLatency(s); l != nil {
@@ -28,7 +28,10 @@ func percentileNames(steps []*results.Step) []string {
 			}
 		}
 	}
-	if len(seen) == 0 {
+	switch {
+	case len(seen) == 0 && view == Brief:
+		return []string{"p50", "p99"}
+	case len(seen) == 0:
 		return []string{"p50", "p95", "p99", "p99.9"}
 	}
 	names := make([]string, 0, len(seen))
@@ -68,8 +71,9 @@ func groupsOf(steps []results.Step, declared []results.Group) []results.Group {
 
 // GroupTables returns one table per step group (in the declared order): a row per step ×
 // target with the headline rate as the workload names it, calls per second, the rate's
-// response-time percentiles and the per-op efficiency figures. Ungrouped steps are left out.
-func GroupTables(steps []results.Step, groups []results.Group) []*Table {
+// response-time percentiles and the per-op efficiency figures, the columns of view (Brief: p50
+// and p99 of the default percentiles). Ungrouped steps are left out.
+func GroupTables(steps []results.Step, groups []results.Group, view View) []*Table {
 	var out []*Table
 	for _, g := range groupsOf(steps, groups) {
 		var steps1 []*results.Step
@@ -85,7 +89,7 @@ func GroupTables(steps []results.Step, groups []results.Group) []*Table {
 		b.text("target", func(i int) Cell { return targetCell(rows[i]) })
 		b.stepMetric(metric.MustGet("rate"), rows)
 		b.stepMetric(metric.MustGet("eps"), rows)
-		for _, p := range percentileNames(steps1) {
+		for _, p := range percentileNames(steps1, view) {
 			m, _ := metric.Lookup(p + "_ms")
 			b.metric(m, p, "", func(i int) []float64 {
 				var xs []float64
@@ -100,7 +104,9 @@ func GroupTables(steps []results.Step, groups []results.Group) []*Table {
 			})
 		}
 		for _, n := range groupView {
-			b.stepMetric(metric.MustGet(n), rows)
+			if m := metric.MustGet(n); shows(view, briefGroup, m, rows) {
+				b.stepMetric(m, rows)
+			}
 		}
 		t.Footer = problems(steps1, true)
 		if n := b.intervalNote(); n != "" {
@@ -111,9 +117,10 @@ func GroupTables(steps []results.Step, groups []results.Group) []*Table {
 	return out
 }
 
-// Groups writes GroupTables as aligned text, each followed by an empty line.
-func Groups(w io.Writer, steps []results.Step, groups []results.Group) error {
-	for _, t := range GroupTables(steps, groups) {
+// Groups writes GroupTables (the columns of view) as aligned text, each followed by an empty
+// line.
+func Groups(w io.Writer, steps []results.Step, groups []results.Group, view View) error {
+	for _, t := range GroupTables(steps, groups, view) {
 		if err := WriteText(w, t); err != nil {
 			return err
 		}

@@ -22,8 +22,16 @@ func TestGroupTablesGolden(t *testing.T) {
 	steps[4].Retries = 7
 	steps = append(steps, results.Step{Target: "mysql", Step: "load", Status: "ok"}) // no group: left out
 	var b bytes.Buffer
-	if err := Groups(&b, steps, sysbenchGroups); err != nil {
+	if err := Groups(&b, steps, sysbenchGroups, Wide); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "sysbench.text", b.Bytes())
+	// The brief view: p50 and p99 where no percentiles were chosen, and the retries column
+	// because a test retried.
+	steps[0].Latency[0].Percentiles = nil
+	b.Reset()
+	if err := Groups(&b, steps, sysbenchGroups, Brief); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sysbench-brief.text", b.Bytes())
 }

@@ -170,7 +170,7 @@ func stepSections(runs []*results.Run) []htmlStep {
 			all = append(all, s)
 		}
 	}
-	tables := StepTables(all)
+	tables := StepTables(all, Wide)
 	byName := map[string][]*Table{}
 	for _, t := range tables {
 		if t.Title != "" {

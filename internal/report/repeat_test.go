@@ -30,7 +30,7 @@ func TestRepeatedTables(t *testing.T) {
 		"a": {1000, 1100, 900, 1050, 950, 1020},
 		"b": {500, 500, 500, 500, 500, 500},
 	}, []string{"a", "b"})
-	tables := GroupTables(r.Steps, sysbenchGroups)
+	tables := GroupTables(r.Steps, sysbenchGroups, Wide)
 	if len(tables) != 1 || len(tables[0].Rows) != 2 {
 		t.Fatalf("want one table of two rows (one per target), got %d tables", len(tables))
 	}

@@ -15,8 +15,8 @@ import (
 
 // RunsDocument is the report of whole runs: one section per run, titled with its id, with its
 // context lines (workload, targets, status), its summary (SummaryTable, relative to its first
-// target) and its step tables (StepTables, GroupTables).
-func RunsDocument(runs []*results.Run) *Document {
+// target) and its step tables (StepTables, GroupTables) with the columns of view.
+func RunsDocument(runs []*results.Run, view View) *Document {
 	doc := &Document{}
 	for _, r := range runs {
 		m := r.Manifest
@@ -41,14 +41,17 @@ func RunsDocument(runs []*results.Run) *Document {
 			}
 		}
 		sec.Lines = append(sec.Lines, MetricsHint)
+		if view == Brief {
+			sec.Lines = append(sec.Lines, WideHint)
+		}
 		// The summary first (a reader of the report starts there), then the tables as run
 		// prints them: grouped steps get one table per group (a row per step × target).
 		if sum, err := SummaryTable([]*results.Run{r}, ""); err == nil && sum != nil {
 			sec.Tables = append(sec.Tables, sum)
 		}
 		sec.Tables = append(sec.Tables, ScalingTables([]*results.Run{r})...)
-		sec.Tables = append(sec.Tables, StepTables(r.Steps)...)
-		sec.Tables = append(sec.Tables, GroupTables(r.Steps, m.Groups)...)
+		sec.Tables = append(sec.Tables, StepTables(r.Steps, view)...)
+		sec.Tables = append(sec.Tables, GroupTables(r.Steps, m.Groups, view)...)
 		for _, name := range stepOrder([]*results.Run{r}, "", true) {
 			if st := SyscallTable(name, stepRows(r.Steps, name)); st != nil {
 				sec.Tables = append(sec.Tables, st)

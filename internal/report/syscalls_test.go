@@ -30,7 +30,7 @@ func syscallSteps() []results.Step {
 
 func TestSyscallTableGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Text(&b, syscallSteps()); err != nil {
+	if err := Text(&b, syscallSteps(), Wide); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "syscalls.golden", b.Bytes())
@@ -40,7 +40,7 @@ func TestSyscallTableGolden(t *testing.T) {
 	for i := range steps {
 		steps[i].Syscalls = nil
 	}
-	Text(&b, steps)
+	Text(&b, steps, Wide)
 	if bytes.Contains(b.Bytes(), []byte("syncs per commit")) {
 		t.Error("a syncs-per-commit table without accounting")
 	}

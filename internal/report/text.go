@@ -25,11 +25,80 @@ var stepView = []string{"rate", "ips", "dps", "qps", "ips_target", "met", "secs"
 	"max", "max_i", "rate_p50", "rate_p99", "retries",
 	"scpu_us/op", "srss_MB", "spss_MB", "srv_logB/op", "srv_fsync/op"}
 
+// View chooses the columns of the step and group tables.
+type View int
+
+const (
+	// Brief is the figures a reader compares first, as the reference reports' tables give
+	// them: the rates, the size, the reads, writes and syncs per operation, the CPU and memory,
+	// and the worst response time; a column that flags trouble (a missed insert target, a
+	// regime other than cached, OOM kills, retries) joins when one of its rows does.
+	// run prints it, and report's text and Markdown.
+	Brief View = iota
+	// Wide is every figure that applies to one of the rows (run and report with --wide;
+	// report's csv, tsv, json and html).
+	Wide
+)
+
+// briefStep is the metrics of stepView that Brief shows whenever they apply; ccpu_us/op only
+// beside a server's scpu_us/op (without a server the process is the engine and the client,
+// and cpu_us/op says the rest).
+var briefStep = map[string]bool{"rate": true, "ips": true, "dps": true, "qps": true, "db_MB": true, "B/row": true,
+	"rKB/op": true, "wKB/op": true, "wKB/i": true, "fl/op": true, "cpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
+	"rss_MB": true, "srss_MB": true, "max": true, "max_i": true}
+
+// briefGroup is the metrics of groupView that Brief shows whenever they apply.
+var briefGroup = map[string]bool{"max": true, "cpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
+	"rKB/op": true, "wKB/op": true, "fl/op": true}
+
+// flags says, for the metrics Brief shows only when they flag something, which values do.
+var flags = map[string]func(v float64) bool{
+	"met":         func(v float64) bool { return v == 0 },
+	"regime":      func(v float64) bool { return v > 0 },
+	"oom":         func(v float64) bool { return v > 0 },
+	"retries":     func(v float64) bool { return v > 0 },
+}
+
+// shows says whether the column of m is in view over rows: every column that applies in Wide;
+// in Brief those of brief, and those of flags when one of the rows has a value they flag (the
+// insert rate's target beside a missed one, the stall time beside a regime other than cached).
+func shows(view View, brief map[string]bool, m *metric.Metric, rows []Reps) bool {
+	if view == Wide {
+		return true
+	}
+	switch m.Name {
+	case "ccpu_us/op":
+		return brief[m.Name] && appliesToAny(metric.MustGet("scpu_us/op"), rows)
+	case "ips_target": // beside a missed target
+		return shows(view, brief, metric.MustGet("met"), rows)
+	case "stall_us/op": // beside a regime other than cached
+		return shows(view, brief, metric.MustGet("regime"), rows)
+	}
+	if brief[m.Name] {
+		return true
+	}
+	flagged := flags[m.Name]
+	if flagged == nil {
+		return false
+	}
+	for _, r := range rows {
+		for _, s := range r {
+			if v, ok := m.Value(s); ok && m.AppliesTo(s) && flagged(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // latencyView is the metrics of a latency table, per operation kind.
 var latencyView = []string{"count", "p50", "p90", "p99", "p99.9", "max"}
 
 // MetricsHint is the line that points a reader of the tables to the glossary.
 const MetricsHint = "columns: rumbench metrics [NAME] says what each one means and how it is computed"
+
+// WideHint follows the brief view's tables: where the other figures are.
+const WideHint = "brief tables: --wide (run, or rumbench report RUN --wide) prints every figure; report --format csv or json holds them all"
 
 // targetCell is a row's target, with its status when it is not ok.
 func targetCell(r Reps) Cell {
@@ -39,7 +108,9 @@ func targetCell(r Reps) Cell {
 	return TextCell(r[0].Target)
 }
 
-func StepTables(steps []results.Step) []*Table {
+// StepTables returns, for every ungrouped step in order of first appearance, its table (a row
+// per target, the columns of view) and its response-time table.
+func StepTables(steps []results.Step, view View) []*Table {
 	var order []string
 	byStep := map[string][]*results.Step{}
 	for i := range steps {
@@ -54,19 +125,21 @@ func StepTables(steps []results.Step) []*Table {
 	}
 	out := make([]*Table, 0, 2*len(order))
 	for _, name := range order {
-		out = append(out, stepTable(name, byStep[name]), latencyTable(name, byStep[name]))
+		out = append(out, stepTable(name, byStep[name], view), latencyTable(name, byStep[name]))
 	}
 	return out
 }
 
-// stepTable is the figures of one step, one row per target.
-func stepTable(name string, steps []*results.Step) *Table {
+// stepTable is the figures of one step, one row per target, the columns of view.
+func stepTable(name string, steps []*results.Step, view View) *Table {
 	rows := groupReps(steps)
 	t := &Table{Title: name, Note: steps[0].Note, Kind: Absolute}
 	b := newBuilder(t, len(rows))
 	b.text("target", func(i int) Cell { return targetCell(rows[i]) })
 	for _, n := range stepView {
-		b.stepMetric(metric.MustGet(n), rows)
+		if m := metric.MustGet(n); shows(view, briefStep, m, rows) {
+			b.stepMetric(m, rows)
+		}
 	}
 	for i, r := range rows {
 		missed := false
@@ -114,8 +187,10 @@ func unsettledNote(steps []*results.Step) string {
 	return "not settled: " + strings.Join(names, ", ") + ": the writes the engine deferred past the step's end (memtable flush, checkpoint) are not in its figures (--settle)"
 }
 
-func Text(w io.Writer, steps []results.Step) error {
-	tables := StepTables(steps)
+// Text writes the step tables of steps (StepTables, the columns of view) as aligned text, each
+// step's syscall table after it when the step has one.
+func Text(w io.Writer, steps []results.Step, view View) error {
+	tables := StepTables(steps, view)
 	for i := 0; i < len(tables); i += 2 {
 		if i > 0 {
 			fmt.Fprintln(w)

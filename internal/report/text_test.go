@@ -78,11 +78,13 @@ func sampleSteps() []results.Step {
 }
 
 func TestTextGolden(t *testing.T) {
-	var b bytes.Buffer
-	if err := Text(&b, sampleSteps()); err != nil {
-		t.Fatal(err)
+	for view, file := range map[View]string{Wide: "text.golden", Brief: "text-brief.golden"} {
+		var b bytes.Buffer
+		if err := Text(&b, sampleSteps(), view); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, file, b.Bytes())
 	}
-	golden(t, "text.golden", b.Bytes())
 }
 
 func TestNum(t *testing.T) {
@@ -109,7 +111,7 @@ func sampleRun() *results.Run {
 }
 
 func TestFormatsGolden(t *testing.T) {
-	doc := RunsDocument([]*results.Run{sampleRun()})
+	doc := RunsDocument([]*results.Run{sampleRun()}, Wide)
 	for _, f := range Formats {
 		var b bytes.Buffer
 		if err := Render(&b, f, doc); err != nil {

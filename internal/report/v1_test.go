@@ -30,7 +30,7 @@ func TestVersion1Golden(t *testing.T) {
 	for _, id := range v1Runs {
 		r := loadV1(t, id)
 		var b bytes.Buffer
-		if err := Render(&b, "text", RunsDocument([]*results.Run{r})); err != nil {
+		if err := Render(&b, "text", RunsDocument([]*results.Run{r}, Wide)); err != nil {
 			t.Fatal(err)
 		}
 		c, err := Compare([]*results.Run{r}, "")
