@@ -53,10 +53,10 @@ var briefGroup = map[string]bool{"max": true, "cpu_us/op": true, "ccpu_us/op": t
 
 // flags says, for the metrics Brief shows only when they flag something, which values do.
 var flags = map[string]func(v float64) bool{
-	"met":         func(v float64) bool { return v == 0 },
-	"regime":      func(v float64) bool { return v > 0 },
-	"oom":         func(v float64) bool { return v > 0 },
-	"retries":     func(v float64) bool { return v > 0 },
+	"met":     func(v float64) bool { return v == 0 },
+	"regime":  func(v float64) bool { return v > 0 },
+	"oom":     func(v float64) bool { return v > 0 },
+	"retries": func(v float64) bool { return v > 0 },
 }
 
 // shows says whether the column of m is in view over rows: every column that applies in Wide;
