@@ -20,10 +20,10 @@ import (
 // stepView is the metrics of a step table, in order; a column appears when its metric applies
 // to one of the table's rows.
 var stepView = []string{"rate", "ips", "dps", "qps", "ips_target", "met", "secs", "settle_s", "rows", "db_MB", "log_MB", "eng_MB", "B/row",
-	"rMB/s", "wMB/s", "GBw", "rKB/op", "wKB/op", "wKB/i", "debt_MB", "dKB/op", "fl/op", "cpu_us/op", "ccpu_us/op", "cs/op", "rss_MB", "obs%",
+	"rMB/s", "wMB/s", "GBw", "rKB/op", "wKB/op", "wKB/i", "debt_MB", "dKB/op", "fl/op", "srv_fsync/op", "srv_logB/op",
+	"cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rss_MB", "srss_MB", "spss_MB", "obs%",
 	"db/mem", "regime", "stall_us/op", "appevict/op", "cache_MB", "anon_MB", "majflt/op", "refault/op", "psi_some", "psi_full", "oom",
-	"max", "max_i", "rate_p50", "rate_p99", "retries",
-	"scpu_us/op", "srss_MB", "spss_MB", "srv_logB/op", "srv_fsync/op"}
+	"max", "max_i", "rate_p50", "rate_p99", "retries"}
 
 // View chooses the columns of the step and group tables.
 type View int
