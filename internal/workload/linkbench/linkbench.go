@@ -47,6 +47,7 @@ type profile struct {
 	maxID1, maxDegree int64
 	loops             int
 	loopSecs          float64
+	regime            string // regimeCached or regimeIOBound
 }
 
 // profiles: quick is under a minute per engine (100,000 nodes, out-degrees capped at 10,000
@@ -54,10 +55,10 @@ type profile struct {
 // the fork's data); cached and iobound are the report's two setups (maxid1 2M and 40M, 24
 // loops of an hour, the 24th reported).
 var profiles = map[string]profile{
-	"quick":   {maxID1: 100_001, maxDegree: 10_000, loops: 2, loopSecs: 10},
-	"small":   {maxID1: 100_001, loops: 3, loopSecs: 60},
-	"cached":  {maxID1: 2_000_001, loops: 24, loopSecs: 3600},
-	"iobound": {maxID1: 40_000_001, loops: 24, loopSecs: 3600},
+	"quick":   {maxID1: 100_001, maxDegree: 10_000, loops: 2, loopSecs: 10, regime: regimeCached},
+	"small":   {maxID1: 100_001, loops: 3, loopSecs: 60, regime: regimeCached},
+	"cached":  {maxID1: 2_000_001, loops: 24, loopSecs: 3600, regime: regimeCached},
+	"iobound": {maxID1: 40_000_001, loops: 24, loopSecs: 3600, regime: regimeIOBound},
 }
 
 var profileNames = []string{"quick", "small", "cached", "iobound"}
@@ -167,7 +168,8 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 		g.MaxDegree = d.maxDegree
 	}
 	c := Config{Graph: g, Reference: d.reference, MixName: d.mix, Loaders: d.loaders, LoadSplit: d.loadSplit, Requesters: d.requesters,
-		Loops: p.loops, LoopSecs: p.loopSecs, Requests: d.requests, RequestRate: d.requestRate, Expunge: d.expunge, Seed: s.Seed}
+		Loops: p.loops, LoopSecs: p.loopSecs, Requests: d.requests, RequestRate: d.requestRate, Expunge: d.expunge, Seed: s.Seed,
+		Regime: p.regime}
 	if c.MixName == "" {
 		c.MixName = d.reference
 	}
@@ -230,6 +232,9 @@ type Config struct {
 	Percentiles []float64
 	// Seed makes the graph and the requests reproducible.
 	Seed uint64
+	// Regime is the profile's: regimeCached (every engine's cache sized to hold the graph,
+	// cache.go) or regimeIOBound; "" leaves the caches to the run.
+	Regime string
 }
 
 // Validate checks the client counts, the loops and the graph's configuration.
@@ -313,7 +318,7 @@ func (w *Workload) Config() map[string]any {
 		"degree_data": g.DegreeData, "link_datasize": g.LinkDataSize, "node_datasize": g.NodeDataSize,
 		"loaders": w.cfg.Loaders, "load_split": w.loadSplit(), "requesters": w.cfg.Requesters, "loops": w.cfg.Loops, "loop_secs": w.cfg.LoopSecs, "requests": w.cfg.Requests,
 		"warmup_secs": w.cfg.WarmupSecs, "request_rate": w.cfg.RequestRate, "expunge": w.cfg.Expunge,
-		"percentiles": w.cfg.Percentiles, "seed": w.cfg.Seed, "nodes": w.model.Nodes(),
+		"percentiles": w.cfg.Percentiles, "seed": w.cfg.Seed, "nodes": w.model.Nodes(), "regime": w.cfg.Regime,
 	}
 }
 
