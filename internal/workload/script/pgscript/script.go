@@ -129,6 +129,9 @@ func Parse(name, src string, names *Names) (*Script, error) {
 	if len(src) > MaxScriptBytes {
 		return nil, fmt.Errorf("script %s is %d bytes: at most %d", name, len(src), MaxScriptBytes)
 	}
+	if i := strings.IndexByte(src, 0); i >= 0 {
+		return nil, fmt.Errorf("%s:%d: a NUL byte: a script is text", name, 1+strings.Count(src[:i], "\n"))
+	}
 	line := 1
 	for _, l := range strings.Split(src, "\n") {
 		if len(l) > MaxLineBytes {
@@ -230,7 +233,7 @@ func (p *scriptParser) checkLine(comment string) error {
 	}
 	q, want := strings.TrimSpace(rest[:k]), strings.TrimSpace(rest[k+2:])
 	q = strings.TrimSuffix(strings.TrimSpace(q), ";")
-	if q == "" || want == "" {
+	if onlyComments(q) || want == "" {
 		return p.errf(p.line, "a check is %q: both parts are needed", CheckPrefix+" QUERY -> EXPECTED")
 	}
 	p.s.Checks = append(p.s.Checks, Check{Line: p.line, Query: q, Want: want})
@@ -348,14 +351,33 @@ func dollarTag(s string) string {
 
 func (p *scriptParser) addSQL(line int, source, text string, params []int, pnames []string) error {
 	text = strings.TrimSpace(text)
-	if text == "" {
-		return nil
+	if onlyComments(text) {
+		return nil // no statement: nothing to send (SQLite cannot prepare one)
 	}
 	c := Command{Kind: SQL, Line: line, Source: strings.TrimSpace(source), Text: text, Params: params, ParamNames: pnames}
 	if len(params) == 0 {
 		c.Kind = txKind(text)
 	}
 	return p.add(c)
+}
+
+// onlyComments says whether text holds nothing but blanks and /* */ comments, no statement
+// (MySQL's /*! */ comments are statements).
+func onlyComments(text string) bool {
+	for {
+		text = strings.TrimLeft(text, " \t\r\n")
+		if text == "" {
+			return true
+		}
+		if !strings.HasPrefix(text, "/*") || strings.HasPrefix(text, "/*!") {
+			return false
+		}
+		j := strings.Index(text[2:], "*/")
+		if j < 0 {
+			return false
+		}
+		text = text[2+j+2:]
+	}
 }
 
 // txKind recognizes a transaction statement written alone.
