@@ -209,6 +209,9 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 				return true, nil
 			case err != nil:
 				c.sess.Rollback(context.WithoutCancel(ctx))
+				if groups[j] != nil { // the worker is the thread: name the client
+					err = fmt.Errorf("client %d: %w", c.id, err)
+				}
 				return false, err
 			}
 			m.DoneAt(sc.kind, t0, end, 1)

@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/rumbench/rumbench/internal/engine/all"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/sysstat"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
@@ -229,5 +232,35 @@ func TestRefusals(t *testing.T) {
 	eng, _ := worktest.Engine(t, "pebble", false, nil)
 	if _, err := w.Open(context.Background(), eng); err == nil || !strings.Contains(err.Error(), "has no SQL") {
 		t.Errorf("pebble: %v", err)
+	}
+}
+
+// TestScriptErrorNamesClientOnce: a script that fails stops the step with one message that
+// names the client once, the script and its line.
+func TestScriptErrorNamesClientOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "div.sql")
+	if err := os.WriteFile(path, []byte("\\set a 1 / 0\nSELECT :a;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := build(t, "--script", path, "--run-secs", "1")
+	eng, dir := worktest.Engine(t, "sqlite", false, nil)
+	ctx := context.Background()
+	run, err := w.Open(ctx, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	st, err := run.Step(ctx, StepRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampler, err := sysstat.NewSampler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sampler.Close()
+	_, err = runner.Run(ctx, runner.Setup{Label: "sqlite", Engine: eng, Sampler: sampler, Tick: 100 * time.Millisecond}, st)
+	if err == nil || err.Error() != "client 0: script div.sql line 1: division by zero" {
+		t.Errorf("error %v, want client 0: script div.sql line 1: division by zero", err)
 	}
 }
