@@ -223,9 +223,13 @@ func flagError(f *runFlags, err error) error {
 	return usagef("--%s applies to --workload %s, not %s (see rumbench workloads %s)", name, strings.Join(owners, " or "), f.workload, owners[0])
 }
 
-// checkNumbers refuses a floating-point flag given as NaN or ±Inf, and a negative duration in
-// seconds (a flag named *-secs; --cleanup-wait-secs takes -1 for the reference's formula), the
-// workload's flags included.
+// maxSecs bounds a duration flag in seconds: a week, far below where it overflows a
+// time.Duration (about 292 years, past which a step would end at once).
+const maxSecs = 7 * 24 * 3600
+
+// checkNumbers refuses a floating-point flag given as NaN or ±Inf, and a duration in seconds (a
+// flag named *-secs) that is negative (--cleanup-wait-secs takes -1 for the reference's formula)
+// or longer than maxSecs, the workload's flags included.
 func checkNumbers(cmd *cobra.Command) error {
 	var bad error
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
@@ -238,6 +242,8 @@ func checkNumbers(cmd *cobra.Command) error {
 			bad = usagef("--%s %s: must be a finite number", fl.Name, fl.Value.String())
 		case strings.HasSuffix(fl.Name, "-secs") && v < 0 && !(fl.Name == "cleanup-wait-secs" && v == -1):
 			bad = usagef("--%s %s: must be >= 0 seconds", fl.Name, fl.Value.String())
+		case strings.HasSuffix(fl.Name, "-secs") && v > maxSecs:
+			bad = usagef("--%s %s: must be at most %d seconds (a week)", fl.Name, fl.Value.String(), maxSecs)
 		}
 	})
 	return bad
@@ -294,6 +300,10 @@ func sqlEngines() []string {
 	return names
 }
 
+// maxCacheMB bounds --cache-mb: 16 TiB, more than any host has, far below where the size in
+// bytes overflows.
+const maxCacheMB = 16 << 20
+
 // buildBenchConfig makes the run's configuration around workload wl.
 func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config, error) {
 	settle, err := runner.ParseSettleMode(f.settle)
@@ -322,8 +332,8 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if err != nil {
 		return bench.Config{}, err
 	}
-	if f.cacheMB < 1 {
-		return bench.Config{}, usagef("--cache-mb %d: must be at least 1", f.cacheMB)
+	if f.cacheMB < 1 || f.cacheMB > maxCacheMB {
+		return bench.Config{}, usagef("--cache-mb %d: must be 1..%d (16 TiB)", f.cacheMB, maxCacheMB)
 	}
 	if f.warmupSecs < 0 {
 		return bench.Config{}, usagef("--warmup-secs %g: must be >= 0", f.warmupSecs)
@@ -344,6 +354,11 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	}
 	if f.checkExprs, err = f.checks.parse(); err != nil {
 		return bench.Config{}, err
+	}
+	for _, e := range f.checkExprs {
+		if e.Step != "" && !slices.Contains(wl.Steps(), e.Step) {
+			return bench.Config{}, usagef("--check %q: step %q is not one this run runs (valid: %s)", input.Short(e.Text), input.Short(e.Step), strings.Join(wl.Steps(), ", "))
+		}
 	}
 	for _, d := range []struct{ flag, dir string }{{"--out", f.out}, {"--data-dir", f.dataDir}} {
 		if err := writableDir(d.dir); err != nil {
