@@ -46,6 +46,11 @@ by its directory.`,
 			if len(versions) == 0 || len(versions) > maxFetch {
 				return usagef("servers fetch %s: give 1 to %d versions (e.g. 12 13 16 17)", product, maxFetch)
 			}
+			for _, v := range versions {
+				if !releases.ValidVersion(v) {
+					return usagef("servers fetch %s %q: not a version: want %s", product, input.Short(v), releases.VersionRule)
+				}
+			}
 			f, err := releases.NewFetcher()
 			if err != nil {
 				return err
