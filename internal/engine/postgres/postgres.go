@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,7 +131,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			srv.Stop(context.WithoutCancel(ctx))
 		}
 		closeAcct()
-		return nil, fmt.Errorf("postgres: connect: %w", err)
+		return nil, fmt.Errorf("postgres: connect: %w", connectError(err))
 	}
 	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{}, info), Srv: srv, Acct: acct, AcctCoverage: cov}}
 	if choice.Native {
@@ -343,3 +344,22 @@ func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.Se
 	}
 	return e.WithTree(s, pss)
 }
+
+// connectError returns err, a failed connection, as one line: pgconn writes the error of each
+// address it tried on a line of its own, the same one twice when it tried again without TLS.
+// errors.Is and errors.As see err.
+func connectError(err error) error { return oneLineError{err} }
+
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string {
+	var parts []string
+	for _, l := range strings.Split(e.err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(parts, l) {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (e oneLineError) Unwrap() error { return e.err }
