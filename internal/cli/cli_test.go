@@ -147,6 +147,8 @@ func TestUsageErrors(t *testing.T) {
 			`rumbench: --junit x.xml: there is no --check to report`},
 		{"malformed postgres dsn", []string{"run", "--engine", "postgres", "--dsn", "postgres://u:secret@host:notaport/db"},
 			`rumbench: --dsn postgres://u:****@host:notaport/db: not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db)`},
+		{"long malformed postgres dsn", []string{"run", "--engine", "postgres", "--dsn", strings.Repeat("a", 5000)},
+			`rumbench: --dsn ` + strings.Repeat("a", 60) + `…(5000 bytes): not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db)`},
 		{"malformed mysql dsn", []string{"run", "--engine", "mysql", "--dsn", "localhost:3306"},
 			`rumbench: --dsn localhost:3306: not a MySQL DSN (want e.g. user:pass@tcp(host:3306)/db): invalid DSN: missing the slash separating the database name`},
 		{"server binaries missing", []string{"run", "--engine", "postgres", "--server-bin", "/tmp"},

@@ -27,6 +27,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/syncacct"
@@ -68,7 +69,7 @@ func init() {
 func check(extra map[string]string) error {
 	if dsn := extra["dsn"]; dsn != "" {
 		if _, err := pgx.ParseConfig(dsn); err != nil {
-			return fmt.Errorf("--dsn %s: not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db)", redact.DSN(dsn))
+			return fmt.Errorf("--dsn %s: not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db)", input.Short(redact.DSN(dsn)))
 		}
 		return nil
 	}
