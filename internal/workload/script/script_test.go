@@ -138,17 +138,11 @@ func TestWarmup(t *testing.T) {
 }
 
 // TestJobsNeedRawSockets: clients share a thread only over raw sockets; SQLite's, in the
-// process, are refused when the run step is made.
+// process, are refused when the workload opens, before the init step loads.
 func TestJobsNeedRawSockets(t *testing.T) {
 	w := build(t, "--clients", "2", "--jobs", "1", "--run-secs", "1")
 	eng, _ := worktest.Engine(t, "sqlite", false, nil)
-	ctx := context.Background()
-	run, err := w.Open(ctx, eng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
-	if _, err := run.Step(ctx, StepRun); err == nil || !strings.Contains(err.Error(), "share a thread over raw sockets only") {
+	if _, err := w.Open(context.Background(), eng); err == nil || !strings.Contains(err.Error(), "share a thread over raw sockets only") {
 		t.Errorf("sqlite --jobs 1: %v", err)
 	}
 }
