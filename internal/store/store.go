@@ -78,6 +78,10 @@ func CheckSpec(spec string) error {
 	return nil
 }
 
+// uriPath escapes what a SQLite URI filename would read otherwise in a path: '?' starts the
+// options, '#' a fragment, and %HH is decoded.
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+
 // Name returns the store's name for messages: the SQLite file or the URL without its password.
 func (s *Store) Name() string { return s.name }
 
@@ -103,7 +107,7 @@ func Open(ctx context.Context, spec string) (*Store, error) {
 			return nil, fmt.Errorf("store %s: %w", spec, err)
 		}
 		q := url.Values{"_busy_timeout": {"30000"}, "_txlock": {"immediate"}}
-		db, err := sql.Open("sqlite3", "file:"+spec+"?"+q.Encode())
+		db, err := sql.Open("sqlite3", "file:"+uriPath.Replace(spec)+"?"+q.Encode())
 		if err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
