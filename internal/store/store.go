@@ -37,6 +37,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "github.com/mattn/go-sqlite3"    // database/sql driver "sqlite3"
 
+	"github.com/rumbench/rumbench/internal/input"
 	redactpkg "github.com/rumbench/rumbench/internal/redact"
 )
 
@@ -78,10 +79,6 @@ func CheckSpec(spec string) error {
 	return nil
 }
 
-// uriPath escapes what a SQLite URI filename would read otherwise in a path: '?' starts the
-// options, '#' a fragment, and %HH is decoded.
-var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-
 // Name returns the store's name for messages: the SQLite file or the URL without its password.
 func (s *Store) Name() string { return s.name }
 
@@ -107,7 +104,7 @@ func Open(ctx context.Context, spec string) (*Store, error) {
 			return nil, fmt.Errorf("store %s: %w", spec, err)
 		}
 		q := url.Values{"_busy_timeout": {"30000"}, "_txlock": {"immediate"}}
-		db, err := sql.Open("sqlite3", "file:"+uriPath.Replace(spec)+"?"+q.Encode())
+		db, err := sql.Open("sqlite3", "file:"+input.SQLitePath(spec)+"?"+q.Encode())
 		if err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
