@@ -473,8 +473,22 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 			}
 		}
 	}
+	if len(targets) > maxTargets {
+		return nil, usagef("%d targets (engines × --server-config files × --server-bin releases): at most %d", len(targets), maxTargets)
+	}
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if seen[t.Label] {
+			// Two --server-config files of one name: the label names the target's data directory.
+			return nil, usagef("two targets are both %s: give the --server-config files different names", t.Label)
+		}
+		seen[t.Label] = true
+	}
 	return targets, nil
 }
+
+// maxTargets bounds the targets of a run (before a concurrency sweep multiplies them).
+const maxTargets = 100
 
 // expandConfigs returns the absolute paths of the --server-config files, a directory standing for
 // the regular files in it (sorted).
