@@ -53,7 +53,7 @@ by its directory.`,
 			}
 			f, err := releases.NewFetcher()
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			ctx, cancel := env.Context()
 			defer cancel()

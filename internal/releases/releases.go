@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -131,6 +132,9 @@ func NewFetcher() (*Fetcher, error) {
 	repo := os.Getenv("RUMBENCH_MAVEN_REPO")
 	if repo == "" {
 		repo = DefaultRepo
+	}
+	if u, err := url.Parse(repo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("RUMBENCH_MAVEN_REPO %q: want the http:// or https:// URL of a Maven repository (e.g. %s)", repo, DefaultRepo)
 	}
 	return &Fetcher{Cache: dir, Repo: strings.TrimSuffix(repo, "/"), Client: &http.Client{Timeout: 10 * time.Minute}}, nil
 }
