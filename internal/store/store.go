@@ -27,6 +27,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -102,6 +103,11 @@ func Open(ctx context.Context, spec string) (*Store, error) {
 		}
 		if err := os.MkdirAll(filepath.Dir(spec), 0o755); err != nil {
 			return nil, fmt.Errorf("store %s: %w", spec, err)
+		}
+		if st, err := os.Stat(spec); err == nil {
+			if err := input.CheckRegular(st, math.MaxInt64); err != nil {
+				return nil, fmt.Errorf("store %s: %w", spec, err) // a directory, /dev/zero
+			}
 		}
 		q := url.Values{"_busy_timeout": {"30000"}, "_txlock": {"immediate"}}
 		db, err := sql.Open("sqlite3", "file:"+input.SQLitePath(spec)+"?"+q.Encode())

@@ -431,6 +431,11 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("CheckSpec(%q) = %v", ok, err)
 		}
 	}
+	for _, p := range []string{t.TempDir(), "/dev/zero"} {
+		if _, err := Open(context.Background(), p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Open(%s) = %v, want not a regular file", p, err)
+		}
+	}
 	// A path holding what a SQLite URI reads as options, a fragment or an escape is the file's
 	// name, not options: the store is that file (mode=memory would have recorded nothing).
 	odd := filepath.Join(t.TempDir(), "a?mode=memory&x=%41#f.db")
