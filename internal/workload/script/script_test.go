@@ -194,6 +194,8 @@ func TestRefusals(t *testing.T) {
 	os.WriteFile(bad, []byte("\\shell ls\n"), 0o644)
 	sleepy := filepath.Join(dir, "sleepy.sql")
 	os.WriteFile(sleepy, []byte("SELECT 1;\n\\sleep 1 ms\n"), 0o644)
+	unset := filepath.Join(dir, "unset.sql")
+	os.WriteFile(unset, []byte("\\set a :scale + 1\nSELECT :a, :b;\n"), 0o644)
 	many := filepath.Join(dir, "many.sql")
 	os.WriteFile(many, []byte(strings.Repeat("SELECT 1;\n", 100)), 0o644)
 	cases := []struct {
@@ -211,6 +213,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"--script", filepath.Join(dir, "none.sql")}, "no such file"},
 		{[]string{"--script", dir}, "not a regular file"},
 		{[]string{"--script", bad}, `unsupported meta-command \shell`},
+		{[]string{"--script", unset}, `script unset.sql line 2: variable :b is never set`},
 	}
 	for _, c := range cases {
 		d = newDefinition()

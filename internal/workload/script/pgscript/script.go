@@ -123,6 +123,29 @@ func (s *Script) SQLCount() int {
 	return n
 }
 
+// Variables reports the script's use of variables: read is called with the line and slot of
+// each variable a command reads (a bound parameter, an expression's variable, \sleep's), set
+// with the slot of each variable \set assigns. stores says whether a command stores a
+// result (\gset, \aset), whose variables are known only when the query runs.
+func (s *Script) Variables(read func(line, slot int), set func(slot int)) (stores bool) {
+	for _, c := range s.Commands {
+		for _, p := range c.Params {
+			read(c.Line, p)
+		}
+		if c.Expr != nil {
+			c.Expr.eachVar(func(slot int) { read(c.Line, slot) })
+		}
+		switch {
+		case c.Kind == Sleep && c.SleepSlot >= 0:
+			read(c.Line, c.SleepSlot)
+		case c.Kind == Set:
+			set(c.Slot)
+		}
+		stores = stores || c.Store != StoreNone
+	}
+	return stores
+}
+
 // Parse reads a script in pgbench's format. names receives its variables. An error names the
 // line and says what is valid.
 func Parse(name, src string, names *Names) (*Script, error) {
