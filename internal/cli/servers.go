@@ -36,8 +36,10 @@ by its directory.`,
 	cmd.AddCommand(&cobra.Command{
 		Use:   "fetch PRODUCT VERSION...",
 		Short: "Fetch releases into the cache and print the directory of each (for --server-bin)",
-		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("servers fetch: give a product (%s) and its versions (e.g. servers fetch postgres 16 17)", strings.Join(releases.Products, ", "))
+			}
 			product := args[0]
 			if !slices.Contains(releases.Products, product) {
 				return usagef("servers fetch %q: releases of it cannot be fetched (valid: %s); give the directory of any other build to --server-bin", input.Short(product), strings.Join(releases.Products, ", "))
