@@ -80,13 +80,19 @@ func runKube(env *Env, f *kubeFlags) error {
 	if !groupPattern.MatchString(name) {
 		return usagef("--name %q: want 1 to 48 lower-case letters, digits and '-', starting and ending with a letter or digit (it names the Job and the group)", input.Short(name))
 	}
+	if !dnsLabel.MatchString(f.secret) || f.namespace != "" && !dnsLabel.MatchString(f.namespace) {
+		return usagef("--secret %q, --namespace %q: want Kubernetes names, 1 to 63 lower-case letters, digits and '-', starting and ending with a letter or digit", input.Short(f.secret), input.Short(f.namespace))
+	}
+	if f.image == "" || strings.IndexFunc(f.image, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+		return usagef("--image %q: want an image reference such as registry.example/rumbench:v1 (no blanks or control characters)", input.Short(f.image))
+	}
 	for _, q := range []struct{ flag, v string }{{"--cpu", f.cpu}, {"--memory", f.memory}} {
 		if !quantityPattern.MatchString(q.v) {
 			return usagef("%s %q: want a Kubernetes quantity (e.g. 500m, 2, 512Mi, 4Gi)", q.flag, input.Short(q.v))
 		}
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# rumbench: %d shards of %s as an Indexed Job; the Secret %s must hold keys dsn and store:\n", f.shards, f.file, f.secret)
+	fmt.Fprintf(&b, "# rumbench: %d shards of %q as an Indexed Job; the Secret %s must hold keys dsn and store:\n", f.shards, f.file, f.secret)
 	fmt.Fprintf(&b, "#   kubectl create secret generic %s --from-literal=dsn='postgres://...' --from-literal=store='postgres://...'\n", f.secret)
 	fmt.Fprintf(&b, "# then: rumbench merge --group %s --store <the store URL>\n", name)
 	for i, doc := range kubeManifests(f, name, string(data)) {
@@ -103,6 +109,10 @@ func runKube(env *Env, f *kubeFlags) error {
 	_, err = env.Stdout.Write(b.Bytes())
 	return err
 }
+
+// dnsLabel is a Kubernetes name of a namespace or a Secret (an RFC 1123 label; a Secret may
+// also hold dots, which rumbench does not need).
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
 // quantityPattern is a Kubernetes resource quantity (decimal or binary suffix).
 var quantityPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$`)

@@ -115,6 +115,8 @@ func TestKubeManifests(t *testing.T) {
 func TestKubeBadInput(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "b.yaml")
 	os.WriteFile(file, []byte("workload: insert\nnosuchflag: 1\n"), 0o644)
+	good := filepath.Join(t.TempDir(), "g.yaml")
+	os.WriteFile(good, []byte("workload: insert\nengine: postgres\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -123,6 +125,9 @@ func TestKubeBadInput(t *testing.T) {
 		{[]string{"kube", "-f", file, "--shards", "0"}, "--shards 0: must be 1..1000"},
 		{[]string{"kube", "-f", file, "--shards", "2"}, "nosuchflag"},
 		{[]string{"kube", "-f", "/nonexistent.yaml", "--shards", "2"}, "-f /nonexistent.yaml"},
+		{[]string{"kube", "-f", good, "--shards", "2", "--secret", "s\nkind: Secret"}, `--secret "s\nkind: Secret", --namespace "": want Kubernetes names`},
+		{[]string{"kube", "-f", good, "--shards", "2", "--namespace", "../x"}, `--namespace "../x": want Kubernetes names`},
+		{[]string{"kube", "-f", good, "--shards", "2", "--image", "a b"}, `--image "a b": want an image reference`},
 	} {
 		tr := run(t, nil, c.args...)
 		if tr.code != ExitUsage || !strings.Contains(tr.stderr, c.want) || strings.Count(strings.TrimSpace(tr.stderr), "\n") != 0 {

@@ -129,6 +129,11 @@ func TestReleasesUsage(t *testing.T) {
 		{[]string{"run", "--engine", "postgres", "--server-bin", t.TempDir() + "," + pg}, "server binaries not found"},
 		{[]string{"servers", "fetch", "oracle", "19"}, `servers fetch "oracle": releases of it cannot be fetched (valid: postgres, mariadb)`},
 		{[]string{"servers", "fetch", "postgres"}, "give 1 to 16 versions"},
+		{[]string{"servers", "fetch"}, "servers fetch: give a product (postgres, mariadb) and its versions"},
+		{[]string{"servers", "fetch", "postgres", "-1"}, "unknown shorthand flag: '1' in -1 (see rumbench servers fetch --help)"},
+		{[]string{"servers", "fetch", "postgres", "16", "../../x"}, `servers fetch postgres "../../x": not a version: want a major version (16)`},
+		{[]string{"servers", "fetch", "mariadb", "11.4;rm"}, `servers fetch mariadb "11.4;rm": not a version`},
+		{[]string{"servers", "fetch", "postgres", strings.Repeat("1", 3000)}, `"` + strings.Repeat("1", 60) + `…(3000 bytes)": not a version`},
 	} {
 		args := c.args
 		if args[0] == "run" {

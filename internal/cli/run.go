@@ -225,9 +225,13 @@ func flagError(f *runFlags, err error) error {
 	return usagef("--%s applies to --workload %s, not %s (see rumbench workloads %s)", name, strings.Join(owners, " or "), f.workload, owners[0])
 }
 
-// checkNumbers refuses a floating-point flag given as NaN or ±Inf, and a negative duration in
-// seconds (a flag named *-secs; --cleanup-wait-secs takes -1 for the reference's formula), the
-// workload's flags included.
+// maxSecs bounds a duration flag in seconds: a week, far below where it overflows a
+// time.Duration (about 292 years, past which a step would end at once).
+const maxSecs = 7 * 24 * 3600
+
+// checkNumbers refuses a floating-point flag given as NaN or ±Inf, and a duration in seconds (a
+// flag named *-secs) that is negative (--cleanup-wait-secs takes -1 for the reference's formula)
+// or longer than maxSecs, the workload's flags included.
 func checkNumbers(cmd *cobra.Command) error {
 	var bad error
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
@@ -240,6 +244,8 @@ func checkNumbers(cmd *cobra.Command) error {
 			bad = usagef("--%s %s: must be a finite number", fl.Name, fl.Value.String())
 		case strings.HasSuffix(fl.Name, "-secs") && v < 0 && !(fl.Name == "cleanup-wait-secs" && v == -1):
 			bad = usagef("--%s %s: must be >= 0 seconds", fl.Name, fl.Value.String())
+		case strings.HasSuffix(fl.Name, "-secs") && v > maxSecs:
+			bad = usagef("--%s %s: must be at most %d seconds (a week)", fl.Name, fl.Value.String(), maxSecs)
 		}
 	})
 	return bad
@@ -296,6 +302,10 @@ func sqlEngines() []string {
 	return names
 }
 
+// maxCacheMB bounds --cache-mb: 16 TiB, more than any host has, far below where the size in
+// bytes overflows.
+const maxCacheMB = 16 << 20
+
 // buildBenchConfig makes the run's configuration around workload wl.
 func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config, error) {
 	settle, err := runner.ParseSettleMode(f.settle)
@@ -324,8 +334,8 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if err != nil {
 		return bench.Config{}, err
 	}
-	if f.cacheMB < 1 {
-		return bench.Config{}, usagef("--cache-mb %d: must be at least 1", f.cacheMB)
+	if f.cacheMB < 1 || f.cacheMB > maxCacheMB {
+		return bench.Config{}, usagef("--cache-mb %d: must be 1..%d (16 TiB)", f.cacheMB, maxCacheMB)
 	}
 	if f.warmupSecs < 0 {
 		return bench.Config{}, usagef("--warmup-secs %g: must be >= 0", f.warmupSecs)
@@ -346,6 +356,11 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	}
 	if f.checkExprs, err = f.checks.parse(); err != nil {
 		return bench.Config{}, err
+	}
+	for _, e := range f.checkExprs {
+		if e.Step != "" && !slices.Contains(wl.Steps(), e.Step) {
+			return bench.Config{}, usagef("--check %q: step %q is not one this run runs (valid: %s)", input.Short(e.Text), input.Short(e.Step), strings.Join(wl.Steps(), ", "))
+		}
 	}
 	for _, d := range []struct{ flag, dir string }{{"--out", f.out}, {"--data-dir", f.dataDir}} {
 		if err := writableDir(d.dir); err != nil {
@@ -460,8 +475,22 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 			}
 		}
 	}
+	if len(targets) > maxTargets {
+		return nil, usagef("%d targets (engines × --server-config files × --server-bin releases): at most %d", len(targets), maxTargets)
+	}
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if seen[t.Label] {
+			// Two --server-config files of one name: the label names the target's data directory.
+			return nil, usagef("two targets are both %s: give the --server-config files different names", t.Label)
+		}
+		seen[t.Label] = true
+	}
 	return targets, nil
 }
+
+// maxTargets bounds the targets of a run (before a concurrency sweep multiplies them).
+const maxTargets = 100
 
 // expandConfigs returns the absolute paths of the --server-config files, a directory standing for
 // the regular files in it (sorted).

@@ -36,8 +36,10 @@ by its directory.`,
 	cmd.AddCommand(&cobra.Command{
 		Use:   "fetch PRODUCT VERSION...",
 		Short: "Fetch releases into the cache and print the directory of each (for --server-bin)",
-		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("servers fetch: give a product (%s) and its versions (e.g. servers fetch postgres 16 17)", strings.Join(releases.Products, ", "))
+			}
 			product := args[0]
 			if !slices.Contains(releases.Products, product) {
 				return usagef("servers fetch %q: releases of it cannot be fetched (valid: %s); give the directory of any other build to --server-bin", input.Short(product), strings.Join(releases.Products, ", "))
@@ -46,9 +48,14 @@ by its directory.`,
 			if len(versions) == 0 || len(versions) > maxFetch {
 				return usagef("servers fetch %s: give 1 to %d versions (e.g. 12 13 16 17)", product, maxFetch)
 			}
+			for _, v := range versions {
+				if !releases.ValidVersion(v) {
+					return usagef("servers fetch %s %q: not a version: want %s", product, input.Short(v), releases.VersionRule)
+				}
+			}
 			f, err := releases.NewFetcher()
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			ctx, cancel := env.Context()
 			defer cancel()

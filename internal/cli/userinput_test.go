@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,13 @@ func TestRunInputsRefusedBeforeTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("configs/my settings.conf", "fsync = off\n")
+	manyDir := filepath.Join(dir, "many")
+	if err := os.Mkdir(manyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 101 {
+		write(fmt.Sprintf("many/c%03d.conf", i), "fsync = off\n")
+	}
 	rule := input.NameRule
 	for _, c := range []struct {
 		args []string
@@ -48,6 +56,9 @@ func TestRunInputsRefusedBeforeTheRun(t *testing.T) {
 		{[]string{"run", "--engine", "postgres", "--server-config", "/dev/zero"}, `rumbench: --server-config "/dev/zero": not a regular file (a character device)`},
 		{[]string{"run", "--engine", "postgres", "--server-config", cfgDir}, `rumbench: --server-config "` + cfgDir + `": my settings.conf: its name: character ' ' at byte 2: want ` + rule + " (it names the target and its data directory)"},
 		{[]string{"run", "--engine", "postgres", "--engine-opt", "server_config=/dev/zero"}, `rumbench: --engine-opt "server_config=/dev/zero": not a regular file (a character device)`},
+		{[]string{"run", "--engine", "postgres", "--server-config", write("my.conf", "fsync = off\n"), "--server-config", write("configs/my.conf", "fsync = on\n")},
+			"rumbench: two targets are both postgres:my.conf: give the --server-config files different names"},
+		{[]string{"run", "--engine", "postgres", "--server-config", manyDir}, "rumbench: 101 targets (engines × --server-config files × --server-bin releases): at most 100"},
 		{[]string{"run", "--engine", "null", "--out", filepath.Join(dir, long)}, "rumbench: --out " + input.Short(filepath.Join(dir, long)) + ": a name in it is 300 bytes long (" + input.Short(long) + "): at most 255"},
 		{[]string{"run", "--engine", "null", "--data-dir", filepath.Join(dir, "new", long)}, "rumbench: --data-dir " + input.Short(filepath.Join(dir, "new", long)) + ": a name in it is 300 bytes long (" + input.Short(long) + "): at most 255"},
 	} {

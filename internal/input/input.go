@@ -195,3 +195,11 @@ func CheckName(s string) error {
 func nameChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
 }
+
+// sqlitePath escapes what a SQLite URI filename reads in a path.
+var sqlitePath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+
+// SQLitePath returns path as the file name of a SQLite URI ("file:" + SQLitePath(path) +
+// "?options"): a '?' in it would start the options (mode=memory: nothing on disk), a '#' a
+// fragment, and %HH would be decoded.
+func SQLitePath(path string) string { return sqlitePath.Replace(path) }

@@ -100,3 +100,9 @@ func TestCheckPath(t *testing.T) {
 		}
 	}
 }
+
+func TestSQLitePath(t *testing.T) {
+	if got, want := SQLitePath("/a b/x?mode=memory#f%41.db"), "/a b/x%3fmode=memory%23f%2541.db"; got != want {
+		t.Errorf("SQLitePath = %q, want %q", got, want)
+	}
+}

@@ -197,12 +197,26 @@ func Parse(data []byte) (*Recipe, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&r); err != nil {
-		return nil, err
+		return nil, oneLine(err)
 	}
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// oneLine returns a YAML decoding error as one line: a *yaml.TypeError lists its errors on
+// lines after "yaml: unmarshal errors:", so the first of them stands for it.
+func oneLine(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) || len(te.Errors) == 0 {
+		return err
+	}
+	msg := strings.TrimSpace(te.Errors[0])
+	if n := len(te.Errors) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more)", n)
+	}
+	return errors.New(msg)
 }
 
 func validName(s string, max int) bool {

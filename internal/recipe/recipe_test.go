@@ -74,7 +74,8 @@ func TestParseErrors(t *testing.T) {
 		{"quick: \"1/10\"", "huge: \"1/10\"", "unknown scale"},
 		{"    scale:\n      full:", "    scale:\n      ful:", "unknown scale"},
 		{"columns: [ips, wKB/i]", "columns: [ips, nope]", "not a figure"},
-		{"title: a tiny recipe", "titel: a tiny recipe", "field titel not found"},
+		{"title: a tiny recipe", "titel: a tiny recipe", "line 3: field titel not found"},
+		{"title: a tiny recipe", "title: [a, list]", "cannot unmarshal !!seq into string"},
 		{"  - name: b", "  - name: a", "want a unique"},
 	} {
 		src := strings.Replace(tiny, c.from, c.to, 1)
@@ -82,8 +83,8 @@ func TestParseErrors(t *testing.T) {
 			t.Fatalf("%q not in the recipe", c.from)
 		}
 		_, err := Parse([]byte(src))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s → %s: error %v, want %q", c.from, c.to, err, c.want)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s → %s: error %v, want one line with %q", c.from, c.to, err, c.want)
 		}
 	}
 	if _, err := Parse([]byte(tiny)); err != nil {

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -132,6 +133,9 @@ func NewFetcher() (*Fetcher, error) {
 	if repo == "" {
 		repo = DefaultRepo
 	}
+	if u, err := url.Parse(repo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("RUMBENCH_MAVEN_REPO %q: want the http:// or https:// URL of a Maven repository (e.g. %s)", repo, DefaultRepo)
+	}
 	return &Fetcher{Cache: dir, Repo: strings.TrimSuffix(repo, "/"), Client: &http.Client{Timeout: 10 * time.Minute}}, nil
 }
 
@@ -231,7 +235,7 @@ func (f *Fetcher) Versions(ctx context.Context, product string) ([]string, error
 // version ("16": the newest 16.x), a version ("16.4": 16.4.0) or an exact one ("16.4.0").
 func (f *Fetcher) Resolve(ctx context.Context, product, want string) (string, error) {
 	if !plainVersion(want) {
-		return "", fmt.Errorf("%q is not a version: want a major version (16), a version (16.4) or an exact one (16.4.0)", want)
+		return "", fmt.Errorf("%q is not a version: want %s", want, VersionRule)
 	}
 	all, err := f.Versions(ctx, product)
 	if err != nil {
@@ -536,6 +540,13 @@ func untar(tr *tar.Reader, dir string) error {
 }
 
 // plainVersion says whether v is dot-separated numbers (16, 16.4, 16.4.0).
+// VersionRule says in words what a version to fetch or resolve may be.
+const VersionRule = "a major version (16), a version (16.4) or an exact one (16.4.0)"
+
+// ValidVersion says whether v can name a version to fetch or resolve (see VersionRule): up to
+// 32 characters of numbers separated by dots.
+func ValidVersion(v string) bool { return plainVersion(v) }
+
 func plainVersion(v string) bool {
 	if v == "" || len(v) > 32 {
 		return false

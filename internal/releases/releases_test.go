@@ -85,3 +85,19 @@ func TestVersionOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRepoURL: RUMBENCH_MAVEN_REPO must be an http(s) URL; anything else is named with what is
+// valid before anything is fetched.
+func TestRepoURL(t *testing.T) {
+	t.Setenv("RUMBENCH_CACHE", t.TempDir())
+	for _, bad := range []string{"not a url", "file:///etc", "repo.example/maven2"} {
+		t.Setenv("RUMBENCH_MAVEN_REPO", bad)
+		if _, err := NewFetcher(); err == nil || !strings.Contains(err.Error(), "want the http:// or https:// URL") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	t.Setenv("RUMBENCH_MAVEN_REPO", "https://repo.example/maven2/")
+	if f, err := NewFetcher(); err != nil || f.Repo != "https://repo.example/maven2" {
+		t.Errorf("https URL: %v", err)
+	}
+}

@@ -107,8 +107,23 @@ func withGroupHeader(data []byte) []byte {
 	return append([]byte("[mysqld]\n"), data...)
 }
 
+// cnfPath says why path cannot be a value in a my.cnf, nil when it can: an option file reads
+// '#' as a comment, a backslash as an escape, a quote as quoting and a line end as the value's
+// end.
+func cnfPath(path string) error {
+	if i := strings.IndexFunc(path, func(r rune) bool { return r < ' ' || r == 0x7f || strings.ContainsRune("#\\\"'", r) }); i >= 0 {
+		return fmt.Errorf("%q holds %q, which a MariaDB option file cannot hold (valid: a directory without # \\ \" ' or control characters)", path, path[i])
+	}
+	return nil
+}
+
 // writeMyCnf writes Dir/my.cnf for the current port (none before the first launch).
 func (s *Server) writeMyCnf() error {
+	for _, p := range []string{s.dataDir, s.dir, s.logPath} {
+		if err := cnfPath(p); err != nil {
+			return err
+		}
+	}
 	var b strings.Builder
 	b.WriteString("# Written by rumbench for a private MariaDB instance (mariadbd --defaults-file=this file).\n[mysqld]\n")
 	fmt.Fprintf(&b, "datadir=%s\nsocket=%s\n", s.dataDir, s.socketPath())

@@ -114,3 +114,17 @@ func TestMariaDBBadConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestMyCnfPaths: a path that a my.cnf would read otherwise (a comment, an escape, a new line
+// holding another setting) is refused before the file is written.
+func TestMyCnfPaths(t *testing.T) {
+	for _, p := range []string{"/tmp/a#b", "/tmp/a\\b", "/tmp/a\ninit-file=/x", `/tmp/"a"`} {
+		s := &Server{dataDir: p, dir: t.TempDir()}
+		if err := s.writeMyCnf(); err == nil || !strings.Contains(err.Error(), "which a MariaDB option file cannot hold") {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+	if err := cnfPath("/tmp/a b,c-d_e.f"); err != nil {
+		t.Errorf("a plain path: %v", err)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -37,6 +38,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "github.com/mattn/go-sqlite3"    // database/sql driver "sqlite3"
 
+	"github.com/rumbench/rumbench/internal/input"
 	redactpkg "github.com/rumbench/rumbench/internal/redact"
 )
 
@@ -102,8 +104,13 @@ func Open(ctx context.Context, spec string) (*Store, error) {
 		if err := os.MkdirAll(filepath.Dir(spec), 0o755); err != nil {
 			return nil, fmt.Errorf("store %s: %w", spec, err)
 		}
+		if st, err := os.Stat(spec); err == nil {
+			if err := input.CheckRegular(st, math.MaxInt64); err != nil {
+				return nil, fmt.Errorf("store %s: %w", spec, err) // a directory, /dev/zero
+			}
+		}
 		q := url.Values{"_busy_timeout": {"30000"}, "_txlock": {"immediate"}}
-		db, err := sql.Open("sqlite3", "file:"+spec+"?"+q.Encode())
+		db, err := sql.Open("sqlite3", "file:"+input.SQLitePath(spec)+"?"+q.Encode())
 		if err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}

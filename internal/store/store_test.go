@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -429,6 +430,22 @@ func TestSpecs(t *testing.T) {
 		if err := CheckSpec(ok); err != nil {
 			t.Errorf("CheckSpec(%q) = %v", ok, err)
 		}
+	}
+	for _, p := range []string{t.TempDir(), "/dev/zero"} {
+		if _, err := Open(context.Background(), p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Open(%s) = %v, want not a regular file", p, err)
+		}
+	}
+	// A path holding what a SQLite URI reads as options, a fragment or an escape is the file's
+	// name, not options: the store is that file (mode=memory would have recorded nothing).
+	odd := filepath.Join(t.TempDir(), "a?mode=memory&x=%41#f.db")
+	s, err := Open(context.Background(), odd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(odd); err != nil {
+		t.Errorf("the store is not the file named: %v", err)
 	}
 	if _, err := OpenExisting(context.Background(), t.TempDir()+"/none.db"); !errors.Is(err, ErrNoStore) {
 		t.Errorf("OpenExisting(missing file) = %v", err)

@@ -294,8 +294,11 @@ func (s *Sessions) Close() error {
 	return first
 }
 
+// MaxPercentiles bounds a list of percentiles to report (ParsePercentiles).
+const MaxPercentiles = 16
+
 // ParsePercentiles parses a comma-separated list of response-time percentiles ("50,99,99.99"),
-// each in (0, 100); "" is none. The error names the flag.
+// each in (0, 100), none twice, at most MaxPercentiles; "" is none. The error names the flag.
 func ParsePercentiles(flag, v string) ([]float64, error) {
 	if v == "" {
 		return nil, nil
@@ -305,6 +308,12 @@ func ParsePercentiles(flag, v string) ([]float64, error) {
 		p, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || !(p > 0 && p < 100) {
 			return nil, fmt.Errorf("%s %q: each value must be a number in (0, 100), e.g. 50,99,99.9", flag, v)
+		}
+		if slices.Contains(out, p) {
+			return nil, fmt.Errorf("%s %q: %g is listed twice", flag, v, p)
+		}
+		if len(out) == MaxPercentiles {
+			return nil, fmt.Errorf("%s %q: at most %d percentiles", flag, v, MaxPercentiles)
 		}
 		out = append(out, p)
 	}

@@ -70,11 +70,14 @@ func parse(extra map[string]string) (config, error) {
 	if c.mmap, err = engine.IntOption("bbolt", extra, "initial_mmap_size", 0); err != nil {
 		return c, err
 	}
-	if c.fill < 10 || c.fill > 100 || c.mmap < 0 {
-		return c, fmt.Errorf("engine bbolt: fill_percent must be 10..100 and initial_mmap_size >= 0")
+	if c.fill < 10 || c.fill > 100 || c.mmap < 0 || c.mmap > maxMmapMB {
+		return c, fmt.Errorf("engine bbolt: fill_percent must be 10..100 and initial_mmap_size 0..%d (MiB, under bbolt's largest mmap of 256 TiB)", maxMmapMB)
 	}
 	return c, nil
 }
+
+// maxMmapMB bounds initial_mmap_size, in MiB: bbolt maps at most 256 TiB (less one byte).
+const maxMmapMB = 256<<20 - 1
 
 func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if err := engine.CheckExtra("bbolt", o.Extra, options); err != nil {

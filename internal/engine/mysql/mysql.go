@@ -24,6 +24,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/syncacct"
@@ -74,7 +75,7 @@ func register(name, te, description string) {
 			}
 			if dsn := extra["dsn"]; dsn != "" {
 				if _, err := gomysql.ParseDSN(dsn); err != nil {
-					return fmt.Errorf("--dsn %s: not a MySQL DSN (want e.g. user:pass@tcp(host:3306)/db): %v", redact.DSN(dsn), err)
+					return fmt.Errorf("--dsn %s: not a MySQL DSN (want e.g. user:pass@tcp(host:3306)/db): %v", input.Short(redact.DSN(dsn)), err)
 				}
 				return nil
 			}

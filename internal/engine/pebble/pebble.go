@@ -79,8 +79,18 @@ func parse(extra map[string]string) (config, error) {
 	if c.bloomBits, err = engine.IntOption("pebble", extra, "bloom_bits", 10); err != nil {
 		return c, err
 	}
-	if c.memtable < 1 || c.l0 < 1 || c.conc < 1 || c.bloomBits < 0 {
-		return c, fmt.Errorf("engine pebble: memtable_mb, l0_compaction_threshold and compaction_concurrency must be at least 1, bloom_bits at least 0")
+	for _, o := range []struct {
+		name      string
+		v, lo, hi int64
+	}{
+		{"memtable_mb", c.memtable, 1, 4095},     // pebble's MemTableSize is under 4 GiB
+		{"l0_compaction_threshold", c.l0, 1, 12}, // at most pebble's L0StopWritesThreshold
+		{"compaction_concurrency", c.conc, 1, 1024},
+		{"bloom_bits", c.bloomBits, 0, 100},
+	} {
+		if o.v < o.lo || o.v > o.hi {
+			return c, fmt.Errorf("engine pebble option %s=%d: must be %d..%d", o.name, o.v, o.lo, o.hi)
+		}
 	}
 	return c, nil
 }

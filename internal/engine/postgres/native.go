@@ -58,7 +58,7 @@ func (c *connector) HoldsP() bool { return c.choice.IO == "raw" }
 func (c *connector) Connect(ctx context.Context) (sqlfam.Conn, error) {
 	pc, err := pgconn.ConnectConfig(ctx, c.cfg)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: connect: %w", err)
+		return nil, fmt.Errorf("postgres: connect: %w", connectError(err))
 	}
 	return &conn{pc: pc}, nil
 }

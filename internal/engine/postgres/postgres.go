@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/syncacct"
@@ -67,7 +69,7 @@ func init() {
 func check(extra map[string]string) error {
 	if dsn := extra["dsn"]; dsn != "" {
 		if _, err := pgx.ParseConfig(dsn); err != nil {
-			return fmt.Errorf("--dsn %s: not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db)", redact.DSN(dsn))
+			return fmt.Errorf("--dsn %s: not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db)", input.Short(redact.DSN(dsn)))
 		}
 		return nil
 	}
@@ -130,7 +132,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			srv.Stop(context.WithoutCancel(ctx))
 		}
 		closeAcct()
-		return nil, fmt.Errorf("postgres: connect: %w", err)
+		return nil, fmt.Errorf("postgres: connect: %w", connectError(err))
 	}
 	e := &engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{}, info), Srv: srv, Acct: acct, AcctCoverage: cov}}
 	if choice.Native {
@@ -343,3 +345,22 @@ func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.Se
 	}
 	return e.WithTree(s, pss)
 }
+
+// connectError returns err, a failed connection, as one line: pgconn writes the error of each
+// address it tried on a line of its own, the same one twice when it tried again without TLS.
+// errors.Is and errors.As see err.
+func connectError(err error) error { return oneLineError{err} }
+
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string {
+	var parts []string
+	for _, l := range strings.Split(e.err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(parts, l) {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (e oneLineError) Unwrap() error { return e.err }

@@ -55,8 +55,17 @@ func parse(extra map[string]string) (config, error) {
 	if c.jobs, err = engine.IntOption(name, extra, "max_background_jobs", 2); err != nil {
 		return c, err
 	}
-	if c.memtable < 1 || c.bloomBits < 0 || c.jobs < 1 {
-		return c, fmt.Errorf("engine %s: memtable_mb and max_background_jobs must be at least 1, bloom_bits at least 0", name)
+	for _, o := range []struct {
+		key       string
+		v, lo, hi int64
+	}{
+		{"memtable_mb", c.memtable, 1, 1 << 20}, // 1 TiB
+		{"bloom_bits", c.bloomBits, 0, 100},
+		{"max_background_jobs", c.jobs, 1, 1024},
+	} {
+		if o.v < o.lo || o.v > o.hi {
+			return c, fmt.Errorf("engine %s option %s=%d: must be %d..%d", name, o.key, o.v, o.lo, o.hi)
+		}
 	}
 	c.compression = "snappy"
 	if v, ok := extra["compression"]; ok {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/syncacct/cshim"
 	"github.com/rumbench/rumbench/internal/table"
@@ -88,7 +89,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	q.Set("_busy_timeout", "60000")
 	q.Set("_txlock", "immediate")
 	q.Set("_cache_size", strconv.FormatInt(-(o.CacheBytes>>10), 10))
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite3", "file:"+input.SQLitePath(path)+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}

@@ -50,8 +50,8 @@ func parse(extra map[string]string) (config, error) {
 	if c.checkpointSecs, err = engine.IntOption(name, extra, "checkpoint_secs", 60); err != nil {
 		return c, err
 	}
-	if c.checkpointSecs < 0 {
-		return c, fmt.Errorf("engine %s option checkpoint_secs=%d: must be >= 0", name, c.checkpointSecs)
+	if c.checkpointSecs < 0 || c.checkpointSecs > 100_000 { // WiredTiger's checkpoint wait is at most 100000
+		return c, fmt.Errorf("engine %s option checkpoint_secs=%d: must be 0..100000", name, c.checkpointSecs)
 	}
 	return c, nil
 }

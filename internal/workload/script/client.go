@@ -146,9 +146,10 @@ func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled, sta
 	return last, nil
 }
 
-// fail wraps err with the script and line of cmd, keeping it an ErrConflict for errors.Is.
+// fail wraps err with the script and line of cmd, keeping it an ErrConflict for errors.Is. (The
+// client's worker, or its thread with --jobs, names the client.)
 func (c *client) fail(sc *compiled, cmd *pgscript.Command, err error) error {
-	return fmt.Errorf("client %d: script %s line %d: %w", c.id, sc.w.Script.Name, cmd.Line, err)
+	return fmt.Errorf("script %s line %d: %w", sc.w.Script.Name, cmd.Line, err)
 }
 
 // exec binds cmd's variables and runs its statement, then stores its result for \gset, \aset.

@@ -31,6 +31,20 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 		return nil, fmt.Errorf("the script workload runs SQL text: engine %s (family %s) has no SQL; use sqlite, postgres, mysql or myrocks", info.Name, info.Family)
 	}
 	defer r.sessions.Close()
+	if c := w.cfg; c.Jobs > 0 && c.Jobs < c.Clients {
+		// Clients share a thread over raw sockets only: find out before the init step loads.
+		g := netblock.NewGroup()
+		probe, err := eng.NewSession(netblock.WithGroup(ctx, g))
+		if err != nil {
+			return nil, err
+		}
+		probe.Close()
+		raw := g.Conns() > 0
+		g.Close()
+		if !raw {
+			return nil, jobsRefusal(c, eng)
+		}
+	}
 	if w.cfg.Init {
 		sch, err := schemaFor(eng.Info().Name, w.cfg.Scale)
 		if err != nil {
@@ -44,6 +58,12 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 		}
 	}
 	return r, nil
+}
+
+// jobsRefusal is the error of --jobs fewer than --clients on an engine whose sessions have no
+// raw sockets to share a thread over.
+func jobsRefusal(c Config, eng table.Engine) error {
+	return fmt.Errorf("--jobs %d with %d clients: clients share a thread over raw sockets only (engine postgres or mysql, io=raw); engine %s has none", c.Jobs, c.Clients, eng.Info().Name)
 }
 
 type run struct {
@@ -180,7 +200,7 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 			return st, fmt.Errorf("engine %s runs no SQL text", r.eng.Info().Name)
 		}
 		if g := groups[j]; g != nil && g.Conns() != len(ops[j])+1 {
-			return st, fmt.Errorf("--jobs %d with %d clients: clients share a thread over raw sockets only (engine postgres or mysql, io=raw); engine %s has none", cfg.Jobs, cfg.Clients, r.eng.Info().Name)
+			return st, jobsRefusal(*cfg, r.eng)
 		}
 		c := &client{id: i, sess: s, sql: sq, vars: pgscript.NewVars(r.w.names, cfg.Scale, i, cfg.Seed),
 			out: table.NewRows(1, 4), text: make([]byte, 0, 256), stores: map[*pgscript.Command][]int{}, names: r.w.names,
@@ -209,6 +229,9 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 				return true, nil
 			case err != nil:
 				c.sess.Rollback(context.WithoutCancel(ctx))
+				if groups[j] != nil { // the worker is the thread: name the client
+					err = fmt.Errorf("client %d: %w", c.id, err)
+				}
 				return false, err
 			}
 			m.DoneAt(sc.kind, t0, end, 1)

@@ -265,11 +265,45 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 			c.Sets = append(c.Sets, Set{Slot: slot, Value: v})
 		}
 	}
+	if err := checkVariables(c.Scripts, d.defines, names); err != nil {
+		return nil, err
+	}
 	c.Init = len(d.builtins) > 0 || len(d.scripts) == 0
 	if d.fs.Changed("init") {
 		c.Init = d.init
 	}
 	return &Workload{cfg: c, names: names}, nil
+}
+
+// checkVariables refuses a variable the scripts read but nothing sets: no \set of any script,
+// no --define, none of pgbench's automatic ones. (pgbench finds it when the command runs, after
+// the init step.) With a \gset or \aset any name may be set by a query: no check then.
+func checkVariables(scripts []Weighted, defines []string, names *pgscript.Names) error {
+	set := map[int]bool{pgscript.SlotScale: true, pgscript.SlotClientID: true, pgscript.SlotDefaultSeed: true, pgscript.SlotRandomSeed: true}
+	for _, def := range defines {
+		name, _, _ := strings.Cut(def, "=")
+		if slot, ok := names.Lookup(name); ok {
+			set[slot] = true
+		}
+	}
+	type use struct {
+		script     string
+		line, slot int
+	}
+	var reads []use
+	for _, sc := range scripts {
+		stores := sc.Script.Variables(func(line, slot int) { reads = append(reads, use{sc.Script.Name, line, slot}) },
+			func(slot int) { set[slot] = true })
+		if stores {
+			return nil
+		}
+	}
+	for _, u := range reads {
+		if !set[u.slot] {
+			return fmt.Errorf("script %s line %d: variable :%s is never set (valid: a variable of a \\set, a --define, or scale, client_id, default_seed, random_seed)", u.script, u.line, names.Name(u.slot))
+		}
+	}
+	return nil
 }
 
 // splitWeight splits "X@W" into X and the weight W (1 when no '@' is given), as pgbench reads

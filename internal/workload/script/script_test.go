@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/rumbench/rumbench/internal/engine/all"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/sysstat"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
@@ -135,17 +138,11 @@ func TestWarmup(t *testing.T) {
 }
 
 // TestJobsNeedRawSockets: clients share a thread only over raw sockets; SQLite's, in the
-// process, are refused when the run step is made.
+// process, are refused when the workload opens, before the init step loads.
 func TestJobsNeedRawSockets(t *testing.T) {
 	w := build(t, "--clients", "2", "--jobs", "1", "--run-secs", "1")
 	eng, _ := worktest.Engine(t, "sqlite", false, nil)
-	ctx := context.Background()
-	run, err := w.Open(ctx, eng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close()
-	if _, err := run.Step(ctx, StepRun); err == nil || !strings.Contains(err.Error(), "share a thread over raw sockets only") {
+	if _, err := w.Open(context.Background(), eng); err == nil || !strings.Contains(err.Error(), "share a thread over raw sockets only") {
 		t.Errorf("sqlite --jobs 1: %v", err)
 	}
 }
@@ -197,6 +194,8 @@ func TestRefusals(t *testing.T) {
 	os.WriteFile(bad, []byte("\\shell ls\n"), 0o644)
 	sleepy := filepath.Join(dir, "sleepy.sql")
 	os.WriteFile(sleepy, []byte("SELECT 1;\n\\sleep 1 ms\n"), 0o644)
+	unset := filepath.Join(dir, "unset.sql")
+	os.WriteFile(unset, []byte("\\set a :scale + 1\nSELECT :a, :b;\n"), 0o644)
 	many := filepath.Join(dir, "many.sql")
 	os.WriteFile(many, []byte(strings.Repeat("SELECT 1;\n", 100)), 0o644)
 	cases := []struct {
@@ -214,6 +213,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"--script", filepath.Join(dir, "none.sql")}, "no such file"},
 		{[]string{"--script", dir}, "not a regular file"},
 		{[]string{"--script", bad}, `unsupported meta-command \shell`},
+		{[]string{"--script", unset}, `script unset.sql line 2: variable :b is never set`},
 	}
 	for _, c := range cases {
 		d = newDefinition()
@@ -229,5 +229,35 @@ func TestRefusals(t *testing.T) {
 	eng, _ := worktest.Engine(t, "pebble", false, nil)
 	if _, err := w.Open(context.Background(), eng); err == nil || !strings.Contains(err.Error(), "has no SQL") {
 		t.Errorf("pebble: %v", err)
+	}
+}
+
+// TestScriptErrorNamesClientOnce: a script that fails stops the step with one message that
+// names the client once, the script and its line.
+func TestScriptErrorNamesClientOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "div.sql")
+	if err := os.WriteFile(path, []byte("\\set a 1 / 0\nSELECT :a;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := build(t, "--script", path, "--run-secs", "1")
+	eng, dir := worktest.Engine(t, "sqlite", false, nil)
+	ctx := context.Background()
+	run, err := w.Open(ctx, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	st, err := run.Step(ctx, StepRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampler, err := sysstat.NewSampler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sampler.Close()
+	_, err = runner.Run(ctx, runner.Setup{Label: "sqlite", Engine: eng, Sampler: sampler, Tick: 100 * time.Millisecond}, st)
+	if err == nil || err.Error() != "client 0: script div.sql line 1: division by zero" {
+		t.Errorf("error %v, want client 0: script div.sql line 1: division by zero", err)
 	}
 }

@@ -1,6 +1,8 @@
 package script
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,5 +60,29 @@ func TestDefines(t *testing.T) {
 	d.Flags().Parse([]string{"--define", "no-equals"})
 	if _, err := d.Build(workload.Shared{Profile: "quick"}); err == nil || !strings.Contains(err.Error(), "want NAME=VALUE") {
 		t.Errorf("--define no-equals: %v", err)
+	}
+}
+
+// TestVariablesSetSomewhere: a variable read is set by a \set of any script, a --define or a
+// \gset (any name then); else the script is refused before anything runs.
+func TestVariablesSetSomewhere(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	reader := write("reader.sql", "SELECT :x;\n\\sleep :ms ms\n")
+	setter := write("setter.sql", "\\set x 1\n\\set ms 0\nSELECT 1;\n")
+	gset := write("gset.sql", "SELECT 1 AS x \\gset\nSELECT :anything;\n")
+	build(t, "--script", reader, "--script", setter)
+	build(t, "--script", reader, "--define", "x=1", "--define", "ms=2")
+	build(t, "--script", gset)
+	d := newDefinition()
+	d.Flags().Parse([]string{"--script", reader, "--define", "x=1"})
+	if _, err := d.Build(workload.Shared{Profile: "quick"}); err == nil || !strings.Contains(err.Error(), "script reader.sql line 2: variable :ms is never set") {
+		t.Errorf("\\sleep :ms never set: %v", err)
 	}
 }

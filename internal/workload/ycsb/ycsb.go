@@ -286,12 +286,23 @@ func (w *Workload) Name() string { return "ycsb" }
 // Steps implements workload.Workload.
 func (w *Workload) Steps() []string { return w.cfg.Steps }
 
-// Warnings returns the lines the CLI prints before the run: the properties nobody knows.
+// maxListed is how many unknown properties the warning names.
+const maxListed = 20
+
+// Warnings returns the lines the CLI prints before the run: the properties nobody knows (the
+// first maxListed, each name cut as input.Short cuts it).
 func (w *Workload) Warnings() []string {
 	if len(w.cfg.Unknown) == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("unknown YCSB properties, ignored: %s", strings.Join(w.cfg.Unknown, ", "))}
+	var names []string
+	for _, u := range w.cfg.Unknown[:min(len(w.cfg.Unknown), maxListed)] {
+		names = append(names, input.Short(u))
+	}
+	if n := len(w.cfg.Unknown) - maxListed; n > 0 {
+		names = append(names, fmt.Sprintf("and %d more", n))
+	}
+	return []string{fmt.Sprintf("unknown YCSB properties, ignored: %s", strings.Join(names, ", "))}
 }
 
 // Config implements workload.Workload.

@@ -2,6 +2,7 @@ package ycsb
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/rumbench/rumbench/internal/engine"
 	_ "github.com/rumbench/rumbench/internal/engine/all"
 	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -82,6 +84,16 @@ func TestPropertyFileFlags(t *testing.T) {
 	}
 	if got := strings.Join(w.Warnings(), ""); !strings.Contains(got, "nosuchproperty") {
 		t.Errorf("warnings %q do not name the unknown property", got)
+	}
+	// Many unknown properties, one of them long: the warning names the first 20, each cut.
+	args := []string{"-p", strings.Repeat("k", 300) + "=1"}
+	for i := range 30 {
+		args = append(args, "-p", fmt.Sprintf("made.up.%02d=1", i))
+	}
+	w = build(t, args...)
+	if got := strings.Join(w.Warnings(), ""); !strings.Contains(got, input.Short(strings.Repeat("k", 300))) ||
+		!strings.Contains(got, "made.up.18, and 11 more") || len(got) > 500 {
+		t.Errorf("warnings %q: want the first 20 names, each cut, and 11 more", got)
 	}
 	for _, bad := range [][]string{
 		{"-p", "readproportion=abc"},

@@ -479,6 +479,16 @@ func (p *parser) caseExpr() (*Expr, error) {
 	return e, nil
 }
 
+// eachVar calls fn with the slot of each variable e reads.
+func (e *Expr) eachVar(fn func(slot int)) {
+	if e.op == opVar {
+		fn(e.slot)
+	}
+	for _, a := range e.args {
+		a.eachVar(fn)
+	}
+}
+
 // String renders e for messages (functions by name, operators by op number).
 func (e *Expr) String() string {
 	var b strings.Builder

@@ -123,11 +123,37 @@ func (s *Script) SQLCount() int {
 	return n
 }
 
+// Variables reports the script's use of variables: read is called with the line and slot of
+// each variable a command reads (a bound parameter, an expression's variable, \sleep's), set
+// with the slot of each variable \set assigns. stores says whether a command stores a
+// result (\gset, \aset), whose variables are known only when the query runs.
+func (s *Script) Variables(read func(line, slot int), set func(slot int)) (stores bool) {
+	for _, c := range s.Commands {
+		for _, p := range c.Params {
+			read(c.Line, p)
+		}
+		if c.Expr != nil {
+			c.Expr.eachVar(func(slot int) { read(c.Line, slot) })
+		}
+		switch {
+		case c.Kind == Sleep && c.SleepSlot >= 0:
+			read(c.Line, c.SleepSlot)
+		case c.Kind == Set:
+			set(c.Slot)
+		}
+		stores = stores || c.Store != StoreNone
+	}
+	return stores
+}
+
 // Parse reads a script in pgbench's format. names receives its variables. An error names the
 // line and says what is valid.
 func Parse(name, src string, names *Names) (*Script, error) {
 	if len(src) > MaxScriptBytes {
 		return nil, fmt.Errorf("script %s is %d bytes: at most %d", name, len(src), MaxScriptBytes)
+	}
+	if i := strings.IndexByte(src, 0); i >= 0 {
+		return nil, fmt.Errorf("%s:%d: a NUL byte: a script is text", name, 1+strings.Count(src[:i], "\n"))
 	}
 	line := 1
 	for _, l := range strings.Split(src, "\n") {
@@ -230,7 +256,7 @@ func (p *scriptParser) checkLine(comment string) error {
 	}
 	q, want := strings.TrimSpace(rest[:k]), strings.TrimSpace(rest[k+2:])
 	q = strings.TrimSuffix(strings.TrimSpace(q), ";")
-	if q == "" || want == "" {
+	if onlyComments(q) || want == "" {
 		return p.errf(p.line, "a check is %q: both parts are needed", CheckPrefix+" QUERY -> EXPECTED")
 	}
 	p.s.Checks = append(p.s.Checks, Check{Line: p.line, Query: q, Want: want})
@@ -348,14 +374,33 @@ func dollarTag(s string) string {
 
 func (p *scriptParser) addSQL(line int, source, text string, params []int, pnames []string) error {
 	text = strings.TrimSpace(text)
-	if text == "" {
-		return nil
+	if onlyComments(text) {
+		return nil // no statement: nothing to send (SQLite cannot prepare one)
 	}
 	c := Command{Kind: SQL, Line: line, Source: strings.TrimSpace(source), Text: text, Params: params, ParamNames: pnames}
 	if len(params) == 0 {
 		c.Kind = txKind(text)
 	}
 	return p.add(c)
+}
+
+// onlyComments says whether text holds nothing but blanks and /* */ comments, no statement
+// (MySQL's /*! */ comments are statements).
+func onlyComments(text string) bool {
+	for {
+		text = strings.TrimLeft(text, " \t\r\n")
+		if text == "" {
+			return true
+		}
+		if !strings.HasPrefix(text, "/*") || strings.HasPrefix(text, "/*!") {
+			return false
+		}
+		j := strings.Index(text[2:], "*/")
+		if j < 0 {
+			return false
+		}
+		text = text[2+j+2:]
+	}
 }
 
 // txKind recognizes a transaction statement written alone.

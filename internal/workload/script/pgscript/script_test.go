@@ -66,6 +66,21 @@ func TestParseScript(t *testing.T) {
 	}
 }
 
+// TestParseCommentOnly checks that a command of comments alone is no statement (SQLite cannot
+// prepare one), while MySQL's /*! */ comment is one.
+func TestParseCommentOnly(t *testing.T) {
+	s, err := Parse("c.sql", "/* a */ /* b */;\nSELECT 1;\n/*!40000 SELECT 2 */;\n", NewNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Commands) != 2 || s.Commands[0].Text != "SELECT 1" || s.Commands[1].Text != "/*!40000 SELECT 2 */" {
+		t.Errorf("commands %+v, want SELECT 1 and the /*! */ one", s.Commands)
+	}
+	if _, err := Parse("c.sql", "/* only */;", NewNames()); err == nil || !strings.Contains(err.Error(), "holds no command") {
+		t.Errorf("a script of comments: error %v, want holds no command", err)
+	}
+}
+
 func TestParseScriptErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{`\shell ls`, `unsupported meta-command \shell`},
@@ -86,6 +101,8 @@ func TestParseScriptErrors(t *testing.T) {
 		{"-- rumbench check: SELECT 1", "QUERY -> EXPECTED"},
 		{"SELECT '" + strings.Repeat("x", MaxLineBytes+1) + "';", "the line is"},
 		{"\\set x random(1,\n", "unexpected end"},
+		{"SELECT 1;\n\x00;", "bad.sql:2: a NUL byte"},
+		{"-- rumbench check: /* no query */ -> 1", "both parts are needed"},
 	}
 	for _, c := range cases {
 		_, err := Parse("bad.sql", c.src, NewNames())

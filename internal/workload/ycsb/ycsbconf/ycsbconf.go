@@ -161,11 +161,11 @@ func unescape(s string) (string, error) {
 			b.WriteByte('\f')
 		case 'u':
 			if i+5 > len(s) {
-				return "", fmt.Errorf("malformed \\u escape in %q (want \\uXXXX, 4 hex digits)", s)
+				return "", fmt.Errorf("malformed \\u escape in %q (want \\uXXXX, 4 hex digits)", input.Short(s))
 			}
 			v, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
 			if err != nil {
-				return "", fmt.Errorf("malformed \\u escape in %q (want \\uXXXX, 4 hex digits)", s)
+				return "", fmt.Errorf("malformed \\u escape in %q (want \\uXXXX, 4 hex digits)", input.Short(s))
 			}
 			b.WriteRune(rune(v))
 			i += 4
@@ -183,7 +183,7 @@ func (p Props) Set(kv string) error {
 	k, v, ok := strings.Cut(kv, "=")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" {
-		return fmt.Errorf("property override %q: want key=value", kv)
+		return fmt.Errorf("property override %q: want key=value", input.Short(kv))
 	}
 	p[k] = strings.TrimSpace(v)
 	return nil
@@ -404,7 +404,7 @@ func (b *builder) get(name string) (string, bool) {
 
 func (b *builder) fail(name, value, format string, args ...any) {
 	if b.err == nil {
-		b.err = fmt.Errorf("%s=%s: %s", name, value, fmt.Sprintf(format, args...))
+		b.err = fmt.Errorf("%s=%s: %s", name, input.Short(value), fmt.Sprintf(format, args...))
 	}
 }
 
@@ -508,7 +508,7 @@ func Build(p Props) (Config, []string, error) {
 	b.int64("recordcount", &c.RecordCount, 0, "an integer >= 0")
 	b.int64("operationcount", &c.OperationCount, 0, "an integer >= 0")
 	b.int("threadcount", &c.ThreadCount, 1, "an integer >= 1")
-	b.int64("maxexecutiontime", &c.MaxExecutionTime, 0, "seconds >= 0, 0 for no limit")
+	b.int64("maxexecutiontime", &c.MaxExecutionTime, 0, "seconds 0..604800, 0 for no limit")
 	b.int("target", &c.Target, 0, "operations per second >= 0, 0 for unthrottled")
 	b.choice("measurementtype", &c.MeasurementType, "histogram", "hdrhistogram", "timeseries", "raw")
 
@@ -536,7 +536,7 @@ func Build(p Props) (Config, []string, error) {
 	b.float("exponential.percentile", &c.ExponentialPercentile, 0, 100, true, "a percentage strictly between 0 and 100")
 	b.float("exponential.frac", &c.ExponentialFrac, 0, math.MaxFloat64, true, "a fraction of the records > 0")
 
-	b.int("zeropadding", &c.ZeroPadding, 0, "digits >= 0")
+	b.int("zeropadding", &c.ZeroPadding, 0, "digits 0..251")
 	b.choice("insertorder", &c.InsertOrder, "hashed", "ordered")
 	b.int64("insertstart", &c.InsertStart, 0, "an integer >= 0")
 	c.InsertCount = max(c.RecordCount-c.InsertStart, 0)
@@ -568,6 +568,15 @@ func Build(p Props) (Config, []string, error) {
 	return c, unknown, nil
 }
 
+// Bounds of properties YCSB leaves unbounded.
+const (
+	// MaxExecutionSecs bounds maxexecutiontime: a week.
+	MaxExecutionSecs = 7 * 24 * 3600
+	// MaxZeroPadding bounds zeropadding: a key ("user" and the padded number) fits the key
+	// column's 255 bytes (YCSB's JDBC binding declares VARCHAR(255)).
+	MaxZeroPadding = 255 - len("user")
+)
+
 // check applies the checks that involve more than one property, and the name checks: the
 // table and every field name (fieldnameprefix then 0..fieldcount-1) must be names that
 // table.CheckIdent accepts, since they go into SQL text and documents as they are.
@@ -594,6 +603,12 @@ func (c *Config) check() error {
 	}
 	if c.DataIntegrity && c.FieldLengthDistribution != "constant" {
 		return fmt.Errorf("dataintegrity=true: needs fieldlengthdistribution=constant (have %s)", c.FieldLengthDistribution)
+	}
+	if c.MaxExecutionTime > MaxExecutionSecs {
+		return fmt.Errorf("maxexecutiontime=%d: out of range (want seconds 0..%d, a week; 0 for no limit)", c.MaxExecutionTime, MaxExecutionSecs)
+	}
+	if c.ZeroPadding > MaxZeroPadding {
+		return fmt.Errorf("zeropadding=%d: out of range (want digits 0..%d: a key is \"user\" and its digits, at most 255 bytes)", c.ZeroPadding, MaxZeroPadding)
 	}
 	if c.MinScanLength > c.MaxScanLength {
 		return fmt.Errorf("minscanlength=%d: more than maxscanlength=%d (want minscanlength <= maxscanlength)", c.MinScanLength, c.MaxScanLength)

@@ -311,6 +311,9 @@ func TestBuildErrors(t *testing.T) {
 		{Props{"exponential.frac": "0"}, "exponential.frac=0"},
 		{Props{"measurementtype": "csv"}, "measurementtype=csv"},
 		{Props{"workload": "site.ycsb.workloads.TimeSeriesWorkload"}, "only the core workload is supported"},
+		{Props{"maxexecutiontime": "1000000000000"}, "maxexecutiontime=1000000000000: out of range (want seconds 0..604800, a week; 0 for no limit)"},
+		{Props{"zeropadding": "252"}, "zeropadding=252: out of range (want digits 0..251"},
+		{Props{"recordcount": strings.Repeat("9", 300)}, "recordcount=" + strings.Repeat("9", 60) + "…(300 bytes): not an integer"},
 	}
 	for _, tt := range tests {
 		_, _, err := Build(tt.props)
