@@ -524,8 +524,8 @@ func TestVersion1Run(t *testing.T) {
 				t.Fatal(err)
 			}
 			var fromDir, fromStore bytes.Buffer
-			report.Render(&fromDir, "text", report.RunsDocument([]*results.Run{dirRun}))
-			report.Render(&fromStore, "text", report.RunsDocument([]*results.Run{stored}))
+			report.Render(&fromDir, "text", report.RunsDocument([]*results.Run{dirRun}, report.Wide))
+			report.Render(&fromStore, "text", report.RunsDocument([]*results.Run{stored}, report.Wide))
 			if fromDir.String() != fromStore.String() || fromDir.Len() < 1000 {
 				t.Errorf("%s: the stored run renders differently:\n%s\nfrom the directory:\n%s", id, fromStore.String(), fromDir.String())
 			}

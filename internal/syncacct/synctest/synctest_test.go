@@ -42,7 +42,7 @@ func runLoad(t *testing.T, acct syncacct.Config, targets ...results.Target) []re
 		t.Fatalf("%d step records, want %d", len(out.Steps), len(targets))
 	}
 	var buf bytes.Buffer
-	if err := report.Text(&buf, out.Steps); err != nil {
+	if err := report.Text(&buf, out.Steps, report.Wide); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("report:\n%s", buf.String())
