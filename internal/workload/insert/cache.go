@@ -6,10 +6,10 @@ import "github.com/rumbench/rumbench/internal/workload"
 const (
 	// RegimeCached: each engine's cache holds the data the steps touch; no step should wait on
 	// storage reads or on its engine's cache.
-	RegimeCached = "cached"
+	RegimeCached = workload.RegimeCached
 	// RegimeIOBound: the data outgrows memory (the iobound profile's memory cap); the engines'
 	// caches are small and equal, and the page cache is what the cap leaves.
-	RegimeIOBound = "IO-bound"
+	RegimeIOBound = workload.RegimeIOBound
 )
 
 // cacheBytesPerRow is, per engine, the cache a cached profile gives it per row the benchmark's
@@ -43,7 +43,7 @@ var cacheBytesPerRow = map[string]int64{
 
 // DefaultCacheMB is the cache an engine gets when the rule gives less, MiB (the --cache-mb
 // default).
-const DefaultCacheMB = 64
+const DefaultCacheMB = workload.DefaultCacheMB
 
 // Regime returns the profile's regime (RegimeCached or RegimeIOBound), workload.CachePlanner.
 func (w *Workload) Regime() string { return w.cfg.Regime }
@@ -62,15 +62,7 @@ func cacheMB(c Config, engine string, maxBytes int64) (int64, bool) {
 		return 0, false
 	}
 	clients := int64(max(c.Clients, 1))
-	need := per * (c.Rows + c.Writes) * clients >> 20
-	mb := int64(DefaultCacheMB)
-	for mb < need {
-		mb *= 2
-	}
-	if maxBytes > 0 && mb<<20 > maxBytes {
-		mb = max(maxBytes>>20, DefaultCacheMB)
-	}
-	return mb, true
+	return workload.CacheMiB(float64(per*(c.Rows+c.Writes)*clients>>20<<20), maxBytes), true
 }
 
 var _ workload.CachePlanner = (*Workload)(nil)

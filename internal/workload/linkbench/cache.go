@@ -2,14 +2,6 @@ package linkbench
 
 import "github.com/rumbench/rumbench/internal/workload"
 
-// The regimes the profiles state: quick, small and cached hold the graph in every engine's
-// cache (the report's cached setup); iobound leaves the caches at the run's default, for
-// --memory-limit to put the graph out of memory.
-const (
-	regimeCached  = "cached"
-	regimeIOBound = "IO-bound"
-)
-
 // graphBytes is, per engine, the bytes its tables and indexes take on disk per node (the node,
 // its count rows and its share of the tables' fixed cost) and per link, from the database sizes
 // after the loads of the quick profile and of the small one (both 100,000 nodes: 420,252 and
@@ -24,41 +16,20 @@ var graphBytes = map[string]struct{ node, link float64 }{
 	"postgres":   {node: 1069, link: 338.5},
 }
 
-// cacheFactor is the cache an engine needs per byte of graphBytes to hold the graph: the LSMs'
-// block caches hold blocks uncompressed (snappy's output here is about a third of its input),
-// WiredTiger's cache holds pages in their in-memory form (2.7 times its files after the quick
-// load) and evicts from 80% full, InnoDB's buffer pool and PostgreSQL's shared buffers hold
-// pages as on disk, plus a quarter free. SQLite (its cache is per
-// connection, and the operating system's page cache serves its reads), LMDB and bbolt (no
-// cache of their own) and the others keep the run's default.
-var cacheFactor = map[string]float64{
-	"pebble": 3, "rocksdb": 3, "myrocks": 3, "wiredtiger": 4, "mysql": 1.25, "postgres": 1.25,
-}
-
-// defaultCacheMB is the least cache a rule gives, MiB (the --cache-mb default).
-const defaultCacheMB = 64
-
 // Regime implements workload.CachePlanner.
 func (w *Workload) Regime() string { return w.cfg.Regime }
 
 // CacheMB implements workload.CachePlanner: in a cached profile, the cache that holds engine's
-// tables and indexes at this graph's size (cacheFactor × graphBytes of the graph's nodes and
-// links), rounded up to a power of two MiB, at least defaultCacheMB and at most maxBytes (0:
-// no bound); false for an engine without a rule and in the IO-bound profile.
+// tables and indexes at this graph's size (workload.CacheFactor × graphBytes of the graph's
+// nodes and links, workload.CacheMiB); false for an engine without a rule and in the IO-bound
+// profile.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 	per, ok := graphBytes[engine]
-	if !ok || w.cfg.Regime != regimeCached {
+	if !ok || w.cfg.Regime != workload.RegimeCached {
 		return 0, false
 	}
-	need := cacheFactor[engine] * (per.node*float64(w.model.Nodes()) + per.link*float64(w.links()))
-	mb := int64(defaultCacheMB)
-	for float64(mb<<20) < need {
-		mb *= 2
-	}
-	if maxBytes > 0 && mb<<20 > maxBytes {
-		mb = max(maxBytes>>20, defaultCacheMB)
-	}
-	return mb, true
+	need := workload.CacheFactor[engine] * (per.node*float64(w.model.Nodes()) + per.link*float64(w.links()))
+	return workload.CacheMiB(need, maxBytes), true
 }
 
 // links is the number of links the load writes (all shards').

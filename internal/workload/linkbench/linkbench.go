@@ -47,7 +47,7 @@ type profile struct {
 	maxID1, maxDegree int64
 	loops             int
 	loopSecs          float64
-	regime            string // regimeCached or regimeIOBound
+	regime            string // workload.RegimeCached or workload.RegimeIOBound
 }
 
 // profiles: quick is under a minute per engine (100,000 nodes, out-degrees capped at 10,000
@@ -55,10 +55,10 @@ type profile struct {
 // the fork's data); cached and iobound are the report's two setups (maxid1 2M and 40M, 24
 // loops of an hour, the 24th reported).
 var profiles = map[string]profile{
-	"quick":   {maxID1: 100_001, maxDegree: 10_000, loops: 2, loopSecs: 10, regime: regimeCached},
-	"small":   {maxID1: 100_001, loops: 3, loopSecs: 60, regime: regimeCached},
-	"cached":  {maxID1: 2_000_001, loops: 24, loopSecs: 3600, regime: regimeCached},
-	"iobound": {maxID1: 40_000_001, loops: 24, loopSecs: 3600, regime: regimeIOBound},
+	"quick":   {maxID1: 100_001, maxDegree: 10_000, loops: 2, loopSecs: 10, regime: workload.RegimeCached},
+	"small":   {maxID1: 100_001, loops: 3, loopSecs: 60, regime: workload.RegimeCached},
+	"cached":  {maxID1: 2_000_001, loops: 24, loopSecs: 3600, regime: workload.RegimeCached},
+	"iobound": {maxID1: 40_000_001, loops: 24, loopSecs: 3600, regime: workload.RegimeIOBound},
 }
 
 var profileNames = []string{"quick", "small", "cached", "iobound"}
@@ -232,8 +232,8 @@ type Config struct {
 	Percentiles []float64
 	// Seed makes the graph and the requests reproducible.
 	Seed uint64
-	// Regime is the profile's: regimeCached (every engine's cache sized to hold the graph,
-	// cache.go) or regimeIOBound; "" leaves the caches to the run.
+	// Regime is the profile's: workload.RegimeCached (every engine's cache sized to hold the
+	// graph, cache.go) or workload.RegimeIOBound; "" leaves the caches to the run.
 	Regime string
 }
 

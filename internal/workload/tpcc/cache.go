@@ -1,0 +1,36 @@
+package tpcc
+
+import "github.com/rumbench/rumbench/internal/workload"
+
+// warehouseBytes is, per engine, the bytes its nine tables and their indexes take on disk per
+// warehouse after the load (the quick profile's one warehouse: `rumbench run --workload tpcc
+// --engine ... --run-secs 20`, db_bytes of the load step). docs/engine-settings.md has them.
+var warehouseBytes = map[string]float64{
+	"pebble":     72.2e6,
+	"rocksdb":    75.8e6,
+	"myrocks":    107.1e6,
+	"wiredtiger": 70.8e6,
+	"mysql":      264.5e6,
+	"postgres":   158.3e6,
+}
+
+// runGrowth is the headroom for the orders, order lines and history rows a run adds.
+const runGrowth = 1.25
+
+// Regime implements workload.CachePlanner: every profile is meant to run from the engines'
+// caches (the standard one where the host's memory holds it).
+func (w *Workload) Regime() string { return workload.RegimeCached }
+
+// CacheMB implements workload.CachePlanner: the cache that holds engine's tables at W
+// warehouses with the run's growth (workload.CacheFactor × warehouseBytes × W × runGrowth,
+// workload.CacheMiB); false for an engine without a rule.
+func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
+	per, ok := warehouseBytes[engine]
+	if !ok {
+		return 0, false
+	}
+	need := workload.CacheFactor[engine] * per * float64(w.cfg.Warehouses) * runGrowth
+	return workload.CacheMiB(need, maxBytes), true
+}
+
+var _ workload.CachePlanner = (*Workload)(nil)
