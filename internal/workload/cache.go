@@ -36,3 +36,16 @@ func CacheMiB(needBytes float64, maxBytes int64) int64 {
 	}
 	return mb
 }
+
+// CacheFor returns the cache, MiB, that holds units of a workload's data on engine, which takes
+// perUnit[engine] bytes on disk a unit (a row, a record, a warehouse): CacheFactor × the bytes,
+// rounded by CacheMiB; false when perUnit or CacheFactor has no figure for engine (the engine
+// keeps the run's cache).
+func CacheFor(engine string, perUnit map[string]float64, units float64, maxBytes int64) (int64, bool) {
+	per, ok := perUnit[engine]
+	f, known := CacheFactor[engine]
+	if !ok || !known {
+		return 0, false
+	}
+	return CacheMiB(f*per*units, maxBytes), true
+}

@@ -15,3 +15,15 @@ func TestCacheMiB(t *testing.T) {
 		}
 	}
 }
+
+func TestCacheFor(t *testing.T) {
+	per := map[string]float64{"mysql": 100e6, "sqlite": 100e6}
+	if mb, ok := CacheFor("mysql", per, 3, 0); !ok || mb != 512 { // 1.25 × 300 MB
+		t.Errorf("mysql: %d %v, want 512", mb, ok)
+	}
+	for _, e := range []string{"sqlite", "pebble"} { // no factor; no figure
+		if mb, ok := CacheFor(e, per, 3, 0); ok {
+			t.Errorf("%s: %d, want no rule", e, mb)
+		}
+	}
+}

@@ -22,15 +22,10 @@ const runGrowth = 1.25
 func (w *Workload) Regime() string { return workload.RegimeCached }
 
 // CacheMB implements workload.CachePlanner: the cache that holds engine's tables at W
-// warehouses with the run's growth (workload.CacheFactor × warehouseBytes × W × runGrowth,
-// workload.CacheMiB); false for an engine without a rule.
+// warehouses with the run's growth (workload.CacheFor of W × runGrowth warehouses); false for
+// an engine without a rule.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
-	per, ok := warehouseBytes[engine]
-	if !ok {
-		return 0, false
-	}
-	need := workload.CacheFactor[engine] * per * float64(w.cfg.Warehouses) * runGrowth
-	return workload.CacheMiB(need, maxBytes), true
+	return workload.CacheFor(engine, warehouseBytes, float64(w.cfg.Warehouses)*runGrowth, maxBytes)
 }
 
 var _ workload.CachePlanner = (*Workload)(nil)

@@ -1,0 +1,25 @@
+package script
+
+import "github.com/rumbench/rumbench/internal/workload"
+
+// scaleBytes is, per engine, the bytes pgbench's four tables take on disk per unit of scale
+// (100,000 accounts; `rumbench run --workload script --builtin select-only --scale-factor 4
+// --run-secs 1 --cache-mb 1024`, db_bytes after init, divided by 4). docs/engine-settings.md has
+// them. SQLite keeps the run's cache (workload.CacheFactor).
+var scaleBytes = map[string]float64{
+	"postgres": 23.48e6,
+	"mysql":    39.02e6,
+	"myrocks":  9.78e6,
+}
+
+// Regime implements workload.CachePlanner: pgbench's tables are meant to be read from the
+// engines' caches (the standard profile where the host's memory holds it).
+func (w *Workload) Regime() string { return workload.RegimeCached }
+
+// CacheMB implements workload.CachePlanner: the cache that holds engine's tables at the
+// scale factor (workload.CacheFor); false for an engine without a rule.
+func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
+	return workload.CacheFor(engine, scaleBytes, float64(w.cfg.Scale), maxBytes)
+}
+
+var _ workload.CachePlanner = (*Workload)(nil)

@@ -1,0 +1,35 @@
+package ycsb
+
+import "github.com/rumbench/rumbench/internal/workload"
+
+// recordBytes is, per engine, the bytes usertable takes on disk per record of YCSB's default
+// shape, ten fields of 100 bytes (`rumbench run --workload ycsb -p recordcount=100000
+// --run-secs 1 --cache-mb 1024`, db_bytes after the load). The values are random bytes that
+// do not compress, so CacheFactor's 3 for the LSMs (made for compressible data) overshoots:
+// the cache fills only with what the run reads. docs/engine-settings.md has them.
+var recordBytes = map[string]float64{
+	"pebble":     1077.7,
+	"rocksdb":    1092.1,
+	"myrocks":    1432.3,
+	"wiredtiger": 1157.0,
+	"mysql":      2104.0,
+	"postgres":   1531.2,
+}
+
+// defaultFieldBytes is the fields' bytes of a record of the default shape.
+const defaultFieldBytes = 10 * 100
+
+// Regime implements workload.CachePlanner: the profiles are meant to run from the engines'
+// caches (the standard one where the host's memory holds it).
+func (w *Workload) Regime() string { return workload.RegimeCached }
+
+// CacheMB implements workload.CachePlanner: the cache that holds engine's records, scaled
+// from recordBytes by the records' field bytes (fieldcount × fieldlength against 1,000;
+// workload.CacheFor); false for an engine without a rule.
+func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
+	c := &w.cfg.Core
+	shape := float64(max(c.FieldCount*int64(c.FieldLength), 1)) / defaultFieldBytes
+	return workload.CacheFor(engine, recordBytes, float64(c.RecordCount)*shape, maxBytes)
+}
+
+var _ workload.CachePlanner = (*Workload)(nil)
