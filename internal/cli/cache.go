@@ -8,8 +8,9 @@ import (
 // engineCaches returns the cache, bytes, of each engine whose workload profile sizes it
 // (workload.CachePlanner) and the profile's regime ("" when the workload states none). An
 // explicit --cache-mb (or a memory profile's) applies to every engine: then no engine has a
-// cache of its own. A profile's cache is at most cacheCeiling of the host's memory.
-func engineCaches(f *runFlags, engines []string, wl workload.Workload) (map[string]int64, string) {
+// cache of its own. A profile's cache is at most cacheCeiling of the host's memory, and half of
+// limit (--memory-limit, bytes; 0: none) when one is set.
+func engineCaches(f *runFlags, engines []string, wl workload.Workload, limit int64) (map[string]int64, string) {
 	p, ok := wl.(workload.CachePlanner)
 	if !ok {
 		return nil, ""
@@ -18,6 +19,9 @@ func engineCaches(f *runFlags, engines []string, wl workload.Workload) (map[stri
 		return nil, p.Regime()
 	}
 	ceiling := cacheCeiling(sysstat.MemInfo("MemTotal"))
+	if limit > 0 && (ceiling == 0 || limit/2 < ceiling) {
+		ceiling = limit / 2 // under --memory-limit the rest is the engine's own memory and its page cache
+	}
 	out := map[string]int64{}
 	for _, e := range engines {
 		if mb, ok := p.CacheMB(e, ceiling); ok {

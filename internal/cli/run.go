@@ -375,7 +375,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if err := input.CheckName(label); err != nil {
 		return bench.Config{}, usagef("--label %q: %v (it names the run directory)", input.Short(label), err)
 	}
-	engineCache, regime := engineCaches(f, engines, wl)
+	engineCache, regime := engineCaches(f, engines, wl, limit)
 	sweep, targets, err := sweepTargets(f, targets)
 	if err != nil {
 		return bench.Config{}, err
