@@ -71,6 +71,11 @@ type Spec struct {
 	// MaxColumns is the most columns a table may have on the engine, key columns included (0: no
 	// limit): workloads whose column count is a setting refuse more before the run starts.
 	MaxColumns int
+	// CachePerFileByte is the cache, bytes, the engine needs to hold one byte of its data files
+	// in memory: what a workload profile multiplies its data's size on disk by to size the
+	// engine's cache (workload.CacheFor). 0: no such rule (no cache of its own, or one the page
+	// cache backs), the engine keeps the run's cache.
+	CachePerFileByte float64
 	// Release, for a server engine rumbench can start, returns the version of the server
 	// binaries in binDir (the discovered ones when "") as the server reports it ("16.4"), which
 	// names a release's target when a run compares several (--server-bin DIR1,DIR2). nil: the

@@ -1,5 +1,7 @@
 package workload
 
+import "github.com/rumbench/rumbench/internal/engine"
+
 // The regimes a profile states (CachePlanner.Regime).
 const (
 	// RegimeCached: each engine's cache holds the data the steps touch; no step should wait on
@@ -12,17 +14,6 @@ const (
 // DefaultCacheMB is the least cache a profile's rule gives an engine, MiB (the --cache-mb
 // default).
 const DefaultCacheMB = 64
-
-// CacheFactor is, for the engines whose cache a profile sizes from the data's size on disk,
-// how much cache a byte of their files needs: the LSMs' block caches hold blocks uncompressed
-// (snappy's output here is about a third of its input); WiredTiger's cache holds pages in
-// their in-memory form (2.7 times its files after LinkBench's quick load) and evicts from 80%
-// full; InnoDB's buffer pool and PostgreSQL's shared buffers hold pages as on disk, plus a
-// quarter free. SQLite (its cache is per connection and the page cache serves its reads),
-// LMDB and bbolt (no cache of their own) and the others keep the run's default.
-var CacheFactor = map[string]float64{
-	"pebble": 3, "rocksdb": 3, "myrocks": 3, "wiredtiger": 4, "mysql": 1.25, "postgres": 1.25,
-}
 
 // CacheMiB rounds a cache need of needBytes up to a power of two MiB, at least DefaultCacheMB
 // and at most maxBytes (0: no bound; the result is never below DefaultCacheMB).
@@ -38,14 +29,24 @@ func CacheMiB(needBytes float64, maxBytes int64) int64 {
 }
 
 // CacheFor returns the cache, MiB, that holds units of a workload's data on engine, which takes
-// perUnit[engine] bytes on disk a unit (a row, a record, a warehouse): CacheFactor × the bytes,
-// rounded by CacheMiB; false when perUnit or CacheFactor has no figure for engine (the engine
-// keeps the run's cache).
+// perUnit[engine] bytes on disk a unit (a row, a record, a warehouse): CacheForFiles of their
+// bytes; false when perUnit has no figure for engine or the engine has no rule (it keeps the
+// run's cache).
 func CacheFor(engine string, perUnit map[string]float64, units float64, maxBytes int64) (int64, bool) {
 	per, ok := perUnit[engine]
-	f, known := CacheFactor[engine]
-	if !ok || !known {
+	if !ok {
 		return 0, false
 	}
-	return CacheMiB(f*per*units, maxBytes), true
+	return CacheForFiles(engine, per*units, maxBytes)
+}
+
+// CacheForFiles returns the cache, MiB, that holds fileBytes of engine's data files in memory:
+// the engine's engine.Spec.CachePerFileByte times the bytes, rounded by CacheMiB; false when the
+// engine has no such rule.
+func CacheForFiles(name string, fileBytes float64, maxBytes int64) (int64, bool) {
+	spec, ok := engine.Lookup(name)
+	if !ok || spec.CachePerFileByte <= 0 {
+		return 0, false
+	}
+	return CacheMiB(spec.CachePerFileByte*fileBytes, maxBytes), true
 }

@@ -1,6 +1,10 @@
 package workload
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/engine"
+)
 
 func TestCacheMiB(t *testing.T) {
 	for _, c := range []struct {
@@ -17,11 +21,15 @@ func TestCacheMiB(t *testing.T) {
 }
 
 func TestCacheFor(t *testing.T) {
-	per := map[string]float64{"mysql": 100e6, "sqlite": 100e6}
-	if mb, ok := CacheFor("mysql", per, 3, 0); !ok || mb != 512 { // 1.25 × 300 MB
-		t.Errorf("mysql: %d %v, want 512", mb, ok)
+	// Two engines of this test: one whose cache holds its files' pages plus a quarter, one
+	// without a rule.
+	engine.Register(engine.Spec{Name: "cachefor-pages", CachePerFileByte: 1.25})
+	engine.Register(engine.Spec{Name: "cachefor-none"})
+	per := map[string]float64{"cachefor-pages": 100e6, "cachefor-none": 100e6}
+	if mb, ok := CacheFor("cachefor-pages", per, 3, 0); !ok || mb != 512 { // 1.25 × 300 MB
+		t.Errorf("cachefor-pages: %d %v, want 512", mb, ok)
 	}
-	for _, e := range []string{"sqlite", "pebble"} { // no factor; no figure
+	for _, e := range []string{"cachefor-none", "cachefor-unknown"} { // no rule; no figure
 		if mb, ok := CacheFor(e, per, 3, 0); ok {
 			t.Errorf("%s: %d, want no rule", e, mb)
 		}

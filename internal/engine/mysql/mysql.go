@@ -61,6 +61,9 @@ func register(name, te, description string) {
 		// InnoDB's limit, or the server's own for MyRocks tables.
 		SQL:        true,
 		MaxColumns: map[string]int{"innodb": 1017, "rocksdb": 4096}[te],
+		// The buffer pool holds pages as on disk, plus a quarter free; MyRocks' block cache
+		// holds blocks uncompressed.
+		CachePerFileByte: map[string]float64{"innodb": 1.25, "rocksdb": 3}[te],
 		// The client path: how the sessions talk to the server, not what it stores.
 		ClientOptions: append(sqlfam.ClientOptionKeys(), "insert", "wire"),
 		Open: func(ctx context.Context, o engine.Options) (table.Engine, error) {

@@ -20,16 +20,14 @@ var graphBytes = map[string]struct{ node, link float64 }{
 func (w *Workload) Regime() string { return w.cfg.Regime }
 
 // CacheMB implements workload.CachePlanner: in a cached profile, the cache that holds engine's
-// tables and indexes at this graph's size (workload.CacheFactor × graphBytes of the graph's
-// nodes and links, workload.CacheMiB); false for an engine without a rule and in the IO-bound
-// profile.
+// tables and indexes at this graph's size (workload.CacheForFiles of graphBytes of the graph's
+// nodes and links); false for an engine without a rule and in the IO-bound profile.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 	per, ok := graphBytes[engine]
 	if !ok || w.cfg.Regime != workload.RegimeCached {
 		return 0, false
 	}
-	need := workload.CacheFactor[engine] * (per.node*float64(w.model.Nodes()) + per.link*float64(w.links()))
-	return workload.CacheMiB(need, maxBytes), true
+	return workload.CacheForFiles(engine, per.node*float64(w.model.Nodes())+per.link*float64(w.links()), maxBytes)
 }
 
 // links is the number of links the load writes (all shards').

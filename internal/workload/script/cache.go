@@ -5,7 +5,7 @@ import "github.com/rumbench/rumbench/internal/workload"
 // scaleBytes is, per engine, the bytes pgbench's four tables take on disk per unit of scale
 // (100,000 accounts; `rumbench run --workload script --builtin select-only --scale-factor 4
 // --run-secs 1 --cache-mb 1024`, db_bytes after init, divided by 4). docs/engine-settings.md has
-// them. SQLite keeps the run's cache (workload.CacheFactor).
+// them. SQLite keeps the run's cache (it has no engine.Spec.CachePerFileByte).
 var scaleBytes = map[string]float64{
 	"postgres": 23.48e6,
 	"mysql":    39.02e6,

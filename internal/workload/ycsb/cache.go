@@ -5,7 +5,7 @@ import "github.com/rumbench/rumbench/internal/workload"
 // recordBytes is, per engine, the bytes usertable takes on disk per record of YCSB's default
 // shape, ten fields of 100 bytes (`rumbench run --workload ycsb -p recordcount=100000
 // --run-secs 1 --cache-mb 1024`, db_bytes after the load). The values are random bytes that
-// do not compress, so CacheFactor's 3 for the LSMs (made for compressible data) overshoots:
+// do not compress, so the LSMs' engine.Spec.CachePerFileByte of 3 (made for compressible data) overshoots:
 // the cache fills only with what the run reads. docs/engine-settings.md has them.
 var recordBytes = map[string]float64{
 	"pebble":     1077.7,
