@@ -62,7 +62,7 @@ func cacheMB(c Config, engine string, maxBytes int64) (int64, bool) {
 		return 0, false
 	}
 	clients := int64(max(c.Clients, 1))
-	return workload.CacheMiB(float64(per*(c.Rows+c.Writes)*clients>>20<<20), maxBytes), true
+	return workload.CacheMiB(float64(per*(c.Rows+c.Writes)*clients>>20<<20), maxBytes), true // need in whole MiB, as the rule was stated
 }
 
 var _ workload.CachePlanner = (*Workload)(nil)
