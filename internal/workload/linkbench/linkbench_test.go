@@ -256,34 +256,16 @@ func TestLoadSplit(t *testing.T) {
 // from the model: 420,252 links at quick, 4,597,662 at small), bounded by the ceiling; the
 // iobound profile and engines without a rule leave the cache to the run.
 func TestCacheMB(t *testing.T) {
-	for _, c := range []struct {
-		profile, engine string
-		max             int64
-		want            int64
-		ok              bool
-	}{
-		{"quick", "pebble", 0, 256, true},
-		{"quick", "wiredtiger", 0, 256, true},
-		{"quick", "myrocks", 0, 512, true},
-		{"quick", "postgres", 0, 512, true},
-		{"quick", "mysql", 0, 1024, true},
-		{"small", "mysql", 0, 2048, true},
-		{"small", "mysql", 1 << 30, 1024, true},
-		{"quick", "sqlite", 0, 0, false},
-		{"quick", "lmdb", 0, 0, false},
-		{"iobound", "mysql", 0, 0, false},
-	} {
-		w, err := newDefinition().Build(workload.Shared{Profile: c.profile, Seed: 7})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := w.(workload.CachePlanner)
-		mb, ok := p.CacheMB(c.engine, c.max)
-		if mb != c.want || ok != c.ok {
-			t.Errorf("%s %s (max %d): %d MiB %v, want %d %v", c.profile, c.engine, c.max, mb, ok, c.want, c.ok)
-		}
-		if want := map[bool]string{true: "IO-bound", false: "cached"}[c.profile == "iobound"]; p.Regime() != want {
-			t.Errorf("%s: regime %q, want %q", c.profile, p.Regime(), want)
-		}
-	}
+	worktest.CheckCaches(t, newDefinition, []worktest.CacheCase{
+		{Profile: "quick", Engine: "pebble", MiB: 256, OK: true},
+		{Profile: "quick", Engine: "wiredtiger", MiB: 256, OK: true},
+		{Profile: "quick", Engine: "myrocks", MiB: 512, OK: true},
+		{Profile: "quick", Engine: "postgres", MiB: 512, OK: true},
+		{Profile: "quick", Engine: "mysql", MiB: 1024, OK: true},
+		{Profile: "small", Engine: "mysql", MiB: 2048, OK: true},
+		{Profile: "small", Engine: "mysql", Max: 1 << 30, MiB: 1024, OK: true},
+		{Profile: "quick", Engine: "sqlite"},
+		{Profile: "quick", Engine: "lmdb"},
+		{Profile: "iobound", Engine: "mysql", Regime: workload.RegimeIOBound},
+	})
 }

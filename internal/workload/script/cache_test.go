@@ -3,35 +3,17 @@ package script
 import (
 	"testing"
 
-	"github.com/rumbench/rumbench/internal/workload"
+	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
 
 // TestCacheMB: the caches hold pgbench's tables at the scale factor; engines without a rule
 // keep the run's.
 func TestCacheMB(t *testing.T) {
-	for _, c := range []struct {
-		profile, engine string
-		args            []string
-		want            int64
-		ok              bool
-	}{
-		{"quick", "mysql", nil, 64, true},  // 1.25 × 39 MB × 1
-		{"small", "mysql", nil, 512, true}, // × 10
-		{"small", "postgres", nil, 512, true},
-		{"small", "mysql", []string{"--scale-factor", "100"}, 8192, true},
-		{"quick", "sqlite", nil, 0, false},
-	} {
-		d := newDefinition()
-		if err := d.Flags().Parse(c.args); err != nil {
-			t.Fatal(err)
-		}
-		w, err := d.Build(workload.Shared{Profile: c.profile, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := w.(workload.CachePlanner)
-		if mb, ok := p.CacheMB(c.engine, 0); mb != c.want || ok != c.ok || p.Regime() != workload.RegimeCached {
-			t.Errorf("%s %s %v: %d MiB %v, want %d %v", c.profile, c.engine, c.args, mb, ok, c.want, c.ok)
-		}
-	}
+	worktest.CheckCaches(t, newDefinition, []worktest.CacheCase{
+		{Profile: "quick", Engine: "mysql", MiB: 64, OK: true},  // 1.25 × 39 MB × 1
+		{Profile: "small", Engine: "mysql", MiB: 512, OK: true}, // × 10
+		{Profile: "small", Engine: "postgres", MiB: 512, OK: true},
+		{Profile: "small", Engine: "mysql", Args: []string{"--scale-factor", "100"}, MiB: 8192, OK: true},
+		{Profile: "quick", Engine: "sqlite"},
+	})
 }

@@ -259,3 +259,40 @@ func onlyLateTicks(res results.Step) bool {
 	}
 	return true
 }
+
+// CacheCase is one expectation of a workload's cache rule (workload.CachePlanner): built with
+// Args on Profile, the workload gives Engine MiB of cache under a bound of Max bytes (0: none),
+// or no rule when OK is false, in Regime (workload.RegimeCached when empty).
+type CacheCase struct {
+	Profile, Engine string
+	Args            []string
+	Max, MiB        int64
+	OK              bool
+	Regime          string
+}
+
+// CheckCaches builds the workload of newDef for each case and checks its cache rule.
+func CheckCaches(t *testing.T, newDef func() workload.Definition, cases []CacheCase) {
+	t.Helper()
+	for _, c := range cases {
+		d := newDef()
+		if err := d.Flags().Parse(c.Args); err != nil {
+			t.Fatal(err)
+		}
+		w, err := d.Build(workload.Shared{Profile: c.Profile, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := w.(workload.CachePlanner)
+		if !ok {
+			t.Fatalf("%s: the workload sizes no caches", w.Name())
+		}
+		regime := c.Regime
+		if regime == "" {
+			regime = workload.RegimeCached
+		}
+		if mb, ok := p.CacheMB(c.Engine, c.Max); mb != c.MiB || ok != c.OK || p.Regime() != regime {
+			t.Errorf("%s %s %v (max %d): %d MiB %v %s, want %d %v %s", c.Profile, c.Engine, c.Args, c.Max, mb, ok, p.Regime(), c.MiB, c.OK, regime)
+		}
+	}
+}
