@@ -267,6 +267,8 @@ type Workload struct {
 	steps []string
 	// shard is the part of a split run this process does (workload.Sharder).
 	shard workload.Shard
+	// linkCount is the load's links, once links has counted them (0: not yet).
+	linkCount int64
 }
 
 var _ workload.Workload = (*Workload)(nil)
