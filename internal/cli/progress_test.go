@@ -21,3 +21,26 @@ func TestProgressLineSettle(t *testing.T) {
 		t.Errorf("operations' line %q", got)
 	}
 }
+
+// TestProgressPartialInterval: an interval shorter than half a second (a step's last moments)
+// is not shown; a partial one longer than that says its length.
+func TestProgressPartialInterval(t *testing.T) {
+	var b strings.Builder
+	p := &progress{w: &b}
+	iv := &results.Interval{Target: "sqlite", Step: "point-query", T: 3.004, Secs: 0.004, RateName: "qps"}
+	p.tick(iv)
+	if b.Len() != 0 {
+		t.Errorf("a 4 ms interval shown: %q", b.String())
+	}
+	iv.T, iv.Secs, iv.Rate = 2.6, 0.6, 1000
+	p.tick(iv)
+	if want := "sqlite   point-query    2.6s (over 0.6s)  qps     1000"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("partial interval\n got %q\nwant it to start %q", b.String(), want)
+	}
+	b.Reset()
+	iv.T, iv.Secs = 2, 1.002
+	p.tick(iv)
+	if want := "sqlite   point-query      2s  qps     1000"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("whole interval\n got %q\nwant it to start %q", b.String(), want)
+	}
+}

@@ -807,8 +807,13 @@ type progress struct {
 	open       bool // a live line is on screen
 }
 
+// progressTick is the sampling interval of a run, s: the progress shows each interval at its
+// own length, and leaves out those shorter than half of it (a step's last moments: their
+// rates over a few milliseconds say nothing), which the intervals file keeps.
+const progressTick = 1.0
+
 func (p *progress) tick(iv *results.Interval) {
-	if p.quiet {
+	if p.quiet || iv.Secs < progressTick/2 {
 		return
 	}
 	line := progressLine(iv)
@@ -838,7 +843,12 @@ func progressLine(iv *results.Interval) string {
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%-8s %-7s %6.0fs  %s %8.0f", iv.Target, iv.Step, iv.T, name, iv.Rate)
+	if iv.Secs > progressTick*1.05 || iv.Secs < progressTick*0.95 {
+		// A partial interval (a step's last, or the warm-up's): its time is said.
+		fmt.Fprintf(&b, "%-8s %-7s %6.1fs (over %.1fs)  %s %8.0f", iv.Target, iv.Step, iv.T, iv.Secs, name, iv.Rate)
+	} else {
+		fmt.Fprintf(&b, "%-8s %-7s %6.0fs  %s %8.0f", iv.Target, iv.Step, iv.T, name, iv.Rate)
+	}
 	counted := map[string]bool{} // roles the headline rate counts
 	for _, k := range iv.Kinds {
 		counted[k.Role] = counted[k.Role] || slices.Contains(iv.RateKinds, k.Name)

@@ -35,7 +35,6 @@ type collector struct {
 	first, base, prev, cur *snapshot
 	based                  bool
 	tmp                    hist.Snapshot
-	maxNs                  []int64   // per kind: largest interval max since base
 	rates                  []float64 // per-interval rates since base
 	rateNames              []string  // names of the rate kinds
 	// interrupted is the run's context: once it is done, calls to the server get short timeouts.
@@ -59,8 +58,7 @@ type collector struct {
 
 func newCollector(tgt Setup, st Step) *collector {
 	n := len(st.Kinds)
-	c := &collector{tgt: tgt, st: st, first: newSnapshot(n), base: newSnapshot(n), prev: newSnapshot(n), cur: newSnapshot(n),
-		maxNs: make([]int64, n)}
+	c := &collector{tgt: tgt, st: st, first: newSnapshot(n), base: newSnapshot(n), prev: newSnapshot(n), cur: newSnapshot(n)}
 	for _, k := range st.RateKinds {
 		c.rateNames = append(c.rateNames, st.Kinds[k].Name)
 	}
@@ -132,15 +130,9 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 	}
 	if c.based {
 		c.ticks++
-		for k := range c.maxNs {
-			c.maxNs[k] = max(c.maxNs[k], c.cur.kinds[k].hist.IntervalMax)
-		}
 		if iv.Secs >= 0.5*c.tickSecs() && !iv.Settle {
 			c.rates = append(c.rates, iv.Rate)
 		}
-	} else if now.Sub(c.start) >= c.st.Warmup {
-		c.base.copyFrom(c.cur)
-		c.based = true
 	}
 	if c.tgt.OnTick != nil {
 		c.tgt.OnTick(&iv)
@@ -150,6 +142,12 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 		return results.Step{}
 	}
 	return c.summarize(c.base, c.prev)
+}
+
+// startWindow makes the last snapshot the measured window's base: the warm-up has ended.
+func (c *collector) startWindow() {
+	c.base.copyFrom(c.prev)
+	c.based = true
 }
 
 // timeout is d, or a quarter second when the run was interrupted: Ctrl-C must end a run within
@@ -168,31 +166,33 @@ func (c *collector) tickSecs() float64 {
 	return 1
 }
 
-// count returns what kind k counts for in rates: its units or its calls, as declared.
-func (c *collector) count(s *snapshot, k int) int64 {
+// count returns what kind k counts for in rates: its units or its calls, as declared; of the
+// measured window, or all that ended (an interval's).
+func (c *collector) count(s *snapshot, k int, all bool) int64 {
+	ops, units := s.kinds[k].counts(all)
 	if c.st.Kinds[k].CountUnits {
-		return s.kinds[k].units
+		return units
 	}
-	return s.kinds[k].ops
+	return ops
 }
 
 // rateCount is the count of the headline rate's kinds.
-func (c *collector) rateCount(s *snapshot) int64 {
+func (c *collector) rateCount(s *snapshot, all bool) int64 {
 	var n int64
 	for _, k := range c.st.RateKinds {
-		n += c.count(s, int(k))
+		n += c.count(s, int(k), all)
 	}
 	return n
 }
 
 // headline is the headline rate over secs from the counts of a to b: the rate kinds' count, or
 // the headline kinds' when the step names them, times the step's scale.
-func (c *collector) headline(a, b *snapshot, secs float64) float64 {
-	n := c.rateCount(b) - c.rateCount(a)
+func (c *collector) headline(a, b *snapshot, secs float64, all bool) float64 {
+	n := c.rateCount(b, all) - c.rateCount(a, all)
 	if len(c.st.HeadlineKinds) > 0 {
 		n = 0
 		for _, k := range c.st.HeadlineKinds {
-			n += c.count(b, int(k)) - c.count(a, int(k))
+			n += c.count(b, int(k), all) - c.count(a, int(k), all)
 		}
 	}
 	r := per(float64(n), secs)
@@ -202,7 +202,7 @@ func (c *collector) headline(a, b *snapshot, secs float64) float64 {
 	return r
 }
 
-// rateCalls is the calls of the headline rate's kinds.
+// rateCalls is the calls of the headline rate's kinds in the measured window.
 func (c *collector) rateCalls(s *snapshot) int64 {
 	var n int64
 	for _, k := range c.st.RateKinds {
@@ -212,16 +212,19 @@ func (c *collector) rateCalls(s *snapshot) int64 {
 }
 
 // roleCounts returns the role aggregates between a and b: rows written (write kinds' units),
-// rows deleted (delete kinds' units) and reads (read kinds' calls).
-func (c *collector) roleCounts(a, b *snapshot) (written, deleted, reads int64) {
+// rows deleted (delete kinds' units) and reads (read kinds' calls); of the measured window, or
+// all that ended.
+func (c *collector) roleCounts(a, b *snapshot, all bool) (written, deleted, reads int64) {
 	for k, kd := range c.st.Kinds {
+		aops, aunits := a.kinds[k].counts(all)
+		bops, bunits := b.kinds[k].counts(all)
 		switch kd.Role {
 		case results.RoleWrite:
-			written += b.kinds[k].units - a.kinds[k].units
+			written += bunits - aunits
 		case results.RoleDelete:
-			deleted += b.kinds[k].units - a.kinds[k].units
+			deleted += bunits - aunits
 		case results.RoleRead:
-			reads += b.kinds[k].ops - a.kinds[k].ops
+			reads += bops - aops
 		}
 	}
 	return written, deleted, reads
@@ -236,7 +239,7 @@ func per(x, n float64) float64 {
 
 func (c *collector) interval(a, b *snapshot) results.Interval {
 	secs := b.t.Sub(a.t).Seconds()
-	written, deleted, reads := c.roleCounts(a, b)
+	written, deleted, reads := c.roleCounts(a, b, true)
 	iv := results.Interval{
 		Settle:    !c.settleFrom.IsZero() && !a.t.Before(c.settleFrom),
 		Target:    c.tgt.Label,
@@ -245,14 +248,14 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 		Secs:      secs,
 		RateName:  c.st.RateName,
 		RateKinds: c.rateNames,
-		Rate:      c.headline(a, b, secs),
+		Rate:      c.headline(a, b, secs, true),
 		IPS:       per(float64(written), secs),
 		DPS:       per(float64(deleted), secs),
 		QPS:       per(float64(reads), secs),
 		Kinds:     make([]results.Kind, len(c.st.Kinds)),
 	}
 	for k, kd := range c.st.Kinds {
-		iv.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].ops, Units: b.kinds[k].units,
+		iv.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].allOps, Units: b.kinds[k].allUnits,
 			MaxUs: float64(b.kinds[k].hist.IntervalMax) / 1e3}
 	}
 	iv.ClientCPUPct = per(float64(b.cpuNs-a.cpuNs-(b.observerNs-a.observerNs))/1e9, secs) * 100
@@ -303,17 +306,21 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	}
 	r.RateName, r.RateUnit, r.PerOp, r.Note, r.Group = c.st.RateName, c.st.RateUnit, c.st.PerOp, c.st.Note, c.st.Group
 	r.RateKinds = c.rateNames
-	r.Ops = c.rateCount(b) - c.rateCount(a)
+	// The operations' counts and histograms are the measured window's own (see Meter), from
+	// zero: those that ended before the warm-up's sample are in it; the system's figures are
+	// differences between the samples at the window's start and the step's end.
+	z := c.first
+	r.Ops = c.rateCount(b, false)
 	ops := float64(r.Ops)
-	r.Rate = c.headline(a, b, secs)
-	r.CallsPerSec = per(float64(c.rateCalls(b)-c.rateCalls(a)), secs)
-	written, deleted, reads := c.roleCounts(a, b)
+	r.Rate = c.headline(z, b, secs, false)
+	r.CallsPerSec = per(float64(c.rateCalls(b)), secs)
+	written, deleted, reads := c.roleCounts(z, b, false)
 	r.IPS, r.DPS, r.QPS = per(float64(written), secs), per(float64(deleted), secs), per(float64(reads), secs)
 	r.Retries = b.retries - a.retries
 	r.Kinds = make([]results.Kind, len(c.st.Kinds))
 	for k, kd := range c.st.Kinds {
-		r.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].ops - a.kinds[k].ops,
-			Units: b.kinds[k].units - a.kinds[k].units, MaxUs: float64(c.maxNs[k]) / 1e3}
+		r.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].ops,
+			Units: b.kinds[k].units, MaxUs: float64(b.kinds[k].hist.Max) / 1e3}
 	}
 	// Writes are charged per row written by the rate's kinds when they write (an index build:
 	// per indexed row), else per row written by the step's write kinds (background inserts).
@@ -403,13 +410,12 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	}
 	var d hist.Snapshot
 	for k, kd := range c.st.Kinds {
-		d.Sub(&b.kinds[k].hist, &a.kinds[k].hist)
-		d.Max = c.maxNs[k]
+		d.Sub(&b.kinds[k].hist, &z.kinds[k].hist)
 		if l, ok := latency(kd.Name, &d); ok {
 			l.Percentiles = percentiles(&d, c.st.Percentiles)
 			r.Latency = append(r.Latency, l)
 		}
-		d.Sub(&b.kinds[k].intended, &a.kinds[k].intended)
+		d.Sub(&b.kinds[k].intended, &z.kinds[k].intended)
 		if l, ok := latency(kd.Name+"_intended", &d); ok {
 			r.Latency = append(r.Latency, l)
 		}
@@ -433,9 +439,8 @@ const MaxWorkersPerCPU = 64
 func (c *collector) degraded(r *results.Step) []string {
 	var why []string
 	if !c.based {
-		why = append(why, fmt.Sprintf("the warm-up (%v) did not end before the step did: its figures include it", c.st.Warmup))
-	}
-	if r.Ops == 0 {
+		why = append(why, fmt.Sprintf("the warm-up (%v) did not end before the step did: nothing was measured", c.st.Warmup))
+	} else if r.Ops == 0 {
 		why = append(why, "no operation was measured")
 	}
 	if c.lateTicks > 0 {

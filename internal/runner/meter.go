@@ -9,12 +9,23 @@ import (
 
 // Meter records one worker's operations. Its methods are called by the worker's goroutine only;
 // the runner reads the histograms and counters concurrently through atomics.
+//
+// The measured window: an operation counts in the step's figures when the unit of work it
+// belongs to (a transaction of several statements, or the operation itself) started inside the
+// step's measured window, [the end of the warm-up, the end of the timed step), whenever the
+// operation ends; all the operations of such a unit count with it. An operation of a unit that
+// started during the warm-up is counted apart (it shows in the per-second progress, not in the
+// step's figures), and a worker starts no unit once the window has ended (Ended).
 type Meter struct {
 	kinds   []kindMeter
 	commits atomic.Int64
 	retries atomic.Int64
 	// intendedStart is the pacer's intended start of the current call, zero when unpaced.
 	intendedStart time.Time
+	// from and to bound the measured window: zero from counts every operation, zero to has no
+	// end (the step ends when its drivers are done). Set before the workers start, then read
+	// only.
+	from, to time.Time
 }
 
 // kindMeter is one kind's histograms and counters.
@@ -23,6 +34,10 @@ type kindMeter struct {
 	intended *hist.Histogram // response time from the intended start (paced workers)
 	ops      atomic.Int64
 	units    atomic.Int64
+	// warmOps and warmUnits count the operations of units that started before the window:
+	// the warm-up's, shown per second but not in the step's figures (nor in its histograms).
+	warmOps   atomic.Int64
+	warmUnits atomic.Int64
 }
 
 // NewMeter returns a meter with a histogram for each of n kinds, and intended-start histograms
@@ -42,14 +57,26 @@ func NewMeter(n int, paced bool) *Meter {
 // statements). Its service time is measured from start; for a paced worker its response time
 // from the intended start is recorded too.
 func (m *Meter) Done(k KindID, start time.Time, units int) {
-	m.DoneAt(k, start, time.Now(), units)
+	m.DoneIn(k, start, start, time.Now(), units)
 }
 
 // DoneAt is Done for an operation that ended at now (a reading of time.Now): a worker whose
 // operations follow one another reads the clock once at each boundary, for the end of one and
 // the start of the next.
 func (m *Meter) DoneAt(k KindID, start, now time.Time, units int) {
+	m.DoneIn(k, start, start, now, units)
+}
+
+// DoneIn is DoneAt for an operation that is part of a unit of work that began at origin (a
+// statement of a transaction: origin is the transaction's start): it counts in the step's
+// figures when origin is inside the measured window, as the rest of its unit does.
+func (m *Meter) DoneIn(k KindID, origin, start, now time.Time, units int) {
 	km := &m.kinds[k]
+	if origin.Before(m.from) || !m.to.IsZero() && !origin.Before(m.to) {
+		km.warmOps.Add(1)
+		km.warmUnits.Add(int64(units))
+		return
+	}
 	km.hist.Record(int64(now.Sub(start)))
 	if km.intended != nil && !m.intendedStart.IsZero() {
 		km.intended.Record(int64(now.Sub(m.intendedStart)))
@@ -57,6 +84,15 @@ func (m *Meter) DoneAt(k KindID, start, now time.Time, units int) {
 	km.ops.Add(1)
 	km.units.Add(int64(units))
 }
+
+// Ended says whether the step's measured window has ended at t: a worker starts no unit of work
+// then (the runner's loop stops calling a worker's Op; a worker that runs several clients or a
+// loop of its own asks). Always false for a step that ends when its drivers are done.
+func (m *Meter) Ended(t time.Time) bool { return !m.to.IsZero() && !t.Before(m.to) }
+
+// End is the end of the measured window, zero for a step that ends when its drivers are done:
+// a wait (think time, a script's sleep) ends there.
+func (m *Meter) End() time.Time { return m.to }
 
 // Commit records n write transactions committed: the denominator of syncs per commit. A
 // workload that never calls it has the calls of its write and delete kinds counted instead.

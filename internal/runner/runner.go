@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rumbench/rumbench/internal/gen"
@@ -64,8 +65,12 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 	defer stop(nil)
 	bgCtx, stopBg := context.WithCancel(stepCtx)
 	defer stopBg()
-	if st.MaxDuration > 0 {
-		t := time.AfterFunc(st.MaxDuration, func() { stop(ErrTimeLimit) })
+	limit := st.MaxDuration
+	if limit == 0 && st.Duration > 0 {
+		limit = SafetyNet(st.Warmup + st.Duration)
+	}
+	if limit > 0 {
+		t := time.AfterFunc(limit, func() { stop(ErrTimeLimit) })
 		defer t.Stop()
 	}
 
@@ -79,6 +84,18 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 	c.threadStart = sysstat.ThreadCPUNs()
 	start := time.Now()
 	c.begin(start)
+	// The measured window (see Meter): from the warm-up's end to the timed step's end.
+	var from, to time.Time
+	if st.Warmup > 0 {
+		from = start.Add(st.Warmup)
+	}
+	// ended tells the workers' loops that the window of a timed step is over.
+	var ended atomic.Bool
+	if st.Duration > 0 {
+		to = start.Add(st.Warmup + st.Duration)
+		t := time.AfterFunc(st.Warmup+st.Duration, func() { ended.Store(true) })
+		defer t.Stop()
+	}
 
 	meters := make([]*Meter, len(st.Workers))
 	// Workers of a thread-bound engine stay on their threads when several of them compete for
@@ -95,6 +112,7 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 	}
 	for i, w := range st.Workers {
 		meters[i] = NewMeter(len(st.Kinds), w.Rate > 0)
+		meters[i].from, meters[i].to = from, to
 		c.meters = append(c.meters, meters[i])
 		wctx, wg := stepCtx, &drivers
 		if w.Role == Background {
@@ -103,6 +121,9 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 		wg.Add(1)
 		go func(w Worker, m *Meter) {
 			defer wg.Done()
+			if w.Finish != nil {
+				defer w.Finish()
+			}
 			if pin {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
@@ -115,7 +136,7 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 			}()
 			// Label the worker's CPU profile samples with its target and step.
 			pprof.SetGoroutineLabels(pprof.WithLabels(wctx, pprof.Labels("target", tgt.Label, "step", st.Name)))
-			if err := work(wctx, w, m, start); err != nil {
+			if err := work(wctx, w, m, start, &ended); err != nil {
 				fail(fmt.Errorf("%s: %w", w.Name, err))
 			}
 		}(w, meters[i])
@@ -125,11 +146,25 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
+	// The warm-up ends on a sample of its own, and the ticks after it are counted from there,
+	// so that the measured window's figures start where its operations do.
+	var warmupEnd <-chan time.Time
+	if st.Warmup > 0 {
+		t := time.NewTimer(st.Warmup)
+		defer t.Stop()
+		warmupEnd = t.C
+	}
 loop:
 	for {
 		select {
 		case <-ticker.C:
 			c.tick(time.Now(), false)
+		case now := <-warmupEnd:
+			if now.Sub(c.prev.t) > tick/100 { // else the tick just taken is the warm-up's end
+				c.tick(now, false)
+			}
+			c.startWindow()
+			ticker.Reset(tick)
 		case <-driversDone:
 			break loop
 		}
@@ -174,17 +209,20 @@ loop:
 	return res, nil
 }
 
-// work is a worker's loop: pace, call Op, stop on done, error or cancellation. An error that
-// comes from the cancellation of ctx is a clean stop.
-func work(ctx context.Context, w Worker, m *Meter, start time.Time) error {
+// work is a worker's loop: pace, call Op, stop on done, error, cancellation or the end of a
+// timed step's window (ended). An error that comes from the cancellation of ctx is a clean stop.
+func work(ctx context.Context, w Worker, m *Meter, start time.Time, ended *atomic.Bool) error {
 	var pacer *gen.Pacer
 	if w.Rate > 0 {
 		pacer = gen.NewPacer(start, w.Rate)
 	}
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && !ended.Load() {
 		if pacer != nil {
 			at, err := pacer.Next(ctx)
 			if err != nil {
+				return nil
+			}
+			if m.Ended(at) {
 				return nil
 			}
 			m.intendedStart = at
@@ -225,10 +263,21 @@ type snapshot struct {
 	memOK   bool
 }
 
-// kindSnapshot is one kind's merged counters and histograms.
+// kindSnapshot is one kind's merged counters and histograms: ops and units (and the
+// histograms) of the units of work that started in the measured window, allOps and allUnits
+// of every operation that has ended (the warm-up's included), which the intervals count.
 type kindSnapshot struct {
-	ops, units     int64
-	hist, intended hist.Snapshot
+	ops, units       int64
+	allOps, allUnits int64
+	hist, intended   hist.Snapshot
+}
+
+// counts returns the kind's operations and units, of the measured window or all.
+func (ks *kindSnapshot) counts(all bool) (ops, units int64) {
+	if all {
+		return ks.allOps, ks.allUnits
+	}
+	return ks.ops, ks.units
 }
 
 func newSnapshot(kinds int) *snapshot { return &snapshot{kinds: make([]kindSnapshot, kinds)} }
@@ -250,13 +299,16 @@ func (s *snapshot) take(meters []*Meter, sampler *sysstat.Sampler, t time.Time, 
 	}
 	for k := range s.kinds {
 		ks := &s.kinds[k]
-		ks.ops, ks.units = 0, 0
+		ks.ops, ks.units, ks.allOps, ks.allUnits = 0, 0, 0, 0
 		ks.hist.Reset()
 		ks.intended.Reset()
 		for _, m := range meters {
 			km := &m.kinds[k]
-			ks.ops += km.ops.Load()
-			ks.units += km.units.Load()
+			ops, units := km.ops.Load(), km.units.Load()
+			ks.ops += ops
+			ks.units += units
+			ks.allOps += ops + km.warmOps.Load()
+			ks.allUnits += units + km.warmUnits.Load()
 			km.hist.Snapshot(tmp)
 			ks.hist.Add(tmp)
 			if km.intended != nil {

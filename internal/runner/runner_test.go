@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/hist"
 	"github.com/rumbench/rumbench/internal/results"
 )
 
@@ -150,6 +150,78 @@ func TestWarmupExcluded(t *testing.T) {
 	}
 }
 
+// TestWindowRule: an operation counts when the unit of work it belongs to started inside the
+// measured window, whenever it ends; the operations of a unit count together.
+func TestWindowRule(t *testing.T) {
+	m := NewMeter(len(testKinds), false)
+	t0 := time.Now()
+	m.from, m.to = t0.Add(time.Second), t0.Add(2*time.Second)
+	before, inside, after := t0, t0.Add(1500*time.Millisecond), t0.Add(2*time.Second)
+	// A unit that began in the warm-up, its second operation inside the window: neither counts.
+	m.DoneIn(kIns, before, before, inside, 1)
+	m.DoneIn(kRange, before, inside, inside, 1)
+	// A unit that began inside, its second operation ending after the window: both count.
+	m.DoneIn(kIns, inside, inside, after, 2)
+	m.DoneIn(kRange, inside, after, after.Add(time.Second), 1)
+	// One that began at the window's end does not.
+	m.DoneAt(kIns, after, after, 3)
+	k := &m.kinds[kIns]
+	if k.ops.Load() != 1 || k.units.Load() != 2 || k.warmOps.Load() != 2 || k.warmUnits.Load() != 4 || histTotal(k.hist) != 1 {
+		t.Errorf("insert: %d ops %d units measured, %d ops %d units apart, %d in the histogram", k.ops.Load(), k.units.Load(), k.warmOps.Load(), k.warmUnits.Load(), histTotal(k.hist))
+	}
+	if r := &m.kinds[kRange]; r.ops.Load() != 1 || r.warmOps.Load() != 1 {
+		t.Errorf("range: %d measured, %d apart", r.ops.Load(), r.warmOps.Load())
+	}
+	if m.Ended(inside) || !m.Ended(after) || (&Meter{}).Ended(after) {
+		t.Error("Ended: want true from the window's end on, never without one")
+	}
+}
+
+// TestTimedWindow: a timed step with a warm-up; one worker runs transactions of two
+// operations, and two of them stall across the window's start and end. Each kind is counted
+// exactly as often as the transactions that began inside the window, and none starts after it.
+func TestTimedWindow(t *testing.T) {
+	var in, after atomic.Int64 // transactions that began inside the window, and after it
+	waitUntil := func(ctx context.Context, t time.Time) {
+		for time.Now().Before(t) && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	op := func(ctx context.Context, m *Meter) (bool, error) {
+		origin := time.Now()
+		switch {
+		case !origin.Before(m.to):
+			after.Add(1)
+		case !origin.Before(m.from):
+			in.Add(1)
+		}
+		m.DoneIn(kIns, origin, origin, time.Now(), 1)
+		// Stall across an edge of the window the transaction began before.
+		if origin.Before(m.from) {
+			waitUntil(ctx, m.from.Add(5*time.Millisecond))
+		} else if d := m.to.Sub(origin); d < 20*time.Millisecond {
+			waitUntil(ctx, m.to.Add(5*time.Millisecond))
+		} else {
+			time.Sleep(time.Millisecond)
+		}
+		s := time.Now()
+		m.DoneIn(kRange, origin, s, time.Now(), 1)
+		return false, nil
+	}
+	res, err := Run(context.Background(), Setup{Label: "t", Tick: 10 * time.Millisecond}, Step{Name: "w", Kinds: testKinds,
+		RateKinds: []KindID{kIns}, Warmup: 50 * time.Millisecond, Duration: 100 * time.Millisecond, Workers: []Worker{{Name: "w", Op: op}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, rng := res.Kind("insert").Ops, res.Kind("range_query").Ops
+	if ins != in.Load() || rng != in.Load() || after.Load() != 0 || ins == 0 {
+		t.Errorf("measured %d inserts and %d range queries; %d transactions began inside the window, %d after it", ins, rng, in.Load(), after.Load())
+	}
+	if res.Status != results.StatusOK || res.WarmupSec < 0.05 || res.Secs < 0.1 {
+		t.Errorf("status %s, warm-up %.3fs, measured %.3fs: want the warm-up and the window's full length", res.Status, res.WarmupSec, res.Secs)
+	}
+}
+
 func TestRatePercentile(t *testing.T) {
 	rates := []float64{50, 10, 40, 30, 20, 100, 90, 80, 70, 60}
 	// Descending: 100 90 80 70 60 50 40 30 20 10; p50 → rank 5 → 60; p99 → rank 10 → 10.
@@ -171,7 +243,7 @@ func TestRatePercentile(t *testing.T) {
 func TestDegraded(t *testing.T) {
 	res, err := Run(context.Background(), Setup{Label: "t", Tick: 20 * time.Millisecond}, Step{Name: "w",
 		Kinds: testKinds, RateKinds: []KindID{kIns}, Warmup: time.Hour, Workers: []Worker{{Name: "w", Op: counted(5, 1)}}})
-	if err != nil || res.Status != results.StatusDegraded || len(res.Degraded) != 1 || !strings.Contains(res.Degraded[0], "warm-up (1h0m0s) did not end") {
+	if err != nil || res.Status != results.StatusDegraded || len(res.Degraded) != 1 || res.Degraded[0] != "the warm-up (1h0m0s) did not end before the step did: nothing was measured" {
 		t.Errorf("warm-up overrun: err %v status %s reasons %q", err, res.Status, res.Degraded)
 	}
 	res, _ = Run(context.Background(), Setup{Label: "t"}, Step{Name: "none", Kinds: testKinds, RateKinds: []KindID{kIns},
@@ -189,4 +261,10 @@ func TestWorkerPanic(t *testing.T) {
 	if err == nil || res.Status != results.StatusFailed || res.Error != "writer pi1: panic: engine bug" {
 		t.Errorf("err %v, status %s, error %q", err, res.Status, res.Error)
 	}
+}
+
+func histTotal(h *hist.Histogram) int64 {
+	var s hist.Snapshot
+	h.Snapshot(&s)
+	return s.Total
 }

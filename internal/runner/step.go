@@ -33,6 +33,9 @@ type Worker struct {
 	// Rate paces calls of Op at this many per second from the step's start (0: closed loop).
 	Rate float64
 	Op   OpFunc
+	// Finish, when set, is called once the worker's loop has ended, whatever ended it (done,
+	// the end of a timed step's window, an error, cancellation), on the worker's goroutine.
+	Finish func()
 }
 
 // Kind declares one operation kind of a step: what is timed and counted by Meter.Done.
@@ -97,10 +100,16 @@ type Step struct {
 	RateScale float64
 	// Presentation names the rate and says what an op is.
 	Presentation
-	// MaxDuration stops the step when it elapses (0: no limit). A step stopped this way is
-	// marked as such in its result.
+	// Duration makes the step timed: its measured window lasts Duration after the warm-up, and
+	// the workers start no unit of work once it has ended (0: the step ends when its drivers
+	// are done). See Meter for what counts in the window.
+	Duration time.Duration
+	// MaxDuration stops the step when it elapses, cancelling the operations in flight (0: for a
+	// timed step SafetyNet(Warmup+Duration), else no limit). A step stopped this way is marked
+	// as such in its result.
 	MaxDuration time.Duration
-	// Warmup is how long the step runs before measurement starts (0: from the start).
+	// Warmup is how long the step runs before measurement starts (0: from the start). The
+	// operations of units of work that start during it are left out of the step's figures.
 	Warmup time.Duration
 	// TargetInsertRate is the background writers' total target in rows/s for paced steps (0: not
 	// paced); the result says whether the achieved write rate (ips) reached 95% of it.
@@ -111,3 +120,9 @@ type Step struct {
 	// figure: sysbench's scan rate in thousand rows per second from the mean event latency).
 	Finish func(r *results.Step)
 }
+
+// SafetyNet is the limit of a timed step planned to last d (its warm-up and measured time): its
+// workers stop by themselves at d, so the limit only ends a step whose operations hang, at
+// twice its length and half a minute more (a load's last batches or a think time may run past
+// d).
+func SafetyNet(d time.Duration) time.Duration { return 2*d + 30*time.Second }

@@ -99,10 +99,8 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 // its share of Requests is done, paced at RequestRate when it is set.
 func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 	cfg := &r.w.cfg
-	warmup := time.Duration(cfg.WarmupSecs * float64(time.Second))
-	total := warmup + time.Duration(cfg.LoopSecs*float64(time.Second))
-	st := runner.Step{Name: name, Presentation: loopPresentation, Warmup: warmup, Percentiles: cfg.Percentiles,
-		MaxDuration: 2*total + 10*time.Second}
+	st := runner.Step{Name: name, Presentation: loopPresentation, Percentiles: cfg.Percentiles,
+		Warmup: time.Duration(cfg.WarmupSecs * float64(time.Second)), Duration: time.Duration(cfg.LoopSecs * float64(time.Second))}
 	var kinds [lbgen.NumOps]runner.KindID
 	for op := range lbgen.NumOps {
 		kinds[op] = st.Kinds.Add(opKinds[op])
@@ -110,7 +108,6 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 	}
 	loop := 0
 	fmt.Sscanf(name, "loop%d", &loop)
-	var deadline atomic.Int64
 	all := int64(cfg.Requesters * max(r.w.shard.Count, 1))
 	for i := 0; i < cfg.Requesters; i++ {
 		g := r.w.shard.Index*cfg.Requesters + i // the requester's number among all shards'
@@ -133,8 +130,7 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("requester %d", i+1), Role: runner.Driver, Rate: cfg.RequestRate,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 				now := time.Now()
-				deadline.CompareAndSwap(0, now.Add(total).UnixNano())
-				if left == 0 || now.UnixNano() >= deadline.Load() {
+				if left == 0 || m.Ended(now) {
 					return true, nil
 				}
 				c.q.Next(&c.rng, &c.req)

@@ -46,11 +46,13 @@ var errFailed = errors.New("failed")
 
 // run runs script sc once as one transaction, from start (a reading of time.Now), retrying it
 // up to tries times on a conflict (serialization failure, deadlock), with the random state it
-// started with, as pgbench does. It returns the time the transaction ended.
+// started with, as pgbench does. It returns the time the transaction ended. Its statements
+// count in the step's figures with the transaction (runner.Meter.DoneIn), tries included.
 func (c *client) run(ctx context.Context, m *runner.Meter, sc *compiled, tries int, start time.Time) (time.Time, error) {
 	saved := *c.vars.Rand
+	origin := start
 	for try := 1; ; try++ {
-		end, err := c.runOnce(ctx, m, sc, start)
+		end, err := c.runOnce(ctx, m, sc, origin, start)
 		if err == nil || !errors.Is(err, table.ErrConflict) || ctx.Err() != nil {
 			return end, err
 		}
@@ -69,9 +71,9 @@ func (c *client) run(ctx context.Context, m *runner.Meter, sc *compiled, tries i
 // runOnce runs the commands of sc once. A statement's latency runs from the end of the command
 // before it: the clock is read once at the boundary between two statements (or the start of the
 // transaction and its first statement), for the end of one and the start of the other; after a
-// meta-command it is read again. start is the transaction's start (zero: unknown); it returns the
-// time the last command ended, zero after an error.
-func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled, start time.Time) (time.Time, error) {
+// meta-command it is read again. origin is the transaction's first start, start this try's
+// (zero: unknown); it returns the time the last command ended, zero after an error.
+func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled, origin, start time.Time) (time.Time, error) {
 	cmds := sc.w.Script.Commands
 	last := start // the clock at the end of the command before, zero after a meta-command
 	for i := 0; i < len(cmds); {
@@ -136,7 +138,7 @@ func (c *client) runOnce(ctx context.Context, m *runner.Meter, sc *compiled, sta
 				return time.Time{}, c.fail(sc, cmd, err)
 			}
 			last = time.Now()
-			m.DoneAt(sc.kinds[i], t0, last, 1)
+			m.DoneIn(sc.kinds[i], origin, t0, last, 1)
 		}
 		i = next
 	}

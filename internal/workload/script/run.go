@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -170,10 +169,7 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 	// The clients run for the warm-up and the measured time; the warm-up's figures are left
 	// out (runner.Step.Warmup), as sysbench's --warmup-time.
 	st.Warmup = time.Duration(cfg.WarmupSecs * float64(time.Second))
-	dur := st.Warmup + time.Duration(cfg.RunSecs*float64(time.Second))
-	st.MaxDuration = 2*dur + 10*time.Second // a safety net: the clients stop at the deadline
-	var once sync.Once
-	var deadline time.Time
+	st.Duration = time.Duration(cfg.RunSecs * float64(time.Second))
 	// jobs threads run the clients: client i on thread i mod jobs (a netblock.Group of its
 	// clients when a thread has several).
 	jobs := cfg.Clients
@@ -209,13 +205,12 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 			c.vars.V[set.Slot] = set.Value
 		}
 		ops[j] = append(ops[j], func(ctx context.Context, m *runner.Meter) (bool, error) {
-			once.Do(func() { deadline = time.Now().Add(dur) })
 			t0 := c.clock // the end of the transaction before, if it committed
 			if t0.IsZero() {
 				t0 = time.Now()
 			}
 			c.clock = time.Time{}
-			if !t0.Before(deadline) {
+			if m.Ended(t0) {
 				return true, nil
 			}
 			sc := &scripts[choose(c.vars.Rand, cfg.Scripts, total)]

@@ -242,18 +242,17 @@ func scanRate(r *results.Step, rows float64) float64 {
 	return 0
 }
 
-// testStep makes the threads of one test. Each runs events until the test's time (warm-up
-// included) is up, or its share of Events is done.
+// testStep makes the threads of one test. Each runs events until the test's time (after its
+// warm-up) is up, or its share of Events is done.
 func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 	cfg := &r.w.cfg
 	secs := cfg.ReadSecs
 	if t.Write {
 		secs = cfg.WriteSecs
 	}
-	total := time.Duration((secs + cfg.WarmupSecs) * float64(time.Second))
 	st := runner.Step{Name: t.Name, Presentation: testPresentation,
-		Warmup:      time.Duration(cfg.WarmupSecs * float64(time.Second)),
-		MaxDuration: 3*total + 10*time.Second, Percentiles: cfg.Percentiles}
+		Warmup:   time.Duration(cfg.WarmupSecs * float64(time.Second)),
+		Duration: time.Duration(secs * float64(time.Second)), Percentiles: cfg.Percentiles}
 	st.Group = t.Group
 	kEvent := st.Kinds.Add(kindEvent)
 	st.RateKinds = []runner.KindID{kEvent}
@@ -262,8 +261,6 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 		rows := float64(cfg.TableSize)
 		st.Finish = func(res *results.Step) { res.Rate = scanRate(res, rows) }
 	}
-	var once sync.Once
-	var deadline time.Time
 	all := int64(r.w.allThreads())
 	for local := 0; local < cfg.Threads; local++ {
 		i := r.w.firstThread() + local // the thread's number among all shards' threads
@@ -281,11 +278,10 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 			}
 		}
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("thread %d", i+1), Role: runner.Driver,
+			Finish: func() { r.addReturned(t.Name, th) },
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
-				once.Do(func() { deadline = time.Now().Add(total) })
 				t0 := time.Now()
-				if left == 0 || !t0.Before(deadline) {
-					r.addReturned(t.Name, th)
+				if left == 0 || m.Ended(t0) {
 					return true, nil
 				}
 				n, err := th.event(ctx)

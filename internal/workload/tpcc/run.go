@@ -128,10 +128,8 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 // runStep makes the terminals: each runs transactions in the mix until the step's time is up.
 func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 	cfg := &r.w.cfg
-	warmup := time.Duration(cfg.WarmupSecs * float64(time.Second))
-	total := warmup + time.Duration(cfg.RunSecs*float64(time.Second))
-	st := runner.Step{Name: StepRun, Presentation: runPresentation, Warmup: warmup, Percentiles: cfg.Percentiles,
-		MaxDuration: 2*total + 30*time.Second}
+	st := runner.Step{Name: StepRun, Presentation: runPresentation, Percentiles: cfg.Percentiles,
+		Warmup: time.Duration(cfg.WarmupSecs * float64(time.Second)), Duration: time.Duration(cfg.RunSecs * float64(time.Second))}
 	var kinds [numTx]runner.KindID
 	for t := range numTx {
 		kinds[t] = st.Kinds.Add(txKinds[t])
@@ -140,7 +138,6 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 	st.HeadlineKinds, st.RateScale = []runner.KindID{kinds[txNewOrder]}, 60
 	kRollback := st.Kinds.Add(kindRollback)
 	st.Finish = finish
-	var deadline atomic.Int64
 	var left atomic.Int64 // transactions still to start (Transactions > 0)
 	left.Store(r.w.transactionShare())
 	for i := 0; i < cfg.Terminals; i++ {
@@ -151,13 +148,11 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 		c := newTerminal(r, sess, i)
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("terminal %d (warehouse %d, district %d)", i+1, c.w, c.d), Role: runner.Driver,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
-				now := time.Now()
-				deadline.CompareAndSwap(0, now.Add(total).UnixNano())
-				if now.UnixNano() >= deadline.Load() || cfg.Transactions > 0 && left.Add(-1) < 0 {
+				if m.Ended(time.Now()) || cfg.Transactions > 0 && left.Add(-1) < 0 {
 					return true, nil
 				}
 				tx := c.next()
-				end := time.Unix(0, deadline.Load())
+				end := m.End()
 				if cfg.Think && !c.wait(ctx, keying[tx], end) {
 					return true, nil
 				}

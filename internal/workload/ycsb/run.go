@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -192,12 +191,7 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 			choices = append(choices, ycsbgen.Choice{Op: op, Weight: f})
 		}
 	}
-	total := time.Duration(cfg.RunSecs*float64(time.Second)) + warmup
-	if cfg.RunSecs > 0 {
-		st.MaxDuration = 2*total + 10*time.Second // a safety net: the clients stop at the deadline
-	}
-	var once sync.Once
-	var deadline time.Time
+	st.Duration = time.Duration(cfg.RunSecs * float64(time.Second)) // 0: the operation count ends the step
 	all := int64(r.w.allThreads())
 	for local := 0; local < cfg.Threads; local++ {
 		i := r.w.firstThread() + local // the thread's number among all shards' threads
@@ -218,9 +212,8 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("client %d", i+1), Role: runner.Driver,
 			Rate: cfg.Target / float64(all),
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
-				once.Do(func() { deadline = time.Now().Add(total) })
 				t0 := time.Now()
-				if left == 0 || (cfg.RunSecs > 0 && !t0.Before(deadline)) {
+				if left == 0 || m.Ended(t0) {
 					return true, nil
 				}
 				op := c.mix.Next(&c.rng)
