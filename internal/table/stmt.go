@@ -6,6 +6,13 @@ import (
 	"slices"
 )
 
+// The SQL dialects' names: the keys of Stmt.Dialects.
+const (
+	DialectPostgres = "postgres"
+	DialectMySQL    = "mysql"
+	DialectSQLite   = "sqlite"
+)
+
 // StmtKind is what a statement does.
 type StmtKind uint8
 
@@ -92,8 +99,8 @@ type Stmt struct {
 	// SQL is the statement text. An AutoID InsertRow may leave it empty: SQL engines render their
 	// own form (how a generated key is asked for differs between dialects).
 	SQL string
-	// Dialects holds the statement's text for the SQL dialects (by engine dialect name:
-	// "postgres", "mysql", "sqlite") whose syntax differs from SQL's (LIMIT offset, count; FOR
+	// Dialects holds the statement's text for the SQL dialects (by dialect name: DialectPostgres,
+	// DialectMySQL, DialectSQLite) whose syntax differs from SQL's (LIMIT offset, count; FOR
 	// UPDATE; upserts), with the same arguments in the same order: '?' placeholders, or the
 	// dialect's own numbered ones.
 	Dialects map[string]string

@@ -3,6 +3,7 @@ package all
 
 import (
 	_ "github.com/rumbench/rumbench/internal/workload/insert"    // insert benchmark
+	_ "github.com/rumbench/rumbench/internal/workload/kv"        // CockroachDB's kv
 	_ "github.com/rumbench/rumbench/internal/workload/linkbench" // LinkBench
 	_ "github.com/rumbench/rumbench/internal/workload/script"    // pgbench-compatible scripts
 	_ "github.com/rumbench/rumbench/internal/workload/sysbench"  // sysbench microbenchmarks
