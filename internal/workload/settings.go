@@ -173,7 +173,9 @@ func String[C any](field func(*C) *string, d Text) Setting[C] {
 		return nil
 	}
 	s.value = func(c *C) any { return *field(c) }
-	s.byProf = func() (string, []string) { return d.Default, profileDefaults(d.Profiles, func(v string) string { return v }) }
+	s.byProf = func() (string, []string) {
+		return d.Default, profileDefaults(d.Profiles, func(v string) string { return v })
+	}
 	return s
 }
 
