@@ -124,23 +124,32 @@ func Main(env Env) int {
 	root.SetArgs(env.Args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	err = root.Execute()
+	return exitWith(env, root.Execute())
+}
+
+// exitWith says err on stderr and returns its exit code: ExitOK for nil, ExitInterrupted for
+// an interrupt, ExitUsage (one line) for bad input, ExitFailure otherwise.
+func exitWith(env Env, err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintln(env.Stderr, "rumbench: interrupted; results measured so far are written")
 		return ExitInterrupted
-	}
-	var ue usageError
-	var be bench.UsageError
-	if errors.As(err, &ue) || errors.As(err, &be) || isCobraUsage(err) {
+	case isUsage(err):
 		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
 		return ExitUsage
 	}
 	// A run failure may carry more lines: a server's log tail.
 	fmt.Fprintln(env.Stderr, "rumbench: "+strings.TrimRight(err.Error(), "\n"))
 	return ExitFailure
+}
+
+// isUsage says whether err is the user's input's (exit code 2).
+func isUsage(err error) bool {
+	var ue usageError
+	var be bench.UsageError
+	return errors.As(err, &ue) || errors.As(err, &be) || isCobraUsage(err)
 }
 
 // quoted matches a double-quoted value in a message, as the flag parser and %q write it.

@@ -631,16 +631,31 @@ func parseEngineOpts(vals []string, engines []string) (map[string]map[string]str
 	return opts, nil
 }
 
-func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
+// startable builds a run's configuration from its parsed flags and checks it as far as it can
+// be before anything starts or is written (bench.Validate): it returns the configuration and
+// the store the run is recorded in, or the error the input gives. A recipe checks each part's
+// run with it before the first part runs.
+func startable(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, string, error) {
 	cfg, err := buildConfig(cmd, env, f)
 	if err != nil {
-		return err
+		return bench.Config{}, "", err
 	}
 	storeAt, err := storeSpec(f.store, f.out, true)
 	if err != nil {
-		return err
+		return bench.Config{}, "", err
 	}
 	if err := applyShard(env, f, &cfg, storeAt); err != nil {
+		return bench.Config{}, "", err
+	}
+	if err := bench.Validate(cfg); err != nil {
+		return bench.Config{}, "", err
+	}
+	return cfg, storeAt, nil
+}
+
+func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
+	cfg, storeAt, err := startable(cmd, env, f)
+	if err != nil {
 		return err
 	}
 	if f.cpuProfile != "" {
@@ -653,9 +668,6 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
-	}
-	if err := bench.Validate(cfg); err != nil {
-		return err
 	}
 	prog := &progress{w: env.Stderr, tty: env.StderrTTY, quiet: f.quiet}
 	cfg.OnTick, cfg.OnStep, cfg.OnEvent = prog.tick, prog.step, prog.event
