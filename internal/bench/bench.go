@@ -326,6 +326,11 @@ func validate(cfg Config) ([]engine.Spec, error) {
 		if err := s.CheckOptions(t.Engine.Options); err != nil {
 			return nil, UsageError{err}
 		}
+		if ec, ok := cfg.Workload.(workload.EngineChecker); ok {
+			if err := ec.CheckEngine(s, t.Engine.Options); err != nil {
+				return nil, UsageError{err}
+			}
+		}
 		for rep := 1; rep <= max(cfg.Repeat, 1) && !cfg.Reuse && !external(t); rep++ {
 			if err := checkDir(targetDir(cfg, t, rep), cfg.Fresh); err != nil {
 				return nil, err

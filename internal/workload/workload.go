@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/memneed"
 	"github.com/rumbench/rumbench/internal/registry"
@@ -366,6 +367,14 @@ func ParseShard(v string) (Shard, error) {
 		return Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N <= 10000 (shard I of N, counted from 0, e.g. 0/3)", input.Short(v))
 	}
 	return Shard{Index: i, Count: n}, nil
+}
+
+// EngineChecker is a workload that cannot run on some engines, or with some of their options,
+// for what it was configured to do: CheckEngine says why the engine of spec, opened with the
+// options extra, cannot run it (nil: it can). The run calls it for every target before anything
+// starts, so the refusal is one line and exit 2, with nothing written.
+type EngineChecker interface {
+	CheckEngine(spec engine.Spec, extra map[string]string) error
 }
 
 // Sharder is a workload whose work splits among processes: each process runs the same

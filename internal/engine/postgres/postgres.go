@@ -59,6 +59,8 @@ func init() {
 		ClientOptions: sqlfam.ClientOptionKeys(),
 		Check:         check,
 		SQL:           true,
+		// Sessions share a thread (--jobs) over raw sockets.
+		SharedThreads: sqlfam.SharedThreads,
 		MaxColumns:    1600, // MaxHeapAttributeNumber
 		Release: func(ctx context.Context, binDir string) (string, error) {
 			return server.BinaryVersion(ctx, server.Postgres, binDir)
