@@ -104,6 +104,16 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // errInterrupted reports a run stopped by a signal after its results were written.
 var errInterrupted = errors.New("interrupted")
 
+// interruptedBefore is an interrupt that came before the run started (while its input was
+// checked): nothing was run or written. errors.Is finds errInterrupted (exit code 130).
+type interruptedBefore struct{ while string }
+
+func (e interruptedBefore) Error() string {
+	return "interrupted " + e.while + "; nothing was run"
+}
+
+func (e interruptedBefore) Is(target error) bool { return target == errInterrupted }
+
 // Main runs the command line and returns the exit code.
 func Main(env Env) int {
 	rec, scale, rest, err := recipeArgs(env.Args)
@@ -134,7 +144,12 @@ func exitWith(env Env, err error) int {
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, errInterrupted):
-		fmt.Fprintln(env.Stderr, "rumbench: interrupted; results measured so far are written")
+		var before interruptedBefore
+		if errors.As(err, &before) {
+			fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
+		} else {
+			fmt.Fprintln(env.Stderr, "rumbench: interrupted; results measured so far are written")
+		}
 		return ExitInterrupted
 	case isUsage(err):
 		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))

@@ -204,7 +204,9 @@ func checkRunArgs(env Env, args []string) error {
 	if err := f.cmdFlags.Parse(args[1:]); err != nil {
 		return flagError(f, err)
 	}
-	_, _, err = startable(cmd, &env, f)
+	ctx, cancel := env.Context()
+	defer cancel()
+	_, _, err = startable(ctx, cmd, &env, f)
 	return err
 }
 
