@@ -503,12 +503,38 @@ func groups(name string) []results.Group {
 }
 
 // keepServerLog copies a managed server's log (server.log in its data directory) into the run
-// directory, if there is one.
-func keepServerLog(dir, to string, mode os.FileMode) {
+// directory, if there is one, and says whether it did.
+func keepServerLog(dir, to string, mode os.FileMode) bool {
 	data, err := os.ReadFile(filepath.Join(dir, "server.log"))
-	if err == nil {
-		os.WriteFile(to, data, mode)
+	return err == nil && os.WriteFile(to, data, mode) == nil
+}
+
+// movedLog is a target's error whose message names its managed server's log in the data
+// directory, which the run then removed: the message names the copy in the run directory.
+type movedLog struct {
+	err      error
+	from, to []string // the log's paths as the message may write them, and the copy's
+}
+
+func (e *movedLog) Error() string {
+	msg := e.err.Error()
+	for i := range e.from {
+		msg = strings.ReplaceAll(msg, e.from[i], e.to[i])
 	}
+	return msg
+}
+
+func (e *movedLog) Unwrap() error { return e.err }
+
+// logMoved returns err with the server log of the data directory dir named as its copy kept.
+func logMoved(err error, dir, kept string) error {
+	var from, to []string
+	if abs, aerr := filepath.Abs(dir); aerr == nil && abs != dir {
+		// The absolute path first: the relative one is its end.
+		from, to = append(from, filepath.Join(abs, "server.log")), append(to, kept)
+	}
+	from, to = append(from, filepath.Join(dir, "server.log")), append(to, kept)
+	return &movedLog{err: err, from: from, to: to}
 }
 
 // preparingSaid is how long a step's cleanup runs before the progress says so.

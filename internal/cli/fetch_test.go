@@ -63,7 +63,8 @@ func zonkyJar(t *testing.T, entries []archiveEntry) []byte {
 // whose jars carry checksums that match: a build whose links climb out of the fetch directory is
 // refused with nothing written outside the cache and nothing installed; a build without
 // bin/postgres is refused and not listed; a good build is installed and listed; a release.json
-// planted in the cache with a terminal escape in its version is not listed.
+// planted in the cache with a terminal escape in its version is not listed, and the cache's own
+// path is listed escaped.
 func TestFetchMirror(t *testing.T) {
 	good := []archiveEntry{{name: "bin/postgres", body: "#!/bin/sh\n"}, {name: "bin/initdb", body: "#!/bin/sh\n"},
 		{name: "lib/libpq.so.5.16", body: "lib"}, {name: "lib/libpq.so.5", link: "libpq.so.5.16"}}
@@ -95,7 +96,8 @@ func TestFetchMirror(t *testing.T) {
 	}))
 	defer srv.Close()
 	top := t.TempDir()
-	cache := filepath.Join(top, "l1", "l2", "l3", "l4", "cache")
+	// A terminal escape in the cache's path: servers list prints it escaped.
+	cache := filepath.Join(top, "l1\x1b[2J", "l2", "l3", "l4", "cache")
 	t.Setenv("RUMBENCH_CACHE", cache)
 	t.Setenv("RUMBENCH_MAVEN_REPO", srv.URL)
 
@@ -118,7 +120,7 @@ func TestFetchMirror(t *testing.T) {
 	os.WriteFile(filepath.Join(planted, "release.json"), []byte(`{"product":"postgres","version":"99.0\u001b[2J"}`), 0o644)
 
 	tr = run(t, nil, "servers", "list")
-	if want := "postgres\t14.1.0\t" + filepath.Join(cache, "servers", "postgres-14.1.0", "bin") + "\n"; tr.code != 0 || tr.stdout != want {
+	if want := "postgres\t14.1.0\t" + strings.Replace(filepath.Join(cache, "servers", "postgres-14.1.0", "bin"), "\x1b", `\x1b`, 1) + "\n"; tr.code != 0 || tr.stdout != want {
 		t.Errorf("servers list: exit %d, stdout %q, want %q", tr.code, tr.stdout, want)
 	}
 	var found []string

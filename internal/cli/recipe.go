@@ -95,7 +95,7 @@ func evalRecipe(env *Env, name, scale string, dirs []string) error {
 		return err
 	}
 	for _, v := range verdicts {
-		fmt.Fprintln(env.Stdout, v.Line())
+		fmt.Fprintln(env.Stdout, input.Printable(v.Line()))
 	}
 	return nil
 }
@@ -317,7 +317,7 @@ func runRecipe(env Env, rec *recipe.Recipe, scale string, rest []string) int {
 		return ExitFailure
 	}
 	for _, v := range verdicts {
-		fmt.Fprintln(&text, v.Line())
+		fmt.Fprintln(&text, input.Printable(v.Line()))
 	}
 	fmt.Fprintln(env.Stdout)
 	env.Stdout.Write(text.Bytes())

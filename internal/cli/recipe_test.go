@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -164,7 +165,7 @@ func TestShippedRecipeFlags(t *testing.T) {
 				}
 				file := filepath.Join(dir, p.Name+".yaml")
 				os.WriteFile(file, data, 0o644)
-				if err := checkRunArgs(Env{Now: time.Now}, append([]string{"run", "-f", file}, outData...)); err != nil {
+				if err := checkRunArgs(Env{Now: time.Now, Context: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }}, append([]string{"run", "-f", file}, outData...)); err != nil {
 					t.Errorf("%s %s %s: %v", r.Name, p.Name, scale, err)
 				}
 			}

@@ -80,6 +80,19 @@ type ShardInfo struct {
 	Barriers bool `json:"barriers"`
 }
 
+// MaxShards bounds the shards of a split run (--shard I/N: N at most MaxShards).
+const MaxShards = 10000
+
+// Validate says what is wrong with a shard's record: Count must be 1 to MaxShards, Index 0 to
+// Count-1. A run directory is validated as it is read (Manifest.Validate), and merge validates
+// each shard's record before it reads the counts.
+func (s *ShardInfo) Validate() error {
+	if s.Count < 1 || s.Count > MaxShards || s.Index < 0 || s.Index >= s.Count {
+		return fmt.Errorf("shard %d of %d: want a count of 1 to %d and an index of 0 to count-1", s.Index, s.Count, MaxShards)
+	}
+	return nil
+}
+
 // Sweep is a run whose client count is a dimension: each target ran its measured steps once per
 // count, recorded as targets "<label>@<count>" (Target.Of, Target.Clients).
 type Sweep struct {

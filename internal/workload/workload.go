@@ -357,14 +357,14 @@ func (s Shard) Range(n int64) (lo, hi int64) {
 	return n * int64(s.Index) / int64(s.Count), n * int64(s.Index+1) / int64(s.Count)
 }
 
-// ParseShard parses --shard "I/N" (0 <= I < N, N <= 10000); the error names the flag and says
-// what is valid.
+// ParseShard parses --shard "I/N" (0 <= I < N, N <= results.MaxShards); the error names the
+// flag and says what is valid.
 func ParseShard(v string) (Shard, error) {
 	is, ns, ok := strings.Cut(v, "/")
 	i, ierr := strconv.Atoi(is)
 	n, nerr := strconv.Atoi(ns)
-	if !ok || ierr != nil || nerr != nil || n < 1 || n > 10000 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N <= 10000 (shard I of N, counted from 0, e.g. 0/3)", input.Short(v))
+	if !ok || ierr != nil || nerr != nil || n < 1 || n > results.MaxShards || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N <= %d (shard I of N, counted from 0, e.g. 0/3)", input.Short(v), results.MaxShards)
 	}
 	return Shard{Index: i, Count: n}, nil
 }
