@@ -18,6 +18,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/datalock"
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/results"
@@ -345,7 +346,62 @@ func validate(cfg Config) ([]engine.Spec, error) {
 	if err := checkMemory(cfg); err != nil {
 		return nil, err
 	}
+	if err := checkDisk(cfg); err != nil {
+		return nil, err
+	}
 	return specs, nil
+}
+
+// checkDisk refuses, before any work, data the data directory's file system cannot hold: the
+// workload's estimate of its data on each target that keeps it there (workload.DiskPlanner; not a
+// --dsn server's, nor data --reuse finds loaded), the largest of them since each target's data
+// is removed before the next loads, or their sum (every repetition's) when --keep-data or
+// prepare keeps them, against the space free there (sysstat.Space). A file system whose space
+// cannot be read is not refused.
+func checkDisk(cfg Config) error {
+	dp, ok := cfg.Workload.(workload.DiskPlanner)
+	if !ok || cfg.Reuse || !localData(cfg) {
+		return nil
+	}
+	var total, largest float64
+	var on, how string
+	n := 0
+	for _, t := range cfg.Targets {
+		if external(t) {
+			continue
+		}
+		b, h, ok := dp.DiskBytes(t.Engine.Name)
+		if !ok {
+			continue
+		}
+		n += max(cfg.Repeat, 1)
+		total += b * float64(max(cfg.Repeat, 1))
+		if b > largest {
+			largest, on, how = b, t.Label, h
+		}
+	}
+	need := largest
+	if cfg.KeepData || cfg.Prepare {
+		need = total
+	}
+	if need <= 0 {
+		return nil
+	}
+	free, _, err := sysstat.Space(cfg.DataDir)
+	if err != nil || need <= float64(free) {
+		return nil
+	}
+	fs, _ := sysstat.FilesystemForDir(cfg.DataDir)
+	dev := fs.Source
+	if dev == "" {
+		dev = "device unknown"
+	}
+	what := fmt.Sprintf("the data needs about %s on %s (%s)", bytesText(uint64(need)), on, how)
+	if need != largest {
+		what = fmt.Sprintf("the data of its %d targets, kept (--keep-data, prepare), needs about %s; on %s about %s (%s)", n, bytesText(uint64(need)), on, bytesText(uint64(largest)), how)
+	}
+	return UsageError{fmt.Errorf("data dir %s: %s; its file system (%s) has %s free: give --data-dir on one with room, or a smaller scale",
+		input.Short(cfg.DataDir), what, dev, bytesText(free))}
 }
 
 // external says whether target t is a server given with --dsn, whose data live on the server:
