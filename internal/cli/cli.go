@@ -118,7 +118,7 @@ func (e interruptedBefore) Is(target error) bool { return target == errInterrupt
 func Main(env Env) int {
 	rec, scale, rest, err := recipeArgs(env.Args)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
+		fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(usageLine(err.Error())))
 		return ExitUsage
 	}
 	if rec != nil {
@@ -126,7 +126,7 @@ func Main(env Env) int {
 	}
 	args, err := expandRunFile(env.Args)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
+		fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(usageLine(err.Error())))
 		return ExitUsage
 	}
 	env.Args = args
@@ -138,7 +138,8 @@ func Main(env Env) int {
 }
 
 // exitWith says err on stderr and returns its exit code: ExitOK for nil, ExitInterrupted for
-// an interrupt, ExitUsage (one line) for bad input, ExitFailure otherwise.
+// an interrupt, ExitUsage (one line) for bad input, ExitFailure otherwise. The message is
+// printed escaped (input.Printable): it may quote a file's or a server's text.
 func exitWith(env Env, err error) int {
 	switch {
 	case err == nil:
@@ -146,17 +147,17 @@ func exitWith(env Env, err error) int {
 	case errors.Is(err, errInterrupted):
 		var before interruptedBefore
 		if errors.As(err, &before) {
-			fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
+			fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(usageLine(err.Error())))
 		} else {
 			fmt.Fprintln(env.Stderr, "rumbench: interrupted; results measured so far are written")
 		}
 		return ExitInterrupted
 	case isUsage(err):
-		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
+		fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(usageLine(err.Error())))
 		return ExitUsage
 	}
 	// A run failure may carry more lines: a server's log tail.
-	fmt.Fprintln(env.Stderr, "rumbench: "+strings.TrimRight(err.Error(), "\n"))
+	fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(strings.TrimRight(err.Error(), "\n")))
 	return ExitFailure
 }
 

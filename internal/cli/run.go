@@ -664,6 +664,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if envCtx.Err() != nil {
+		return interruptedBefore{"while the run's input was checked"}
+	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {

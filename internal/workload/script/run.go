@@ -65,8 +65,8 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 
 // jobsRefusal is the error of --jobs fewer than --clients on an engine whose sessions have no
 // raw sockets to share a thread over.
-func jobsRefusal(c Config, engine string) error {
-	return fmt.Errorf("--jobs %d with %d clients: clients share a thread over raw sockets only (engine postgres or mysql, io=raw); engine %s has none", c.Jobs, c.Clients, engine)
+func jobsRefusal(c Config, name string) error {
+	return fmt.Errorf("--jobs %d with %d clients: clients share a thread over raw sockets only (engine postgres or mysql, io=raw); engine %s has none", c.Jobs, c.Clients, name)
 }
 
 // CheckEngine implements workload.EngineChecker: with --jobs fewer than --clients, an engine
