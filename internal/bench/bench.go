@@ -18,6 +18,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/datalock"
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/results"
@@ -326,6 +327,11 @@ func validate(cfg Config) ([]engine.Spec, error) {
 		if err := s.CheckOptions(t.Engine.Options); err != nil {
 			return nil, UsageError{err}
 		}
+		if ec, ok := cfg.Workload.(workload.EngineChecker); ok {
+			if err := ec.CheckEngine(s, t.Engine.Options); err != nil {
+				return nil, UsageError{err}
+			}
+		}
 		for rep := 1; rep <= max(cfg.Repeat, 1) && !cfg.Reuse && !external(t); rep++ {
 			if err := checkDir(targetDir(cfg, t, rep), cfg.Fresh); err != nil {
 				return nil, err
@@ -340,7 +346,62 @@ func validate(cfg Config) ([]engine.Spec, error) {
 	if err := checkMemory(cfg); err != nil {
 		return nil, err
 	}
+	if err := checkDisk(cfg); err != nil {
+		return nil, err
+	}
 	return specs, nil
+}
+
+// checkDisk refuses, before any work, data the data directory's file system cannot hold: the
+// workload's estimate of its data on each target that keeps it there (workload.DiskPlanner; not a
+// --dsn server's, nor data --reuse finds loaded), the largest of them since each target's data
+// is removed before the next loads, or their sum (every repetition's) when --keep-data or
+// prepare keeps them, against the space free there (sysstat.Space). A file system whose space
+// cannot be read is not refused.
+func checkDisk(cfg Config) error {
+	dp, ok := cfg.Workload.(workload.DiskPlanner)
+	if !ok || cfg.Reuse || !localData(cfg) {
+		return nil
+	}
+	var total, largest float64
+	var on, how string
+	n := 0
+	for _, t := range cfg.Targets {
+		if external(t) {
+			continue
+		}
+		b, h, ok := dp.DiskBytes(t.Engine.Name)
+		if !ok {
+			continue
+		}
+		n += max(cfg.Repeat, 1)
+		total += b * float64(max(cfg.Repeat, 1))
+		if b > largest {
+			largest, on, how = b, t.Label, h
+		}
+	}
+	need := largest
+	if cfg.KeepData || cfg.Prepare {
+		need = total
+	}
+	if need <= 0 {
+		return nil
+	}
+	free, _, err := sysstat.Space(cfg.DataDir)
+	if err != nil || need <= float64(free) {
+		return nil
+	}
+	fs, _ := sysstat.FilesystemForDir(cfg.DataDir)
+	dev := fs.Source
+	if dev == "" {
+		dev = "device unknown"
+	}
+	what := fmt.Sprintf("the data needs about %s on %s (%s)", bytesText(uint64(need)), on, how)
+	if need != largest {
+		what = fmt.Sprintf("the data of its %d targets, kept (--keep-data, prepare), needs about %s; on %s about %s (%s)", n, bytesText(uint64(need)), on, bytesText(uint64(largest)), how)
+	}
+	return UsageError{fmt.Errorf("data dir %s: %s; its file system (%s) has %s free: give --data-dir on one with room, or a smaller scale",
+		input.Short(cfg.DataDir), what, dev, bytesText(free))}
 }
 
 // external says whether target t is a server given with --dsn, whose data live on the server:
@@ -498,12 +559,38 @@ func groups(name string) []results.Group {
 }
 
 // keepServerLog copies a managed server's log (server.log in its data directory) into the run
-// directory, if there is one.
-func keepServerLog(dir, to string, mode os.FileMode) {
+// directory, if there is one, and says whether it did.
+func keepServerLog(dir, to string, mode os.FileMode) bool {
 	data, err := os.ReadFile(filepath.Join(dir, "server.log"))
-	if err == nil {
-		os.WriteFile(to, data, mode)
+	return err == nil && os.WriteFile(to, data, mode) == nil
+}
+
+// movedLog is a target's error whose message names its managed server's log in the data
+// directory, which the run then removed: the message names the copy in the run directory.
+type movedLog struct {
+	err      error
+	from, to []string // the log's paths as the message may write them, and the copy's
+}
+
+func (e *movedLog) Error() string {
+	msg := e.err.Error()
+	for i := range e.from {
+		msg = strings.ReplaceAll(msg, e.from[i], e.to[i])
 	}
+	return msg
+}
+
+func (e *movedLog) Unwrap() error { return e.err }
+
+// logMoved returns err with the server log of the data directory dir named as its copy kept.
+func logMoved(err error, dir, kept string) error {
+	var from, to []string
+	if abs, aerr := filepath.Abs(dir); aerr == nil && abs != dir {
+		// The absolute path first: the relative one is its end.
+		from, to = append(from, filepath.Join(abs, "server.log")), append(to, kept)
+	}
+	from, to = append(from, filepath.Join(dir, "server.log")), append(to, kept)
+	return &movedLog{err: err, from: from, to: to}
 }
 
 // preparingSaid is how long a step's cleanup runs before the progress says so.

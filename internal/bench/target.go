@@ -150,9 +150,13 @@ func runTarget(ctx context.Context, cfg Config, i, rep int, spec engine.Spec, w 
 	}
 	defer func() {
 		err = dataDiskFull(cfg, err)
-		keepServerLog(dir, filepath.Join(w.Dir(), filepath.Base(dir)+".server.log"), results.FileMode(cfg.Private))
+		kept := filepath.Join(w.Dir(), filepath.Base(dir)+".server.log")
+		copied := keepServerLog(dir, kept, results.FileMode(cfg.Private))
 		if !cfg.KeepData && !cfg.Prepare && !cfg.Reuse {
 			os.RemoveAll(dir)
+			if copied && err != nil {
+				err = logMoved(err, dir, kept)
+			}
 		}
 	}()
 	out := &local{cfg: cfg, w: w, m: m, ti: -1}

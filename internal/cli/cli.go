@@ -104,11 +104,21 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // errInterrupted reports a run stopped by a signal after its results were written.
 var errInterrupted = errors.New("interrupted")
 
+// interruptedBefore is an interrupt that came before the run started (while its input was
+// checked): nothing was run or written. errors.Is finds errInterrupted (exit code 130).
+type interruptedBefore struct{ while string }
+
+func (e interruptedBefore) Error() string {
+	return "interrupted " + e.while + "; nothing was run"
+}
+
+func (e interruptedBefore) Is(target error) bool { return target == errInterrupted }
+
 // Main runs the command line and returns the exit code.
 func Main(env Env) int {
 	rec, scale, rest, err := recipeArgs(env.Args)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
+		fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(usageLine(err.Error())))
 		return ExitUsage
 	}
 	if rec != nil {
@@ -116,7 +126,7 @@ func Main(env Env) int {
 	}
 	args, err := expandRunFile(env.Args)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
+		fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(usageLine(err.Error())))
 		return ExitUsage
 	}
 	env.Args = args
@@ -124,23 +134,38 @@ func Main(env Env) int {
 	root.SetArgs(env.Args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	err = root.Execute()
+	return exitWith(env, root.Execute())
+}
+
+// exitWith says err on stderr and returns its exit code: ExitOK for nil, ExitInterrupted for
+// an interrupt, ExitUsage (one line) for bad input, ExitFailure otherwise. The message is
+// printed escaped (input.Printable): it may quote a file's or a server's text.
+func exitWith(env Env, err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, errInterrupted):
-		fmt.Fprintln(env.Stderr, "rumbench: interrupted; results measured so far are written")
+		var before interruptedBefore
+		if errors.As(err, &before) {
+			fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(usageLine(err.Error())))
+		} else {
+			fmt.Fprintln(env.Stderr, "rumbench: interrupted; results measured so far are written")
+		}
 		return ExitInterrupted
-	}
-	var ue usageError
-	var be bench.UsageError
-	if errors.As(err, &ue) || errors.As(err, &be) || isCobraUsage(err) {
-		fmt.Fprintln(env.Stderr, "rumbench: "+usageLine(err.Error()))
+	case isUsage(err):
+		fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(usageLine(err.Error())))
 		return ExitUsage
 	}
 	// A run failure may carry more lines: a server's log tail.
-	fmt.Fprintln(env.Stderr, "rumbench: "+strings.TrimRight(err.Error(), "\n"))
+	fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(strings.TrimRight(err.Error(), "\n")))
 	return ExitFailure
+}
+
+// isUsage says whether err is the user's input's (exit code 2).
+func isUsage(err error) bool {
+	var ue usageError
+	var be bench.UsageError
+	return errors.As(err, &ue) || errors.As(err, &be) || isCobraUsage(err)
 }
 
 // quoted matches a double-quoted value in a message, as the flag parser and %q write it.

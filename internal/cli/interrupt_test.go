@@ -102,3 +102,47 @@ func TestQuietInterruptCleansUp(t *testing.T) {
 		t.Errorf("steps kept: %+v", r.Steps)
 	}
 }
+
+// TestInterruptVersionProbe interrupts rumbench while a --server-bin directory's postgres, which
+// never answers and leaves a child holding its output, is asked its version: rumbench stops at
+// once, exit 130, and says what it was doing; nothing was run or written, and the program is
+// gone.
+func TestInterruptVersionProbe(t *testing.T) {
+	out, _, d := dirs(t)
+	bin := t.TempDir()
+	started := filepath.Join(bin, "started")
+	script := "#!/bin/sh\nsleep 600 &\necho $$ > " + started + "\nwait\n"
+	for _, p := range []string{"postgres", "initdb"} {
+		os.WriteFile(filepath.Join(bin, p), []byte(script), 0o755)
+	}
+	cmd := exec.Command(os.Args[0], append([]string{"run", "--workload", "sysbench", "--engine", "postgres",
+		"--server-bin", bin + ",/usr/lib/postgresql/15/bin", "--quiet"}, d...)...)
+	cmd.Env = append(os.Environ(), childMain+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var pid []byte
+	for i := 0; i < 500 && len(pid) == 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+		pid, _ = os.ReadFile(started)
+	}
+	if len(pid) == 0 {
+		t.Fatalf("the version probe never started: %s", stderr.String())
+	}
+	syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
+	cmd.Wait()
+	want := "rumbench: interrupted while --server-bin " + bin + " was asked its version; nothing was run\n"
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr.String(), ExitInterrupted, want)
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("the interrupted run left %v in --out", left)
+	}
+	if stat, err := os.ReadFile("/proc/" + strings.TrimSpace(string(pid)) + "/stat"); err == nil && !strings.Contains(string(stat), ") Z") {
+		t.Errorf("the probed program (pid %s) still runs", strings.TrimSpace(string(pid)))
+	}
+}

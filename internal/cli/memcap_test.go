@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,7 +30,7 @@ func TestIOBoundProfile(t *testing.T) {
 		if err := cmd.ParseFlags(c.args); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := buildConfig(cmd, env, f)
+		cfg, err := buildConfig(context.Background(), cmd, env, f)
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}

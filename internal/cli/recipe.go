@@ -95,7 +95,7 @@ func evalRecipe(env *Env, name, scale string, dirs []string) error {
 		return err
 	}
 	for _, v := range verdicts {
-		fmt.Fprintln(env.Stdout, v.Line())
+		fmt.Fprintln(env.Stdout, input.Printable(v.Line()))
 	}
 	return nil
 }
@@ -191,54 +191,97 @@ func recipeHelp(w io.Writer, rec *recipe.Recipe) {
 	fmt.Fprintf(w, "%d tables, %d findings; rumbench recipes %s prints the whole recipe\n", len(rec.Tables), len(rec.Findings), rec.Name)
 }
 
-// checkRunArgs parses a run command line's flags (a run file expanded) as run would, without
-// running it.
-func checkRunArgs(args []string) error {
+// checkRunArgs checks a run command line (a run file expanded) as run does before it starts
+// anything: its flags parsed by the run command's parser (the workload's included), the
+// configuration built and validated (startable). Nothing runs and nothing is written.
+func checkRunArgs(env Env, args []string) error {
 	args, err := expandRunFile(args)
 	if err != nil {
 		return err
 	}
-	_, f := newRunFlags(&Env{Args: args})
-	return f.cmdFlags.Parse(args[1:])
+	env.Args = args
+	cmd, f := newRunFlags(&env)
+	if err := f.cmdFlags.Parse(args[1:]); err != nil {
+		return flagError(f, err)
+	}
+	ctx, cancel := env.Context()
+	defer cancel()
+	_, _, err = startable(ctx, cmd, &env, f)
+	return err
+}
+
+// writeRecipeInput writes the recipe's files and each part's run file at scale (files/<part>.yaml)
+// into dir.
+func writeRecipeInput(dir string, rec *recipe.Recipe, scale string) error {
+	for name, text := range rec.Files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, p := range rec.Parts {
+		data, err := rec.RunFile(p, scale)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, p.Name+".yaml"), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRecipe checks every part of rec at scale, with rest's flags over it, as run would before
+// it starts (checkRunArgs), in a temporary directory of its own (removed after), so that bad input
+// is one line before anything runs and before anything is written under --out.
+func checkRecipe(env Env, rec *recipe.Recipe, scale string, rest []string) error {
+	tmp, err := os.MkdirTemp("", "rumbench-recipe-")
+	if err != nil {
+		return fmt.Errorf("recipe %s: %v", rec.Name, err)
+	}
+	defer os.RemoveAll(tmp) // made here, by this run
+	if err := writeRecipeInput(tmp, rec, scale); err != nil {
+		return fmt.Errorf("recipe %s: %v", rec.Name, err)
+	}
+	for _, p := range rec.Parts {
+		err := checkRunArgs(env, append([]string{"run", "-f", filepath.Join(tmp, p.Name+".yaml")}, rest...))
+		switch {
+		case err == nil:
+		case isUsage(err):
+			return usagef("recipe %s: part %s: %s", rec.Name, p.Name, usageLine(err.Error()))
+		default:
+			return fmt.Errorf("recipe %s: part %s: %w", rec.Name, p.Name, err)
+		}
+	}
+	return nil
 }
 
 // runRecipe runs each part of rec at scale as a run (its run file written into the recipe's
 // directory under --out, rest's flags over it), then prints the recipe's tables and findings
-// and writes them beside the run files. A part that fails or is interrupted ends the recipe:
-// the tables and findings are made from what ran, and the part's exit code is returned.
+// and writes them beside the run files. Every part is checked first (checkRecipe): bad input
+// is one line and exit 2, with nothing run and nothing written. The recipe's directory is
+// <out>/<time>-recipe-<name>, or with -2, -3 ... when that exists (results.NewDir): each recipe
+// run has its own. A part that fails or is interrupted ends the recipe: the tables and
+// findings are made from what ran, and the part's exit code is returned.
 func runRecipe(env Env, rec *recipe.Recipe, scale string, rest []string) int {
 	if slices.Contains(rest, "--help") || slices.Contains(rest, "-h") {
 		recipeHelp(env.Stdout, rec)
 		return ExitOK
 	}
+	if err := checkRecipe(env, rec, scale, rest); err != nil {
+		return exitWith(env, err)
+	}
 	out := flagValue(rest, "--out", "results")
-	dir := filepath.Join(out, env.Now().UTC().Format("20060102T150405Z")+"-recipe-"+rec.Name)
+	dir, _, err := results.NewDir(out, env.Now().UTC().Format("20060102T150405Z")+"-recipe-"+rec.Name, 0o755)
 	files := filepath.Join(dir, "files")
-	if err := os.MkdirAll(files, 0o755); err != nil {
+	if err == nil {
+		err = os.Mkdir(files, 0o755)
+	}
+	if err == nil {
+		err = writeRecipeInput(files, rec, scale)
+	}
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "rumbench: recipe %s: %v\n", rec.Name, err)
 		return ExitFailure
-	}
-	for name, text := range rec.Files {
-		if err := os.WriteFile(filepath.Join(files, name), []byte(text), 0o644); err != nil {
-			fmt.Fprintf(env.Stderr, "rumbench: recipe %s: %v\n", rec.Name, err)
-			return ExitFailure
-		}
-	}
-	// Every part's run file first, its flags parsed with the command line's: bad input is one
-	// line before anything runs.
-	for _, p := range rec.Parts {
-		data, err := rec.RunFile(p, scale)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(files, p.Name+".yaml"), data, 0o644)
-		}
-		if err == nil {
-			err = checkRunArgs(append([]string{"run", "-f", filepath.Join(files, p.Name+".yaml")}, rest...))
-		}
-		if err != nil {
-			os.RemoveAll(dir)
-			fmt.Fprintf(env.Stderr, "rumbench: recipe %s: part %s: %s\n", rec.Name, p.Name, usageLine(err.Error()))
-			return ExitUsage
-		}
 	}
 	quiet := slices.Contains(rest, "--quiet")
 	if !quiet {
@@ -274,7 +317,7 @@ func runRecipe(env Env, rec *recipe.Recipe, scale string, rest []string) int {
 		return ExitFailure
 	}
 	for _, v := range verdicts {
-		fmt.Fprintln(&text, v.Line())
+		fmt.Fprintln(&text, input.Printable(v.Line()))
 	}
 	fmt.Fprintln(env.Stdout)
 	env.Stdout.Write(text.Bytes())

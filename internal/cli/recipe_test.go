@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rumbench/rumbench/internal/recipe"
 )
@@ -139,14 +142,16 @@ func TestRecipeUsage(t *testing.T) {
 	}
 }
 
-// TestShippedRecipeFlags parses each part's run file of every shipped recipe, at each scale,
-// with the run command's flags (the workload's own included): an unknown flag or a bad value
-// fails here rather than minutes into a recipe.
+// TestShippedRecipeFlags checks each part's run file of every shipped recipe, at each scale, as
+// rumbench run does before it starts (flags parsed with the workload's own, the configuration
+// built and validated): an unknown flag or a bad value fails here rather than minutes into a
+// recipe.
 func TestShippedRecipeFlags(t *testing.T) {
 	all, err := recipe.List()
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, _, outData := dirs(t)
 	for _, r := range all {
 		dir := t.TempDir()
 		for name, text := range r.Files {
@@ -160,10 +165,81 @@ func TestShippedRecipeFlags(t *testing.T) {
 				}
 				file := filepath.Join(dir, p.Name+".yaml")
 				os.WriteFile(file, data, 0o644)
-				if err := checkRunArgs([]string{"run", "-f", file}); err != nil {
+				if err := checkRunArgs(Env{Now: time.Now, Context: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }}, append([]string{"run", "-f", file}, outData...)); err != nil {
 					t.Errorf("%s %s %s: %v", r.Name, p.Name, scale, err)
 				}
 			}
+		}
+	}
+}
+
+// miniRecipe is a two-part recipe on SQLite; part two's extra flags go in TWO.
+const miniRecipe = `
+name: mini
+title: a small recipe
+report: no report
+files: {a.cnf: "# nothing"}
+parts:
+  - name: one
+    flags: {workload: insert, engine: sqlite, steps: l.i0, rows: 1000}
+  - name: two
+    flags: {workload: insert, engine: sqlite, steps: l.i0, rows: 1000TWO}
+findings:
+  - {claim: "part one loads 1000 rows", target: one/sqlite, check: "l.i0:rows==1000"}
+`
+
+// TestRecipeDirs: two recipe runs of one name started in the same second (the test's clock
+// stands still) each get their own directory, findings and runs; a third whose part two has a
+// bad value is refused in one line, exit 2, before part one runs, with nothing new under --out
+// and the others' directories left whole.
+func TestRecipeDirs(t *testing.T) {
+	out, _, d := dirs(t)
+	write := func(two string) string {
+		f := filepath.Join(t.TempDir(), "mini.yaml")
+		os.WriteFile(f, []byte(strings.Replace(miniRecipe, "TWO", two, 1)), 0o644)
+		return f
+	}
+	good := write("")
+	var recipeDirs []string
+	for i := 0; i < 2; i++ {
+		tr := run(t, nil, append([]string{"run", "--recipe", good, "--quiet"}, d...)...)
+		if tr.code != 0 || !strings.Contains(tr.stdout, "finding: part one loads 1000 rows: reproduced") {
+			t.Fatalf("run %d: exit %d\n%s%s", i+1, tr.code, tr.stdout, tr.stderr)
+		}
+		dir := strings.TrimSpace(tr.stdout[strings.LastIndex(tr.stdout, "recipe: ")+len("recipe: "):])
+		recipeDirs = append(recipeDirs, dir)
+	}
+	want := []string{filepath.Join(out, "20261121T120000Z-recipe-mini"), filepath.Join(out, "20261121T120000Z-recipe-mini-2")}
+	if !slices.Equal(recipeDirs, want) {
+		t.Fatalf("recipe directories %v, want %v", recipeDirs, want)
+	}
+	before, _ := os.ReadDir(out)
+	for _, c := range []struct{ two, want string }{
+		{", rows-per-commit: -3", "rumbench: recipe mini: part two: --rows-per-commit -3: must be 0 (per-step default) or 1..100000\n"},
+		{", server-config: ../../etc/passwd", `rumbench: --recipe ` + "FILE" + `: part two: flags: server-config "../../etc/passwd": not a file of the recipe (its files: a.cnf): a part's server config is one of the recipe's files` + "\n"},
+		{", cpuprofile: /tmp/profile", "rumbench: --recipe FILE: part two: flags: cpuprofile is the command line's, not a recipe's: give --cpuprofile after the recipe\n"},
+		{", engine-opt: {sqlite.server_bin: /tmp}", "rumbench: --recipe FILE: part two: flags: engine-opt server_bin is the command line's, not a recipe's (server-config names the recipe's files)\n"},
+	} {
+		file := write(c.two)
+		tr := run(t, nil, append([]string{"run", "--recipe", file}, d...)...)
+		if want := strings.Replace(c.want, "FILE", file, 1); tr.code != ExitUsage || tr.stderr != want {
+			t.Errorf("%s: exit %d, stderr %q; want %d, %q", c.two, tr.code, tr.stderr, ExitUsage, want)
+		}
+	}
+	after, _ := os.ReadDir(out)
+	if len(after) != len(before) {
+		t.Errorf("--out held %d entries before the refused recipes, %d after", len(before), len(after))
+	}
+	for _, dir := range recipeDirs {
+		for _, f := range []string{"recipe.txt", "recipe.md", "findings.json", "files/one.yaml", "files/a.cnf"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("%v", err)
+			}
+		}
+	}
+	for _, part := range []string{"one", "two"} {
+		if runs, _ := filepath.Glob(filepath.Join(out, "*-mini-"+part+"*")); len(runs) != 2 {
+			t.Errorf("part %s ran %d times (%v), want once per good recipe run", part, len(runs), runs)
 		}
 	}
 }

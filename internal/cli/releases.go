@@ -59,7 +59,7 @@ func serverReleases(vals []string) ([]release, error) {
 // releases were compared); several are one target each, "<engine>-<version>" by the version
 // the server program reports, or the label given (LABEL=DIR). Two directories of one version
 // are refused: LABEL=DIR tells them apart.
-func releaseTargets(spec engine.Spec, rels []release) ([]release, error) {
+func releaseTargets(ctx context.Context, spec engine.Spec, rels []release) ([]release, error) {
 	if len(rels) == 0 {
 		return []release{{}}, nil
 	}
@@ -71,7 +71,10 @@ func releaseTargets(spec engine.Spec, rels []release) ([]release, error) {
 	for i, r := range rels {
 		out[i] = r
 		if r.label == "" {
-			v, err := releaseOf(spec, r.dir)
+			v, err := releaseOf(ctx, spec, r.dir)
+			if ctx.Err() != nil {
+				return nil, interruptedBefore{fmt.Sprintf("while --server-bin %s was asked its version", input.Short(r.dir))}
+			}
 			if err != nil {
 				return nil, usagef("--server-bin %s: %v (name it LABEL=DIR to run it anyway)", input.Short(r.dir), err)
 			}
@@ -85,12 +88,13 @@ func releaseTargets(spec engine.Spec, rels []release) ([]release, error) {
 	return out, nil
 }
 
-// releaseOf is the version of the server binaries in dir, checked to be a name.
-func releaseOf(spec engine.Spec, dir string) (string, error) {
+// releaseOf is the version of the server binaries in dir, checked to be a name. ctx bounds the
+// program's --version, which the server package also bounds in time.
+func releaseOf(ctx context.Context, spec engine.Spec, dir string) (string, error) {
 	if spec.Release == nil {
 		return "", fmt.Errorf("engine %s does not compare releases", spec.Name)
 	}
-	v, err := spec.Release(context.Background(), dir) // the program's --version, bounded by the server package
+	v, err := spec.Release(ctx, dir)
 	if err != nil {
 		return "", err
 	}

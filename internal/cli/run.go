@@ -251,8 +251,10 @@ func checkNumbers(cmd *cobra.Command) error {
 	return bad
 }
 
-// buildConfig turns the flags into the workload and bench configurations, or a usage error.
-func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error) {
+// buildConfig turns the flags into the workload and bench configurations, or a usage error. ctx
+// bounds what it runs (a --server-bin directory's programs asked for their version): its end is
+// an interrupt (errors.Is finds errInterrupted).
+func buildConfig(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error) {
 	if err := checkNumbers(cmd); err != nil {
 		return bench.Config{}, err
 	}
@@ -288,7 +290,7 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	if err != nil {
 		return bench.Config{}, usageError{err}
 	}
-	return buildBenchConfig(env, f, wl)
+	return buildBenchConfig(ctx, env, f, wl)
 }
 
 // sqlEngines returns the names of the engines that run SQL text, sorted.
@@ -307,7 +309,7 @@ func sqlEngines() []string {
 const maxCacheMB = 16 << 20
 
 // buildBenchConfig makes the run's configuration around workload wl.
-func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config, error) {
+func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Workload) (bench.Config, error) {
 	settle, err := runner.ParseSettleMode(f.settle)
 	if err != nil {
 		return bench.Config{}, usageError{err}
@@ -330,7 +332,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if err != nil {
 		return bench.Config{}, err
 	}
-	targets, err := buildTargets(f, engines, opts)
+	targets, err := buildTargets(ctx, f, engines, opts)
 	if err != nil {
 		return bench.Config{}, err
 	}
@@ -405,7 +407,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 
 // buildTargets makes the run's targets: one per engine, and for server engines one per
 // --server-config file (labelled engine:file).
-func buildTargets(f *runFlags, engines []string, opts map[string]map[string]string) ([]results.Target, error) {
+func buildTargets(ctx context.Context, f *runFlags, engines []string, opts map[string]map[string]string) ([]results.Target, error) {
 	configs, err := expandConfigs(f.serverConfigs)
 	if err != nil {
 		return nil, err
@@ -451,7 +453,7 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 		if f.dsn != "" {
 			base["dsn"] = f.dsn
 		}
-		bins, err := releaseTargets(s, releases)
+		bins, err := releaseTargets(ctx, s, releases)
 		if err != nil {
 			return nil, err
 		}
@@ -631,17 +633,39 @@ func parseEngineOpts(vals []string, engines []string) (map[string]map[string]str
 	return opts, nil
 }
 
-func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
-	cfg, err := buildConfig(cmd, env, f)
+// startable builds a run's configuration from its parsed flags and checks it as far as it can
+// be before anything starts or is written (bench.Validate): it returns the configuration and
+// the store the run is recorded in, or the error the input gives (an interrupt, when ctx ends).
+// A recipe checks each part's run with it before the first part runs.
+func startable(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, string, error) {
+	cfg, err := buildConfig(ctx, cmd, env, f)
 	if err != nil {
-		return err
+		return bench.Config{}, "", err
 	}
 	storeAt, err := storeSpec(f.store, f.out, true)
 	if err != nil {
-		return err
+		return bench.Config{}, "", err
 	}
 	if err := applyShard(env, f, &cfg, storeAt); err != nil {
+		return bench.Config{}, "", err
+	}
+	if err := bench.Validate(cfg); err != nil {
+		return bench.Config{}, "", err
+	}
+	return cfg, storeAt, nil
+}
+
+func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
+	// The run's context, cancelled by an interrupt, from the start: what the checks run (a
+	// server program's --version) stops at Ctrl-C too.
+	envCtx, cancel := env.Context()
+	defer cancel()
+	cfg, storeAt, err := startable(envCtx, cmd, env, f)
+	if err != nil {
 		return err
+	}
+	if envCtx.Err() != nil {
+		return interruptedBefore{"while the run's input was checked"}
 	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
@@ -653,9 +677,6 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
-	}
-	if err := bench.Validate(cfg); err != nil {
-		return err
 	}
 	prog := &progress{w: env.Stderr, tty: env.StderrTTY, quiet: f.quiet}
 	cfg.OnTick, cfg.OnStep, cfg.OnEvent = prog.tick, prog.step, prog.event
@@ -674,8 +695,6 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			fmt.Fprintln(env.Stderr, "rumbench: "+line)
 		}
 	}
-	envCtx, cancel := env.Context()
-	defer cancel()
 	ctx, cancelCause := context.WithCancelCause(envCtx)
 	defer cancelCause(nil)
 	shard, err := joinGroup(ctx, env, &cfg, storeAt, time.Duration(f.shardFlags.barrierTimeout*float64(time.Second)))

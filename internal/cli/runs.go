@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/store"
 )
@@ -204,8 +205,11 @@ func writeRuns(w io.Writer, runs []store.RunSummary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tLABEL\tWORKLOAD\tTARGETS\tSTART (UTC)\tDURATION\tSTATUS\tSTEPS")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.RunID, r.Label, r.Workload, strings.Join(r.Targets, ","),
-			r.Start.Format("2006-01-02 15:04:05"), duration(r), r.Status, r.Steps)
+		// What the store holds is printed escaped (input.Printable): a shared store's rows are
+		// not this process's to trust.
+		p := input.Printable
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", p(r.RunID), p(r.Label), p(r.Workload), p(strings.Join(r.Targets, ",")),
+			r.Start.Format("2006-01-02 15:04:05"), duration(r), p(r.Status), r.Steps)
 	}
 	return tw.Flush()
 }

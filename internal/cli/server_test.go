@@ -116,9 +116,9 @@ func TestServerErrors(t *testing.T) {
 		{"unreachable dsn", []string{"--engine", "postgres", "--dsn", "postgres://postgres@127.0.0.1:1/x?sslmode=disable&connect_timeout=2"},
 			ExitFailure, []string{"postgres: connect:", "127.0.0.1:1"}},
 		{"rejected postgres config", []string{"--engine", "postgres", "--server-config", badPG},
-			ExitFailure, []string{"shared_buffers"}},
+			ExitFailure, []string{"shared_buffers", "last lines of OUT/"}},
 		{"rejected mariadb config", []string{"--engine", "mysql", "--server-config", badMy},
-			ExitFailure, []string{"no_such_variable_here"}},
+			ExitFailure, []string{"no_such_variable_here", "last lines of OUT/"}},
 		{"missing binaries", []string{"--engine", "postgres", "--server-bin", empty},
 			ExitUsage, []string{"--server-bin"}},
 		{"missing config file", []string{"--engine", "postgres", "--server-config", filepath.Join(bad, "nope.conf")},
@@ -128,15 +128,23 @@ func TestServerErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, data, d := dirs(t)
+			out, data, d := dirs(t)
 			args := append(append([]string{"run", "--steps", "l.i0", "--rows", "100", "--quiet"}, tc.args...), d...)
 			tr := run(t, nil, args...)
 			if tr.code != tc.code {
 				t.Errorf("exit %d, want %d; stderr %q", tr.code, tc.code, tr.stderr)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(tr.stderr, w) {
+				if w = strings.ReplaceAll(w, "OUT", out); !strings.Contains(tr.stderr, w) {
 					t.Errorf("stderr lacks %q:\n%s", w, tr.stderr)
+				}
+			}
+			// The server log a failure names is the copy in the run directory (the data
+			// directory's is removed with it).
+			if _, after, ok := strings.Cut(tr.stderr, "last lines of "); ok {
+				log, _, _ := strings.Cut(after, ":\n")
+				if _, err := os.Stat(log); err != nil || !strings.HasPrefix(log, out) {
+					t.Errorf("the message names %s (%v), not the log kept under --out", log, err)
 				}
 			}
 			if strings.Count(strings.TrimSpace(tr.stderr), "\n") > 0 && tc.code == ExitUsage {

@@ -92,11 +92,11 @@ by its directory.`,
 				return err
 			}
 			if len(rs) == 0 {
-				fmt.Fprintf(env.Stdout, "no releases in %s (rumbench servers fetch postgres 16)\n", dir)
+				fmt.Fprintf(env.Stdout, "no releases in %s (rumbench servers fetch postgres 16)\n", input.Printable(dir))
 				return nil
 			}
 			for _, r := range rs {
-				fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", r.Product, r.Version, r.BinDir)
+				fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", r.Product, r.Version, input.Printable(r.BinDir))
 			}
 			return nil
 		},

@@ -53,7 +53,7 @@ func newWorkerCmd(env *Env) *cobra.Command {
 					return bench.Config{}, usageError{err}
 				}
 				f.prepare = len(args) > 0 && args[0] == "prepare"
-				return buildConfig(rc, &e, f)
+				return buildConfig(ctx, rc, &e, f)
 			})
 		},
 	}

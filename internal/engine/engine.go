@@ -76,6 +76,11 @@ type Spec struct {
 	// engine's cache (workload.CacheFor). 0: no such rule (no cache of its own, or one the page
 	// cache backs), the engine keeps the run's cache.
 	CachePerFileByte float64
+	// SharedThreads, when set, says whether sessions of the engine opened with the options extra
+	// can share one thread: their sockets read together in a netblock.Group, which raw I/O
+	// allows. A workload whose clients share threads (the script workload's --jobs) refuses the
+	// engines that cannot before the run starts. nil: they cannot.
+	SharedThreads func(extra map[string]string) bool
 	// Release, for a server engine rumbench can start, returns the version of the server
 	// binaries in binDir (the discovered ones when "") as the server reports it ("16.4"), which
 	// names a release's target when a run compares several (--server-bin DIR1,DIR2). nil: the

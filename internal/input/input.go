@@ -203,3 +203,42 @@ var sqlitePath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 // "?options"): a '?' in it would start the options (mode=memory: nothing on disk), a '#' a
 // fragment, and %HH would be decoded.
 func SQLitePath(path string) string { return sqlitePath.Replace(path) }
+
+// Printable returns s with every character that can drive a terminal written as an escape, for
+// output: the C0 controls but tab and line feed (\x1b, \r, \x07 ...), DEL and invalid UTF-8
+// bytes as \xNN, the C1 controls (U+0080 to U+009F; U+009B starts a terminal command as ESC [
+// does) and Unicode's bidirectional controls (U+202E reverses what follows) as \uNNNN. A value
+// read from a file or a store (a target's label in run.json, a release.json) then cannot move the
+// cursor, clear the screen, set the window's title or reorder what a table shows. s itself
+// when it holds none of them.
+func Printable(s string) string {
+	clean := true
+	for i := 0; i < len(s) && clean; i++ {
+		c := s[i]
+		clean = c >= 0x20 && c < 0x7f || c == '\t' || c == '\n'
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x20 && r != '\t' && r != '\n', r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f, bidiControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// bidiControl says whether r is one of Unicode's bidirectional formatting characters.
+func bidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}

@@ -106,3 +106,20 @@ func TestSQLitePath(t *testing.T) {
 		t.Errorf("SQLitePath = %q, want %q", got, want)
 	}
 }
+
+// TestPrintable: what can drive a terminal is escaped, and nothing else.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres-16.4 (x)\tok\n":      "postgres-16.4 (x)\tok\n",
+		"ghost\x1b[2J\x1b]0;title\x07": `ghost\x1b[2J\x1b]0;title\x07`,
+		"a\rb\x7fc\x00":                `a\x0db\x7fc\x00`,
+		"csi\u009b31m":                 `csi\u009b31m`,
+		"evil\u202egnp.exe":            `evil\u202egnp.exe`,
+		"bad \xff utf8":                `bad \xff utf8`,
+		"héllo → ±4% µs":               "héllo → ±4% µs",
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -231,8 +232,9 @@ func validName(s string, max int) bool {
 	return true
 }
 
-// validate checks the recipe's own consistency; the flags of its parts are checked when they
-// run (by the run command's parsers).
+// validate checks the recipe's own consistency and the paths its parts' flags name (checkPaths);
+// the rest of the parts' flags are checked by the run command's parsers (rumbench run checks
+// every part before the first runs).
 func (r *Recipe) validate() error {
 	if !validName(r.Name, 64) {
 		return fmt.Errorf("name %q: want 1 to 64 of a-z 0-9 -", input.Short(r.Name))
@@ -262,12 +264,18 @@ func (r *Recipe) validate() error {
 		if resolve(&p.Flags).Kind != yaml.MappingNode {
 			return fmt.Errorf("part %s: flags: want a mapping of run flags to values", p.Name)
 		}
+		if err := r.checkPaths(p.Name, "flags", &p.Flags); err != nil {
+			return err
+		}
 		for s, n := range p.Scale {
 			if !slices.Contains(Scales, s) {
 				return fmt.Errorf("part %s: scale: unknown scale %q (valid: %s)", p.Name, input.Short(s), strings.Join(Scales, ", "))
 			}
 			if resolve(&n).Kind != yaml.MappingNode {
 				return fmt.Errorf("part %s: scale %s: want a mapping of run flags to values", p.Name, s)
+			}
+			if err := r.checkPaths(p.Name, "scale "+s, &n); err != nil {
+				return err
 			}
 		}
 	}
@@ -301,6 +309,63 @@ func (r *Recipe) validate() error {
 		}
 		if _, err := check.Parse(f.Check, workload.RateNames()); err != nil {
 			return fmt.Errorf("finding %d: %v", i+1, err)
+		}
+	}
+	return nil
+}
+
+// CommandLineFlags are the run flags a part may not set: where a run writes (out, data-dir,
+// store, cpuprofile, junit), which server programs it runs (server-bin), and what stands for the
+// part or the recipe (file, replay, recipe, scale). They are the user's, given on the command
+// line after the recipe, so a recipe file from elsewhere cannot write or run anything outside
+// the recipe's own directory and the user's choices.
+var CommandLineFlags = []string{"out", "data-dir", "store", "cpuprofile", "junit", "server-bin", "file", "replay", "recipe", "scale"}
+
+// commandLineOptions are the engine options (--engine-opt KEY=VALUE or ENGINE.KEY=VALUE) a part
+// may not set, for the reason of CommandLineFlags.
+var commandLineOptions = []string{"server_bin", "server_config"}
+
+// checkPaths checks the flags of a part (where names "flags" or "scale NAME") for paths that
+// would leave the recipe: a server-config value must be one of the recipe's files (written
+// beside the part's run file, which resolves it); CommandLineFlags and commandLineOptions are
+// refused.
+func (r *Recipe) checkPaths(part, where string, flags *yaml.Node) error {
+	files := slices.Sorted(maps.Keys(r.Files))
+	for _, kv := range pairs(flags) {
+		key, val := kv[0].Value, kv[1]
+		items := []string{val.Value}
+		if val.Kind == yaml.SequenceNode {
+			items = items[:0]
+			for _, it := range val.Content {
+				items = append(items, it.Value)
+			}
+		}
+		switch {
+		case slices.Contains(CommandLineFlags, key):
+			return fmt.Errorf("part %s: %s: %s is the command line's, not a recipe's: give --%s after the recipe", part, where, key, key)
+		case key == "server-config":
+			for _, it := range items {
+				if _, ok := r.Files[it]; !ok {
+					return fmt.Errorf("part %s: %s: server-config %q: not a file of the recipe (its files: %s): a part's server config is one of the recipe's files", part, where, input.Short(it), strings.Join(files, ", "))
+				}
+			}
+		case key == "engine-opt":
+			opts := items
+			if val.Kind == yaml.MappingNode {
+				opts = opts[:0]
+				for i := 0; i+1 < len(val.Content); i += 2 {
+					opts = append(opts, val.Content[i].Value+"=")
+				}
+			}
+			for _, o := range opts {
+				k, _, _ := strings.Cut(o, "=")
+				if _, short, ok := strings.Cut(k, "."); ok {
+					k = short
+				}
+				if slices.Contains(commandLineOptions, k) {
+					return fmt.Errorf("part %s: %s: engine-opt %s is the command line's, not a recipe's (server-config names the recipe's files)", part, where, input.Short(k))
+				}
+			}
 		}
 	}
 	return nil

@@ -7,31 +7,70 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Mask replaces a password.
 const Mask = "****"
 
 var (
-	// url: scheme://user:password@host...
-	urlPassword = regexp.MustCompile(`(://[^/:@\s]*):[^@\s]*@`)
 	// go-sql-driver/mysql: user:password@tcp(host)/db, user:password@/db, at the start of a
-	// value (after "=" in dsn=..., --dsn=...).
-	mysqlPassword = regexp.MustCompile(`(^|=)([^:@/\s=()]+):[^@\s]*@([a-z]*\(|/)`)
-	// key=value: password=secret, pwd='secret' (libpq, ODBC, JDBC style)
-	keyPassword = regexp.MustCompile(`(?i)\b(password|passwd|pwd|pass)(\s*=\s*)('[^']*'|"[^"]*"|[^\s;&]+)`)
+	// value (after "=" in dsn=..., --dsn=...). The password runs to the last '@' before the
+	// address, as the driver reads it: it may hold '@' itself.
+	mysqlPassword = regexp.MustCompile(`(^|=)([^:@/\s=()]+):(\S*)@([a-z0-9]*\(|/)`)
+	// key=value: password=secret, pwd='secret' (libpq, ODBC, JDBC style; a quoted value may
+	// hold an escaped quote)
+	keyPassword = regexp.MustCompile(`(?i)\b(password|passwd|pwd|pass)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s;&]+)`)
 )
 
 // DSN returns s with every password it holds masked: in URLs (postgres://u:pw@h/db,
 // mongodb://...), in MySQL DSNs (u:pw@tcp(h:3306)/db) and in key=value pairs (password=pw,
-// pwd=pw; an URL's ?password=pw too). Text without a password is returned unchanged.
+// pwd=pw; an URL's ?password=pw too). A password that holds an unescaped '@' is masked whole:
+// in a URL up to the last '@' of the authority, in a MySQL DSN up to the last '@' before the
+// address. Text without a password is returned unchanged.
 func DSN(s string) string {
 	if !strings.ContainsAny(s, "@=") {
 		return s
 	}
-	s = urlPassword.ReplaceAllString(s, "$1:"+Mask+"@")
-	s = mysqlPassword.ReplaceAllString(s, "$1$2:"+Mask+"@$3")
+	s = urlPasswords(s)
+	s = mysqlPassword.ReplaceAllStringFunc(s, func(m string) string {
+		sub := mysqlPassword.FindStringSubmatch(m)
+		if strings.HasPrefix(sub[3], "//") { // a URL's scheme://: masked above
+			return m
+		}
+		return sub[1] + sub[2] + ":" + Mask + "@" + sub[4]
+	})
 	return keyPassword.ReplaceAllString(s, "$1$2"+Mask)
+}
+
+// urlPasswords masks the password of every URL in s: in scheme://user:password@host, what
+// follows the user's ':' up to the LAST '@' of the authority (which ends at the first '/' or
+// blank after "://"; PostgreSQL's parsers end it at the first '@', so "u:p@ss@h" is user u,
+// password p, host "ss@h", and the rest of the password would show as the host).
+func urlPasswords(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		start := i + 3
+		end := start + strings.IndexFunc(s[start:], func(r rune) bool { return r == '/' || unicode.IsSpace(r) })
+		if end < start {
+			end = len(s)
+		}
+		auth := s[start:end]
+		at := strings.LastIndexByte(auth, '@')
+		colon := strings.IndexByte(auth, ':')
+		b.WriteString(s[:start])
+		if at >= 0 && colon >= 0 && colon < at {
+			b.WriteString(auth[:colon+1] + Mask + auth[at:])
+		} else {
+			b.WriteString(auth)
+		}
+		s = s[end:]
+	}
 }
 
 // Args returns a copy of a command line with the password of every argument masked (see DSN),
@@ -113,3 +152,22 @@ func Server(s string) string {
 // keyValue matches the pairs of a key=value connection string (libpq: host=h dbname=d; ODBC
 // style: Server=h;Database=d).
 var keyValue = regexp.MustCompile(`(?i)\b(host|server|port|dbname|database)\s*=\s*('[^']*'|"[^"]*"|[^\s;&]+)`)
+
+// UnescapedAt says whether s is a URL (scheme://...) whose authority holds more than one '@':
+// a user or password with an '@' not written as %40. Parsers disagree on where such a password
+// ends (PostgreSQL's, libpq's and pgx's, end it at the first '@' and take the rest for the host,
+// which their errors then print), so a connection URL like it is refused before use.
+func UnescapedAt(s string) bool {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return false
+	}
+	auth := s[i+3:]
+	if end := strings.IndexByte(auth, '/'); end >= 0 {
+		auth = auth[:end]
+	}
+	return strings.Count(auth, "@") > 1
+}
+
+// AtRule says what to do about a URL UnescapedAt finds.
+const AtRule = "the user or password holds an '@': write it as %40"

@@ -21,6 +21,18 @@ func TestDSN(t *testing.T) {
 		"--engine-opt":                                         "--engine-opt",
 		"journal_mode=wal":                                     "journal_mode=wal",
 		"user@example.com":                                     "user@example.com",
+		// A password with an unescaped '@' is masked whole, in every form.
+		"postgres://bob:S3C@RET6@127.0.0.1:1/db":                   "postgres://bob:****@127.0.0.1:1/db",
+		"--dsn=postgresql://bob:S3C@RET6@h":                        "--dsn=postgresql://bob:****@h",
+		"mongodb://u:p@ss@h1:27017,h2:27017/bench?replicaSet=rs0":  "mongodb://u:****@h1:27017,h2:27017/bench?replicaSet=rs0",
+		"postgres://u:pw@/db?host=/tmp":                            "postgres://u:****@/db?host=/tmp",
+		"a postgres://u:p1@h/x then postgres://v:p@2@k/y":          "a postgres://u:****@h/x then postgres://v:****@k/y",
+		"bob:S3C@RET6@tcp(127.0.0.1:3306)/db":                      "bob:****@tcp(127.0.0.1:3306)/db",
+		"mysql.dsn=bob:a@b@c@/db":                                  "mysql.dsn=bob:****@/db",
+		"dsn=root:p@w@unix(/run/mysqld.sock)/db":                   "dsn=root:****@unix(/run/mysqld.sock)/db",
+		"host=h password=S3C@RET6 dbname=d":                        "host=h password=**** dbname=d",
+		`host=h password='it\'s@x y' port=5432`:                    "host=h password=**** port=5432",
+		"postgres://h/db?user=u&password=S3C@RET6&sslmode=disable": "postgres://h/db?user=u&password=****&sslmode=disable",
 	} {
 		if got := DSN(in); got != want {
 			t.Errorf("DSN(%q) = %q, want %q", in, got, want)
@@ -47,10 +59,11 @@ func FuzzDSN(f *testing.F) {
 	f.Add("password=secret")
 	f.Fuzz(func(t *testing.T, s string) {
 		// A password after a known marker never survives.
-		for _, in := range []string{"postgres://u:" + s + "X9q@h/db", "password=" + s + "X9q"} {
-			if strings.ContainsAny(s, " \t\n\r\v\f@/;&'\"") {
-				return
-			}
+		if strings.ContainsAny(s, " \t\n\r\v\f/;&'\"") {
+			return
+		}
+		// An '@' in the password too: it is masked up to the last '@' before the address.
+		for _, in := range []string{"postgres://u:" + s + "X9q@h/db", "password=" + s + "X9q", "u:" + s + "X9q@tcp(h:3306)/db"} {
 			if got := DSN(in); strings.Contains(got, s+"X9q") {
 				t.Errorf("DSN(%q) = %q kept the password", in, got)
 			}

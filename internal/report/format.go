@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/rumbench/rumbench/internal/input"
 )
 
 // Document is a whole report: sections (one per run, or one comparison), each with heading lines
@@ -62,13 +64,13 @@ func renderSections(w io.Writer, doc *Document, mark string, table func(io.Write
 			fmt.Fprintln(w)
 		}
 		if s.Title != "" {
-			fmt.Fprintf(w, "%s%s\n", mark, s.Title)
+			fmt.Fprintf(w, "%s%s\n", mark, input.Printable(s.Title))
 		}
 		for _, l := range s.Lines {
 			if mark == "## " {
-				fmt.Fprintf(w, "- %s\n", l)
+				fmt.Fprintf(w, "- %s\n", input.Printable(l))
 			} else {
-				fmt.Fprintln(w, l)
+				fmt.Fprintln(w, input.Printable(l))
 			}
 		}
 		for _, t := range s.Tables {
@@ -97,9 +99,9 @@ func WriteText(w io.Writer, tables ...*Table) error {
 func writeText(w io.Writer, t *Table) error {
 	if t.Title != "" {
 		if t.Note != "" {
-			fmt.Fprintf(w, "== %s (%s)\n", t.Title, t.Note)
+			fmt.Fprintf(w, "== %s (%s)\n", input.Printable(t.Title), input.Printable(t.Note))
 		} else {
-			fmt.Fprintf(w, "== %s\n", t.Title)
+			fmt.Fprintf(w, "== %s\n", input.Printable(t.Title))
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -107,7 +109,7 @@ func writeText(w io.Writer, t *Table) error {
 		if i > 0 {
 			fmt.Fprint(tw, "\t")
 		}
-		fmt.Fprint(tw, c.Name)
+		fmt.Fprint(tw, input.Printable(c.Name))
 	}
 	fmt.Fprintln(tw, "\t")
 	for _, row := range t.Rows {
@@ -115,7 +117,7 @@ func writeText(w io.Writer, t *Table) error {
 			if i > 0 {
 				fmt.Fprint(tw, "\t")
 			}
-			fmt.Fprint(tw, c.Text)
+			fmt.Fprint(tw, input.Printable(c.Text))
 		}
 		fmt.Fprintln(tw, "\t")
 	}
@@ -123,7 +125,7 @@ func writeText(w io.Writer, t *Table) error {
 		return err
 	}
 	for _, l := range t.Footer {
-		fmt.Fprintf(w, "  %s\n", l)
+		fmt.Fprintf(w, "  %s\n", input.Printable(l))
 	}
 	return nil
 }
@@ -165,7 +167,9 @@ func writeMarkdown(w io.Writer, t *Table) error {
 	return nil
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdEscape writes s for a Markdown table: '|' escaped, and what could drive a terminal
+// (input.Printable).
+func mdEscape(s string) string { return strings.ReplaceAll(input.Printable(s), "|", `\|`) }
 
 // numericColumn says whether every present cell of column i is a number.
 func numericColumn(t *Table, i int) bool {
@@ -192,6 +196,7 @@ func writeDelimited(w io.Writer, doc *Document, sep rune) error {
 	cw.Comma = sep
 	first := true
 	clean := func(s string) string {
+		s = input.Printable(s)
 		if sep == '\t' {
 			return strings.NewReplacer("\t", " ", "\n", " ").Replace(s)
 		}

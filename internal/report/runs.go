@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/results"
 )
@@ -90,13 +91,13 @@ func GoBench(w io.Writer, runs []*results.Run) error {
 	for i, r := range runs {
 		m := r.Manifest
 		if i == 0 {
-			fmt.Fprintf(bw, "goos: linux\npkg: rumbench/%s\n", m.Workload)
+			fmt.Fprintf(bw, "goos: linux\npkg: rumbench/%s\n", benchKey(m.Workload))
 			if m.Host.CPUs > 0 {
 				fmt.Fprintf(bw, "cpus: %d\n", m.Host.CPUs)
 			}
 		}
-		fmt.Fprintf(bw, "run: %s\n", m.RunID)
-		name := "Benchmark" + capitalize(m.Workload)
+		fmt.Fprintf(bw, "run: %s\n", input.Printable(m.RunID))
+		name := "Benchmark" + capitalize(benchKey(m.Workload))
 		for k := range r.Steps {
 			s := &r.Steps[k]
 			if s.Status == results.StatusFailed {
@@ -104,7 +105,7 @@ func GoBench(w io.Writer, runs []*results.Run) error {
 			}
 			fmt.Fprintf(bw, "%s/step=%s/target=%s 1", name, benchKey(s.Step), benchKey(s.Target))
 			for _, f := range benchFigures(s) {
-				fmt.Fprintf(bw, " %s %s", benchValue(f.v), f.unit)
+				fmt.Fprintf(bw, " %s %s", benchValue(f.v), input.Printable(f.unit))
 			}
 			fmt.Fprintln(bw)
 		}
@@ -149,14 +150,15 @@ func benchFigures(s *results.Step) []benchFigure {
 
 func benchValue(v float64) string { return fmt.Sprintf("%.6g", v) }
 
-// benchKey makes a name part safe for the benchmark format (no spaces, no slashes).
+// benchKey makes a name part safe for the benchmark format (no spaces, no slashes) and for a
+// terminal (input.Printable).
 func benchKey(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) || r == '/' {
 			return '_'
 		}
 		return r
-	}, s)
+	}, input.Printable(s))
 }
 
 func capitalize(s string) string {

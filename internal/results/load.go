@@ -40,19 +40,30 @@ type Run struct {
 }
 
 // Load reads and validates a run directory (run.json, steps.json, intervals.jsonl). A run that
-// stopped early is read as far as it got: a missing steps.json or intervals.jsonl, or a torn
-// last line of intervals.jsonl, is not an error. Anything else that is not what rumbench
-// writes is: a file that does not parse, a manifest without its required fields (see
-// Manifest.Validate), a step or interval record without its target or step name. An error is
-// one line that starts with the path of the file at fault, e.g. "DIR/steps.json: unexpected
-// end of JSON input (truncated?)".
+// stopped early is read as far as it got: a missing intervals.jsonl, a torn last line of it,
+// and a missing steps.json of a run whose run.json still says it is running (or abandoned: its
+// process was killed) are not errors. Anything else that is not what rumbench writes is: a
+// missing steps.json of a run that ended (it writes one as it ends, empty or not), a file that
+// does not parse, a manifest without its required fields (see Manifest.Validate), a step or
+// interval record without its target or step name, a step of a target run.json does not list.
+// An error is one line that starts with the path of the file at fault, e.g. "DIR/steps.json:
+// unexpected end of JSON input (truncated?)".
 func Load(dir string) (*Run, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
 	steps, err := readSteps(dir, m.SchemaVersion)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) {
+		if m.Status != StatusRunning && m.Status != StatusAbandoned {
+			return nil, fmt.Errorf("%s: missing, and %s says the run ended (%s): a run that ends writes one", filepath.Join(dir, StepsFile), ManifestFile, m.Status)
+		}
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := stepTargets(dir, m, steps); err != nil {
 		return nil, err
 	}
 	ivs, err := readIntervals(dir, m.SchemaVersion)
@@ -75,7 +86,8 @@ func ReadIntervals(dir string) ([]Interval, error) {
 // Validate says what a manifest read back lacks; nil when it has what every run's run.json
 // holds from the run's start: schema_version (1 to SchemaVersion), run_id, rumbench_version,
 // workload, start and status, a label for each target, and at least one target once the run
-// completed (status ok: a run that failed or was stopped before it opened an engine has none).
+// completed (status ok: a run that failed or was stopped before it opened an engine has none);
+// a shard's record, when there is one, must be valid (ShardInfo.Validate).
 func (m *Manifest) Validate() error {
 	var missing []string
 	for _, f := range []struct {
@@ -100,6 +112,11 @@ func (m *Manifest) Validate() error {
 	for i, t := range m.Targets {
 		if t.Label == "" {
 			return fmt.Errorf("targets[%d]: no label", i)
+		}
+	}
+	if m.Shard != nil {
+		if err := m.Shard.Validate(); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -167,6 +184,21 @@ func readIntervals(dir string, schema int) ([]Interval, error) {
 		return nil, fmt.Errorf("%s: %v", file, input.Reason(err))
 	}
 	return out, nil
+}
+
+// stepTargets says which step record names a target the manifest does not list (the tables,
+// the summary and compare would show it, or leave it out, without a word).
+func stepTargets(dir string, m *Manifest, steps []Step) error {
+	labels := make(map[string]bool, len(m.Targets))
+	for _, t := range m.Targets {
+		labels[t.Label] = true
+	}
+	for i, s := range steps {
+		if !labels[s.Target] {
+			return fmt.Errorf("%s: record %d: target %q is not one of the run's targets in %s", filepath.Join(dir, StepsFile), i+1, input.Short(s.Target), ManifestFile)
+		}
+	}
+	return nil
 }
 
 // checkNames says which of a record's target and step names are missing.

@@ -58,7 +58,7 @@ func TestLoadReadsOldRuns(t *testing.T) {
 
 // TestLoadRefusesBadRunDirectories: a run directory whose files are not what a run writes is
 // refused with one line naming the file and what is wrong; a run that stopped early (no
-// steps.json, a torn last interval line) is read as far as it got.
+// steps.json while run.json says it runs, a torn last interval line) is read as far as it got.
 func TestLoadRefusesBadRunDirectories(t *testing.T) {
 	manifest := func(edit func(m map[string]any)) func(dir string) error {
 		return func(dir string) error {
@@ -79,6 +79,14 @@ func TestLoadRefusesBadRunDirectories(t *testing.T) {
 	}
 	write := func(file, data string) func(dir string) error {
 		return func(dir string) error { return os.WriteFile(filepath.Join(dir, file), []byte(data), 0o644) }
+	}
+	both := func(a, b func(dir string) error) func(dir string) error {
+		return func(dir string) error {
+			if err := a(dir); err != nil {
+				return err
+			}
+			return b(dir)
+		}
 	}
 	cut := func(file string, keep int) func(dir string) error {
 		return func(dir string) error {
@@ -110,7 +118,9 @@ func TestLoadRefusesBadRunDirectories(t *testing.T) {
 			"run.json: schema_version 99: this rumbench reads 1 to 3 (a newer rumbench wrote it?)", 0, 0},
 		{"complete run without targets", manifest(func(m map[string]any) { m["targets"] = []any{} }),
 			"run.json: status ok but no targets: a completed run lists the engines it ran", 0, 0},
-		{"failed run without targets", manifest(func(m map[string]any) { m["targets"], m["status"] = []any{}, StatusFailed }), "", 2, 2},
+		{"failed run without targets", both(manifest(func(m map[string]any) { m["targets"], m["status"] = []any{}, StatusFailed }), write(StepsFile, "[]")), "", 0, 2},
+		{"step of a target run.json lacks", write(StepsFile, `[{"target":"pebble","step":"l.i0"},{"target":"ghost\u001b[2J","step":"l.i0"}]`),
+			"steps.json: record 2: target \"ghost\\x1b[2J\" is not one of the run's targets in run.json", 0, 0},
 		{"target without label", manifest(func(m map[string]any) {
 			m["targets"] = []any{map[string]any{"engine": map[string]any{"name": "pebble"}}}
 		}),
@@ -125,7 +135,11 @@ func TestLoadRefusesBadRunDirectories(t *testing.T) {
 		{"truncated steps", cut(StepsFile, 100), "steps.json: unexpected end of JSON input (truncated?)", 0, 0},
 		{"step without target", write(StepsFile, `[{"target":"pebble","step":"l.i0"},{"step":"l.x"}]`), "steps.json: record 2: step l.x: no target", 0, 0},
 		{"step without names", write(StepsFile, `[{}]`), "steps.json: record 1: no target and no step", 0, 0},
-		{"no steps file", func(dir string) error { return os.Remove(filepath.Join(dir, StepsFile)) }, "", 0, 2},
+		{"no steps file", func(dir string) error { return os.Remove(filepath.Join(dir, StepsFile)) },
+			"steps.json: missing, and run.json says the run ended (ok): a run that ends writes one", 0, 0},
+		{"no steps file yet", both(manifest(func(m map[string]any) { m["status"] = StatusRunning }), func(dir string) error { return os.Remove(filepath.Join(dir, StepsFile)) }), "", 0, 2},
+		{"shard count", manifest(func(m map[string]any) { m["shard"] = map[string]any{"group": "g", "index": 0, "count": 20000000} }),
+			"run.json: shard 0 of 20000000: want a count of 1 to 10000 and an index of 0 to count-1", 0, 0},
 		{"torn last interval", func(dir string) error {
 			f, err := os.OpenFile(filepath.Join(dir, IntervalsFile), os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {

@@ -43,6 +43,9 @@ func Merge(runs []*Run, runID string) (*Manifest, []Step, []Interval, error) {
 		if r.Manifest.Shard == nil {
 			return nil, nil, nil, fmt.Errorf("run %s is not a shard of a split run (it was not run with --shard)", r.Manifest.RunID)
 		}
+		if err := r.Manifest.Shard.Validate(); err != nil {
+			return nil, nil, nil, fmt.Errorf("run %s: %v", r.Manifest.RunID, err)
+		}
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].Manifest.Shard.Index < runs[j].Manifest.Shard.Index })
 	first := runs[0].Manifest
@@ -61,20 +64,27 @@ func Merge(runs []*Run, runID string) (*Manifest, []Step, []Interval, error) {
 		}
 		seen[m.Shard.Index] = m.RunID
 	}
-	var missing []string
-	for i := 0; i < first.Shard.Count; i++ {
-		if seen[i] == "" {
-			missing = append(missing, strconv.Itoa(i))
+	if len(runs) != first.Shard.Count {
+		// Each index is below the count and none is repeated: fewer runs than shards.
+		var missing []string
+		for i := 0; i < first.Shard.Count && len(missing) < maxNamed; i++ {
+			if seen[i] == "" {
+				missing = append(missing, strconv.Itoa(i))
+			}
 		}
-	}
-	if len(missing) > 0 {
-		return nil, nil, nil, fmt.Errorf("group %s has %d shards: shard %s missing", first.Shard.Group, first.Shard.Count, strings.Join(missing, ", "))
+		if n := first.Shard.Count - len(runs); n > len(missing) {
+			missing = append(missing, fmt.Sprintf("... (%d in all)", n))
+		}
+		return nil, nil, nil, fmt.Errorf("group %s has %d shards, %d runs given: shard %s missing", first.Shard.Group, first.Shard.Count, len(runs), strings.Join(missing, ", "))
 	}
 	m := mergeManifest(runs, runID)
 	steps, ivs := mergeSteps(runs), mergeIntervals(runs)
 	rateTail(steps, ivs)
 	return m, steps, ivs, nil
 }
+
+// maxNamed bounds the missing shards an error names.
+const maxNamed = 10
 
 // rateTail sets each merged step's per-second rate percentiles from the merged intervals after
 // its warm-up that are at least half a tick long (as the runner does for one run).

@@ -93,7 +93,12 @@ func TestMerge(t *testing.T) {
 		runs []*Run
 		want string
 	}{
-		{[]*Run{a, b}, "group g has 3 shards: shard 2 missing"},
+		{[]*Run{a, b}, "group g has 3 shards, 2 runs given: shard 2 missing"},
+		// A shard count or index from run.json is checked before it is used.
+		{[]*Run{shardRun("g", 0, 20000000, "h1", 1, []int64{1})}, "run r0: shard 0 of 20000000: want a count of 1 to 10000 and an index of 0 to count-1"},
+		{[]*Run{shardRun("g", 0, -5, "h1", 1, []int64{1})}, "shard 0 of -5: want a count of 1 to 10000"},
+		{[]*Run{shardRun("g", 3, 2, "h1", 1, []int64{1}), b}, "shard 3 of 2: want"},
+		{[]*Run{shardRun("g", 0, 10000, "h1", 1, []int64{1})}, "group g has 10000 shards, 1 runs given: shard 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ... (9999 in all) missing"},
 		{[]*Run{a, a, b}, "are both shard 0 of group g"},
 		{[]*Run{a, b, shardRun("h", 2, 3, "h2", 1, []int64{1})}, "belong to different groups"},
 		{[]*Run{{Manifest: &Manifest{RunID: "x"}}}, "run x is not a shard of a split run"},

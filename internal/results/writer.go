@@ -80,6 +80,19 @@ type ShardInfo struct {
 	Barriers bool `json:"barriers"`
 }
 
+// MaxShards bounds the shards of a split run (--shard I/N: N at most MaxShards).
+const MaxShards = 10000
+
+// Validate says what is wrong with a shard's record: Count must be 1 to MaxShards, Index 0 to
+// Count-1. A run directory is validated as it is read (Manifest.Validate), and merge validates
+// each shard's record before it reads the counts.
+func (s *ShardInfo) Validate() error {
+	if s.Count < 1 || s.Count > MaxShards || s.Index < 0 || s.Index >= s.Count {
+		return fmt.Errorf("shard %d of %d: want a count of 1 to %d and an index of 0 to count-1", s.Index, s.Count, MaxShards)
+	}
+	return nil
+}
+
 // Sweep is a run whose client count is a dimension: each target ran its measured steps once per
 // count, recorded as targets "<label>@<count>" (Target.Of, Target.Clients).
 type Sweep struct {
@@ -171,27 +184,8 @@ const maxRunDirTries = 1000
 // runs never share a directory even when they start in the same second with the same label;
 // RunID returns the id actually used.
 func Create(out, runID string, private bool) (*Writer, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	id, dir := runID, ""
-	for i := 1; ; i++ {
-		if i > maxRunDirTries {
-			return nil, fmt.Errorf("results: %s: %d run directories named %s or %s-N exist already", out, maxRunDirTries, runID, runID)
-		}
-		if i > 1 {
-			id = fmt.Sprintf("%s-%d", runID, i)
-		}
-		dir = filepath.Join(out, id)
-		err := os.Mkdir(dir, DirMode(private))
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("results: %w", err)
-		}
-	}
-	if err := os.Chmod(dir, DirMode(private)); err != nil { // the umask may have narrowed it
+	dir, id, err := NewDir(out, runID, DirMode(private))
+	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(dir, "intervals.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, FileMode(private))
@@ -200,6 +194,38 @@ func Create(out, runID string, private bool) (*Writer, error) {
 	}
 	buf := bufio.NewWriterSize(f, 64<<10)
 	return &Writer{dir: dir, runID: id, intervals: f, buf: buf, enc: json.NewEncoder(buf), mode: FileMode(private)}, nil
+}
+
+// NewDir makes a new directory under out (created if missing) named name, or name-2, name-3, …
+// (up to name-1000) when that name exists, with mode mode, and returns it and the name used. It
+// only ever makes a directory that did not exist (os.Mkdir), so two runs or recipes that start
+// in the same second under one name never share one, and the directory returned is the caller's
+// own.
+func NewDir(out, name string, mode os.FileMode) (dir, used string, err error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", "", err
+	}
+	used = name
+	for i := 1; ; i++ {
+		if i > maxRunDirTries {
+			return "", "", fmt.Errorf("%s: %d directories named %s or %s-N exist already", out, maxRunDirTries, name, name)
+		}
+		if i > 1 {
+			used = fmt.Sprintf("%s-%d", name, i)
+		}
+		dir = filepath.Join(out, used)
+		err := os.Mkdir(dir, mode)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", "", err
+		}
+	}
+	if err := os.Chmod(dir, mode); err != nil { // the umask may have narrowed it
+		return "", "", err
+	}
+	return dir, used, nil
 }
 
 // FileMode is the mode of a run's files: 0600 for a private run (Manifest.Private), 0644

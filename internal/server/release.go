@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/rumbench/rumbench/internal/input"
 )
 
 // versionTimeout bounds a server program's --version and --describe-config.
@@ -29,7 +33,7 @@ func BinaryVersion(ctx context.Context, kind Kind, binDir string) (string, error
 	}
 	v := parseVersion(kind, out)
 	if v == "" {
-		return "", fmt.Errorf("%s --version printed no version: %q", b.server, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("%s --version printed no version: %q", b.server, input.Short(strings.TrimSpace(string(out))))
 	}
 	return v, nil
 }
@@ -53,19 +57,67 @@ func parseVersion(kind Kind, out []byte) string {
 	return string(m[1])
 }
 
-// programOutput runs path with args (no input, the caller's environment) and returns its standard
-// output; an error carries its standard error's first line.
+// maxProgramOutput bounds what a server program's --version or --describe-config may print
+// (PostgreSQL 17's --describe-config is about 100 KB).
+const maxProgramOutput = 4 << 20
+
+// programWaitDelay is how long programOutput waits, once the program has exited or been killed,
+// for its output to close: a child it left behind may hold it open for ever.
+const programWaitDelay = time.Second
+
+// ErrNoAnswer is a server program that did not answer --version or --describe-config within
+// versionTimeout (it was killed).
+var ErrNoAnswer = fmt.Errorf("no answer within %v (stopped)", versionTimeout)
+
+// programOutput runs path with args (no input, the caller's environment) in a process group of
+// its own and returns its standard output. It is bounded: the program and anything it started
+// are killed when ctx ends (the caller's interrupt: the error is ctx's, errors.Is finds
+// context.Canceled) or after versionTimeout (ErrNoAnswer); its output is read until it exits and
+// at most programWaitDelay after, however long a child it left holds it open; more than
+// maxProgramOutput bytes is an error. Any other error carries its standard error's first line.
 func programOutput(ctx context.Context, path string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	tctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	stdout, stderr := &boundedBuffer{max: maxProgramOutput}, &boundedBuffer{max: 64 << 10}
+	cmd := exec.CommandContext(tctx, path, args...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = programWaitDelay
+	err := cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left running, in its group
+	}
+	what := path + " " + strings.Join(args, " ")
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", what, ctx.Err())
+	case tctx.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", what, ErrNoAnswer)
+	case stdout.over:
+		return nil, fmt.Errorf("%s: printed more than %d bytes", what, maxProgramOutput)
+	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
+		// ErrWaitDelay: it exited, and a child it left held its output open.
 		line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
-		return nil, fmt.Errorf("%s %s: %v: %s", path, strings.Join(args, " "), err, line)
+		return nil, fmt.Errorf("%s: %v: %s", what, err, line)
 	}
 	return stdout.Bytes(), nil
+}
+
+// boundedBuffer keeps the first max bytes written to it, and whether more came.
+type boundedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); len(p) > room {
+		b.over = true
+		b.Buffer.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
 }
 
 // knownSettings returns the parameters this release of the server knows, nil when it cannot

@@ -69,8 +69,11 @@ func IsPostgres(spec string) bool {
 // URL. Other URLs (scheme://...) are refused. It does not connect.
 func CheckSpec(spec string) error {
 	if IsPostgres(spec) {
+		if redactpkg.UnescapedAt(spec) {
+			return fmt.Errorf("store %s: %s", redact(spec), redactpkg.AtRule)
+		}
 		if _, err := url.Parse(spec); err != nil {
-			return fmt.Errorf("store %q: %v", spec, err)
+			return fmt.Errorf("store %q: %v", redact(spec), redact(err.Error()))
 		}
 		return nil
 	}

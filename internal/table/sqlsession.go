@@ -27,6 +27,13 @@ type SQLSession interface {
 	// session returned, nil when it returned no rows or never ran. The slice is the session's:
 	// read it, do not keep or change it.
 	SQLColumns(text string) []string
+	// QueryReadOnly runs text, one SQL statement without arguments, as ExecSQL does, in a
+	// transaction that cannot change the database, then rolls it back: a read-only transaction
+	// (START TRANSACTION READ ONLY) on PostgreSQL, one in a read-only session on MySQL/MariaDB
+	// (where DDL would otherwise commit the transaction and run), the connection's query_only
+	// setting on SQLite, which has no read-only transaction. A statement that writes, DDL
+	// included, fails with the server's error. Call it outside a transaction.
+	QueryReadOnly(ctx context.Context, text string, out *Rows) (int64, error)
 }
 
 // MaxSQLStatements bounds the distinct statement texts a session prepares through ExecSQL.

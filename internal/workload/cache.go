@@ -1,6 +1,10 @@
 package workload
 
-import "github.com/rumbench/rumbench/internal/engine"
+import (
+	"fmt"
+
+	"github.com/rumbench/rumbench/internal/engine"
+)
 
 // The regimes a profile states (CachePlanner.Regime).
 const (
@@ -49,4 +53,41 @@ func CacheForFiles(name string, fileBytes float64, maxBytes int64) (int64, bool)
 		return 0, false
 	}
 	return CacheMiB(spec.CachePerFileByte*fileBytes, maxBytes), true
+}
+
+// DiskPlanner is a workload that says, before it loads, how many bytes its data will take in an
+// engine's data directory, from the bytes per unit (row, record, scale unit, warehouse) measured
+// on each engine: the run refuses, before anything starts, data the data directory's file
+// system has no room for.
+type DiskPlanner interface {
+	// DiskBytes returns the bytes the workload's data takes on engine at this configuration,
+	// and in words how they were estimated ("10000 warehouses (--warehouses) × 158.3 MB measured
+	// per warehouse on postgres"); false when it loads nothing there (its data exists already).
+	DiskBytes(engine string) (bytes float64, how string, ok bool)
+}
+
+// DiskFor returns the bytes units of a workload's data take on engine's disk, perUnit[engine]
+// bytes a unit as measured, and how, in words: what the units are (e.g. "10000 warehouses
+// (--warehouses)"), times the figure measured per unit (unit names it: "warehouse"). An engine
+// without a figure is given the smallest figure of perUnit, and the words say so: the estimate
+// is then a lower bound.
+func DiskFor(engine string, perUnit map[string]float64, units float64, what, unit string) (float64, string) {
+	if per, ok := perUnit[engine]; ok {
+		return per * units, fmt.Sprintf("%s × %s measured per %s on %s", what, unitBytes(per), unit, engine)
+	}
+	least, on := 0.0, ""
+	for e, per := range perUnit {
+		if on == "" || per < least || per == least && e < on {
+			least, on = per, e
+		}
+	}
+	return least * units, fmt.Sprintf("%s × %s per %s at least (the least measured, on %s; %s has no figure)", what, unitBytes(least), unit, on, engine)
+}
+
+// unitBytes writes a figure of bytes per unit: "158.3 MB", "419.6 bytes".
+func unitBytes(b float64) string {
+	if b >= 1e6 {
+		return fmt.Sprintf("%.1f MB", b/1e6)
+	}
+	return fmt.Sprintf("%.1f bytes", b)
 }

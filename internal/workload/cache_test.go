@@ -35,3 +35,15 @@ func TestCacheFor(t *testing.T) {
 		}
 	}
 }
+
+// TestDiskFor: the bytes of a workload's data on an engine from its measured figure, and the
+// least measured figure, said as such, for an engine without one.
+func TestDiskFor(t *testing.T) {
+	per := map[string]float64{"postgres": 158.3e6, "pebble": 72.2e6, "rocksdb": 75.8e6}
+	if b, how := DiskFor("postgres", per, 10, "10 warehouses", "warehouse"); b != 1583e6 || how != "10 warehouses × 158.3 MB measured per warehouse on postgres" {
+		t.Errorf("postgres: %g %q", b, how)
+	}
+	if b, how := DiskFor("sqlite", per, 2, "2 units", "unit"); b != 144.4e6 || how != "2 units × 72.2 MB per unit at least (the least measured, on pebble; sqlite has no figure)" {
+		t.Errorf("sqlite: %g %q", b, how)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/memneed"
 	"github.com/rumbench/rumbench/internal/registry"
@@ -356,16 +357,24 @@ func (s Shard) Range(n int64) (lo, hi int64) {
 	return n * int64(s.Index) / int64(s.Count), n * int64(s.Index+1) / int64(s.Count)
 }
 
-// ParseShard parses --shard "I/N" (0 <= I < N, N <= 10000); the error names the flag and says
-// what is valid.
+// ParseShard parses --shard "I/N" (0 <= I < N, N <= results.MaxShards); the error names the
+// flag and says what is valid.
 func ParseShard(v string) (Shard, error) {
 	is, ns, ok := strings.Cut(v, "/")
 	i, ierr := strconv.Atoi(is)
 	n, nerr := strconv.Atoi(ns)
-	if !ok || ierr != nil || nerr != nil || n < 1 || n > 10000 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N <= 10000 (shard I of N, counted from 0, e.g. 0/3)", input.Short(v))
+	if !ok || ierr != nil || nerr != nil || n < 1 || n > results.MaxShards || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N <= %d (shard I of N, counted from 0, e.g. 0/3)", input.Short(v), results.MaxShards)
 	}
 	return Shard{Index: i, Count: n}, nil
+}
+
+// EngineChecker is a workload that cannot run on some engines, or with some of their options,
+// for what it was configured to do: CheckEngine says why the engine of spec, opened with the
+// options extra, cannot run it (nil: it can). The run calls it for every target before anything
+// starts, so the refusal is one line and exit 2, with nothing written.
+type EngineChecker interface {
+	CheckEngine(spec engine.Spec, extra map[string]string) error
 }
 
 // Sharder is a workload whose work splits among processes: each process runs the same

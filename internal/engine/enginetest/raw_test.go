@@ -75,6 +75,26 @@ func rawSQLOn(t *testing.T, h *harness) {
 	if run(sum); out.N != 1 || string(out.Row(0)[0].B) != "70" {
 		t.Errorf("sum after rollback: %d rows %v, want 70", out.N, out.Vals)
 	}
+	// QueryReadOnly reads and changes nothing: a statement that writes fails, and the session
+	// writes again afterwards.
+	if n, err := rs.QueryReadOnly(h.ctx, sum, out); err != nil || n != 1 || string(out.Row(0)[0].B) != "70" {
+		t.Errorf("read-only sum: %d rows %v, %v; want 70", n, out.Vals, err)
+	}
+	writes := []string{"DELETE FROM rawsql", "UPDATE rawsql SET k = 0", "DROP TABLE rawsql", "INSERT INTO rawsql (id, k, c) VALUES (9, 9, 'x')"}
+	if h.name == "postgres" {
+		writes = append(writes, "WITH d AS (DELETE FROM rawsql RETURNING id) SELECT count(*) FROM d")
+	}
+	for _, w := range writes {
+		if _, err := rs.QueryReadOnly(h.ctx, w, out); err == nil {
+			t.Errorf("%s ran read-only without error", w)
+		}
+	}
+	if run(sum); out.N != 1 || string(out.Row(0)[0].B) != "70" {
+		t.Errorf("sum after the read-only writes: %d rows %v, want 70", out.N, out.Vals)
+	}
+	if n := run("UPDATE rawsql SET k = k + ? WHERE id = ?", table.Value{I: 1}, table.Value{I: 1}); n != 1 {
+		t.Errorf("update after QueryReadOnly: %d rows changed, want 1", n)
+	}
 	if rs.SQLColumns("SELECT 1") != nil || rs.SQLColumns("UPDATE rawsql SET k = ? WHERE id = ?") != nil {
 		t.Error("SQLColumns of a statement that never ran or returns no rows is not nil")
 	}

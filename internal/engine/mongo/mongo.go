@@ -48,7 +48,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/netblock"
+	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/table"
 )
@@ -149,6 +151,9 @@ func parseConfig(extra map[string]string, sync bool) (config, error) {
 		vals[k] = v
 	}
 	c := config{dsn: vals["dsn"], serverBin: vals["server_bin"], serverConfig: vals["server_config"]}
+	if redact.UnescapedAt(c.dsn) {
+		return config{}, fmt.Errorf("--dsn %s: %s", input.Short(redact.DSN(c.dsn)), redact.AtRule)
+	}
 	var err error
 	if c.serverConfig != "" {
 		if err := readClientFile(c.serverConfig, vals); err != nil {

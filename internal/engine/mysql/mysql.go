@@ -58,6 +58,8 @@ func register(name, te, description string) {
 		Description: description,
 		Options:     options,
 		Server:      true,
+		// Sessions share a thread (--jobs) over raw sockets.
+		SharedThreads: sqlfam.SharedThreads,
 		// InnoDB's limit, or the server's own for MyRocks tables.
 		SQL:        true,
 		MaxColumns: map[string]int{"innodb": 1017, "rocksdb": 4096}[te],
@@ -266,6 +268,15 @@ func (e *engineWithServer) describe(ctx context.Context) error {
 type dialect struct{ te string }
 
 func (dialect) Name() string { return "mysql" }
+
+// ReadOnly: a read-only transaction alone does not hold on MySQL and MariaDB, where a DDL
+// statement commits the transaction it is in and runs in a new one (DROP TABLE ran); with the
+// session's access mode read-only too, that new transaction is read-only as well, and DDL fails
+// (error 1792).
+func (dialect) ReadOnly() (begin, end []string) {
+	return []string{"SET SESSION TRANSACTION READ ONLY", "START TRANSACTION READ ONLY"},
+		[]string{"ROLLBACK", "SET SESSION TRANSACTION READ WRITE"}
+}
 
 // Duplicate recognizes ER_DUP_ENTRY (1062).
 func (dialect) Duplicate(err error) bool { return mysqlErr(err) == 1062 }

@@ -59,6 +59,8 @@ func init() {
 		ClientOptions: sqlfam.ClientOptionKeys(),
 		Check:         check,
 		SQL:           true,
+		// Sessions share a thread (--jobs) over raw sockets.
+		SharedThreads: sqlfam.SharedThreads,
 		MaxColumns:    1600, // MaxHeapAttributeNumber
 		Release: func(ctx context.Context, binDir string) (string, error) {
 			return server.BinaryVersion(ctx, server.Postgres, binDir)
@@ -70,6 +72,9 @@ func init() {
 // PostgreSQL programs that are not found.
 func check(extra map[string]string) error {
 	if dsn := extra["dsn"]; dsn != "" {
+		if redact.UnescapedAt(dsn) {
+			return fmt.Errorf("--dsn %s: %s", input.Short(redact.DSN(dsn)), redact.AtRule)
+		}
 		if _, err := pgx.ParseConfig(dsn); err != nil {
 			return fmt.Errorf("--dsn %s: not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db)", input.Short(redact.DSN(dsn)))
 		}

@@ -344,6 +344,14 @@ func ParseClientOptions(name string, extra map[string]string, info map[string]st
 	return ClientChoice{Native: client == "native", IO: info["io"]}, nil
 }
 
+// SharedThreads implements engine.Spec.SharedThreads for the server engines: their sessions
+// share a thread on the native client with raw I/O (the defaults), not on database/sql or with
+// another io.
+func SharedThreads(extra map[string]string) bool {
+	c, err := ParseClientOptions("", extra, map[string]string{})
+	return err == nil && c.Native && c.IO == "raw"
+}
+
 // ParseInt reads a decimal integer, or the integer part of a decimal number ("12.000": 12), from
 // its text. It does not allocate but for an error.
 func ParseInt(v []byte) (int64, error) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -79,7 +80,8 @@ type rawStmt struct {
 	ptrs []any
 }
 
-// ExecSQL implements table.SQLSession on database/sql.
+// ExecSQL implements table.SQLSession on database/sql. An error echoes at most
+// input.EchoChars characters of the statement (a user's statement may be any length).
 func (s *session) ExecSQL(ctx context.Context, text string, args []table.Value, out *table.Rows) (int64, error) {
 	x := s.raws[text]
 	if x == nil {
@@ -89,7 +91,7 @@ func (s *session) ExecSQL(ctx context.Context, text string, args []table.Value, 
 		q := Renumber(s.e.d, text)
 		st, err := s.conn.PrepareContext(ctx, q)
 		if err != nil {
-			return 0, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), q, s.classify(err))
+			return 0, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), input.Short(q), s.classify(err))
 		}
 		x = &rawStmt{st: st, rows: ReturnsRows(text)}
 		if s.raws == nil {
@@ -108,13 +110,13 @@ func (s *session) ExecSQL(ctx context.Context, text string, args []table.Value, 
 	if !x.rows {
 		res, err := x.st.ExecContext(ctx, s.args...)
 		if err != nil {
-			return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), text, s.classify(err))
+			return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), input.Short(text), s.classify(err))
 		}
 		return res.RowsAffected()
 	}
 	rs, err := x.st.QueryContext(ctx, s.args...)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), text, s.classify(err))
+		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), input.Short(text), s.classify(err))
 	}
 	defer rs.Close()
 	if x.cols == nil {
@@ -130,7 +132,7 @@ func (s *session) ExecSQL(ctx context.Context, text string, args []table.Value, 
 	out.Reset(len(x.cols))
 	for rs.Next() {
 		if err := rs.Scan(x.ptrs...); err != nil {
-			return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), text, err)
+			return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), input.Short(text), err)
 		}
 		row := out.Append()
 		for i, v := range x.vals {
@@ -138,7 +140,7 @@ func (s *session) ExecSQL(ctx context.Context, text string, args []table.Value, 
 		}
 	}
 	if err := rs.Err(); err != nil {
-		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), text, s.classify(err))
+		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), input.Short(text), s.classify(err))
 	}
 	return int64(out.N), nil
 }
@@ -149,6 +151,55 @@ func (s *session) SQLColumns(text string) []string {
 		return x.cols
 	}
 	return nil
+}
+
+// readOnlyer is implemented by dialects whose read-only transaction is not START TRANSACTION
+// READ ONLY alone: begin and end are the statements that make the session's connection refuse
+// writes and allow them again (SQLite's PRAGMA query_only; MySQL's session access mode around
+// the transaction).
+type readOnlyer interface {
+	ReadOnly() (begin, end []string)
+}
+
+// readOnly returns the statements that start a read-only transaction of d and end it: START
+// TRANSACTION READ ONLY and ROLLBACK (PostgreSQL), or the dialect's own.
+func readOnly(d Dialect) (begin, end []string) {
+	if r, ok := d.(readOnlyer); ok {
+		return r.ReadOnly()
+	}
+	return []string{"START TRANSACTION READ ONLY"}, []string{"ROLLBACK"}
+}
+
+// queryReadOnly runs text through exec between the dialect's read-only statements, which plain
+// sends; the end statements run whatever happened (their context not cancelled).
+func queryReadOnly(ctx context.Context, d Dialect, plain func(context.Context, string) error, exec func() (int64, error)) (int64, error) {
+	begin, end := readOnly(d)
+	var n int64
+	var err error
+	for _, q := range begin {
+		if err = plain(ctx, q); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		n, err = exec()
+	}
+	for _, q := range end {
+		if e := plain(context.WithoutCancel(ctx), q); e != nil && err == nil {
+			err = e
+		}
+	}
+	return n, err
+}
+
+// QueryReadOnly implements table.SQLSession on database/sql.
+func (s *session) QueryReadOnly(ctx context.Context, text string, out *table.Rows) (int64, error) {
+	return queryReadOnly(ctx, s.e.d, s.plain, func() (int64, error) { return s.ExecSQL(ctx, text, nil, out) })
+}
+
+// QueryReadOnly implements table.SQLSession on the driver's own connection.
+func (s *nativeSession) QueryReadOnly(ctx context.Context, text string, out *table.Rows) (int64, error) {
+	return queryReadOnly(ctx, s.e.d, s.plainStmt, func() (int64, error) { return s.ExecSQL(ctx, text, nil, out) })
 }
 
 // AppendText returns the text of a driver's result value, copied into out's arena (nil for
@@ -213,7 +264,8 @@ type nativeRaw struct {
 	rows bool
 }
 
-// ExecSQL implements table.SQLSession on the driver's own connection.
+// ExecSQL implements table.SQLSession on the driver's own connection; an error echoes the
+// statement cut as the other ExecSQL's does.
 func (s *nativeSession) ExecSQL(ctx context.Context, text string, args []table.Value, out *table.Rows) (int64, error) {
 	if err := s.enter(ctx); err != nil {
 		return 0, err
@@ -231,7 +283,7 @@ func (s *nativeSession) ExecSQL(ctx context.Context, text string, args []table.V
 		q := Renumber(s.e.d, text)
 		st, err := rc.PrepareRaw(ctx, q)
 		if err != nil {
-			return 0, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), q, classify(s.e.d, wrap(ctx, err)))
+			return 0, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), input.Short(q), classify(s.e.d, wrap(ctx, err)))
 		}
 		x = &nativeRaw{st: st, rows: ReturnsRows(text)}
 		if s.raws == nil {
@@ -249,7 +301,7 @@ func (s *nativeSession) ExecSQL(ctx context.Context, text string, args []table.V
 	}
 	res, err := x.st.QueryRaw(ctx, s.args, x.rows, out)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), text, classify(s.e.d, wrap(ctx, err)))
+		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), input.Short(text), classify(s.e.d, wrap(ctx, err)))
 	}
 	return res.Rows, nil
 }

@@ -181,6 +181,12 @@ func (dialect) TableSuffix() string                { return "" }
 // once, busy timeout or not) while another connection writes.
 func (dialect) BeginStatement() string { return "BEGIN IMMEDIATE" }
 
+// ReadOnly: SQLite has no read-only transaction; query_only makes the connection refuse every
+// write until it is turned off.
+func (dialect) ReadOnly() (begin, end []string) {
+	return []string{"PRAGMA query_only = ON"}, []string{"PRAGMA query_only = OFF"}
+}
+
 // Duplicate recognizes a primary key or unique constraint failure.
 func (dialect) Duplicate(err error) bool {
 	var se sqlite3.Error

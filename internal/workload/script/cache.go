@@ -1,6 +1,10 @@
 package script
 
-import "github.com/rumbench/rumbench/internal/workload"
+import (
+	"fmt"
+
+	"github.com/rumbench/rumbench/internal/workload"
+)
 
 // scaleBytes is, per engine, the bytes pgbench's four tables take on disk per unit of scale
 // (100,000 accounts; `rumbench run --workload script --builtin select-only --scale-factor 4
@@ -22,4 +26,17 @@ func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 	return workload.CacheFor(engine, scaleBytes, float64(w.cfg.Scale), maxBytes)
 }
 
-var _ workload.CachePlanner = (*Workload)(nil)
+// DiskBytes implements workload.DiskPlanner: the scale factor × scaleBytes, when the init step
+// loads pgbench's tables (false otherwise: the script's tables are the user's).
+func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
+	if !w.cfg.Init {
+		return 0, "", false
+	}
+	b, how := workload.DiskFor(engine, scaleBytes, float64(w.cfg.Scale), fmt.Sprintf("scale factor %d (--scale-factor)", w.cfg.Scale), "unit of scale")
+	return b, how, true
+}
+
+var (
+	_ workload.CachePlanner = (*Workload)(nil)
+	_ workload.DiskPlanner  = (*Workload)(nil)
+)

@@ -6,13 +6,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
 // Check implements workload.Run: with pgbench's tables loaded and only built-in scripts run,
 // the row counts and the tpcb-like balance invariant (the sum of the account balances equals
 // the sum of the history's deltas, and so do the branch and teller sums when simple-update did
-// not run); then every check the scripts declare.
+// not run); then every check the scripts declare. Every query runs read-only
+// (table.SQLSession.QueryReadOnly).
 func (r *run) Check(ctx context.Context) (string, error) {
 	if !r.eng.Info().Stores {
 		return "not checked (engine stores nothing)", nil
@@ -40,7 +42,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 				return "", fmt.Errorf("check of %s line %d: %w", w.Script.Name, c.Line, err)
 			}
 			if !sameValue(got, c.Want) {
-				return "", fmt.Errorf("check of %s line %d: %s gives %q, want %q", w.Script.Name, c.Line, c.Query, got, c.Want)
+				return "", fmt.Errorf("check of %s line %d: %s gives %q, want %q", w.Script.Name, c.Line, input.Short(c.Query), input.Short(got), input.Short(c.Want))
 			}
 			n++
 		}
@@ -117,9 +119,10 @@ func (r *run) checkBuiltins(ctx context.Context, sq table.SQLSession) (string, e
 	return fmt.Sprintf("row counts, %d history rows, balances: accounts = branches = tellers = history deltas = %d", hist, delta), nil
 }
 
-// one runs a query that must return one row of one column and returns its text ("" for NULL).
+// one runs a query that must return one row of one column, read-only (a script's check is
+// text pgbench ignores: it must not change anything), and returns its text ("" for NULL).
 func one(ctx context.Context, sq table.SQLSession, q string, out *table.Rows) (string, error) {
-	n, err := sq.ExecSQL(ctx, q, nil, out)
+	n, err := sq.QueryReadOnly(ctx, q, out)
 	if err != nil {
 		return "", err
 	}

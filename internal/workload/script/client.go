@@ -39,10 +39,17 @@ type client struct {
 	// clock is the end of the client's last transaction when it committed (a reading of
 	// time.Now), the start of the next one; zero otherwise.
 	clock time.Time
+	// until is the end of the step's time: a \sleep that would end after it ends there, and
+	// with it the transaction (errDeadline). Zero: no end.
+	until time.Time
 }
 
 // errFailed is a transaction that failed on a conflict after its last try.
 var errFailed = errors.New("failed")
+
+// errDeadline is a transaction cut at the step's end by a \sleep that would have ended after it
+// (pgbench -T ends its clients there too); it is not counted.
+var errDeadline = errors.New(`\sleep reached the end of the step's time`)
 
 // run runs script sc once as one transaction, from start (a reading of time.Now), retrying it
 // up to tries times on a conflict (serialization failure, deadlock), with the random state it
@@ -53,7 +60,7 @@ func (c *client) run(ctx context.Context, m *runner.Meter, sc *compiled, tries i
 	origin := start
 	for try := 1; ; try++ {
 		end, err := c.runOnce(ctx, m, sc, origin, start)
-		if err == nil || !errors.Is(err, table.ErrConflict) || ctx.Err() != nil {
+		if err == nil || !errors.Is(err, table.ErrConflict) || ctx.Err() != nil || errors.Is(err, errDeadline) {
 			return end, err
 		}
 		start = time.Time{}
@@ -231,13 +238,26 @@ func (c *client) sleep(ctx context.Context, cmd *pgscript.Command) error {
 	if us <= 0 {
 		return nil
 	}
+	d := time.Duration(us) * time.Microsecond
+	cut := false // the sleep ends at the step's end, not its own
+	if !c.until.IsZero() {
+		if left := time.Until(c.until); left < d {
+			d, cut = left, true
+		}
+	}
+	if d <= 0 {
+		return errDeadline
+	}
 	if c.timer == nil {
-		c.timer = time.NewTimer(time.Duration(us) * time.Microsecond)
+		c.timer = time.NewTimer(d)
 	} else {
-		c.timer.Reset(time.Duration(us) * time.Microsecond)
+		c.timer.Reset(d)
 	}
 	select {
 	case <-c.timer.C:
+		if cut {
+			return errDeadline
+		}
 		return nil
 	case <-ctx.Done():
 		c.timer.Stop()

@@ -2,11 +2,13 @@ package script
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/netblock"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
@@ -31,7 +33,8 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 	}
 	defer r.sessions.Close()
 	if c := w.cfg; c.Jobs > 0 && c.Jobs < c.Clients {
-		// Clients share a thread over raw sockets only: find out before the init step loads.
+		// Clients share a thread over raw sockets only (CheckEngine refused the engines the
+		// run knew could not): make sure before the init step loads.
 		g := netblock.NewGroup()
 		probe, err := eng.NewSession(netblock.WithGroup(ctx, g))
 		if err != nil {
@@ -41,7 +44,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 		raw := g.Conns() > 0
 		g.Close()
 		if !raw {
-			return nil, jobsRefusal(c, eng)
+			return nil, jobsRefusal(c, eng.Info().Name)
 		}
 	}
 	if w.cfg.Init {
@@ -61,9 +64,20 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 
 // jobsRefusal is the error of --jobs fewer than --clients on an engine whose sessions have no
 // raw sockets to share a thread over.
-func jobsRefusal(c Config, eng table.Engine) error {
-	return fmt.Errorf("--jobs %d with %d clients: clients share a thread over raw sockets only (engine postgres or mysql, io=raw); engine %s has none", c.Jobs, c.Clients, eng.Info().Name)
+func jobsRefusal(c Config, name string) error {
+	return fmt.Errorf("--jobs %d with %d clients: clients share a thread over raw sockets only (engine postgres or mysql, io=raw); engine %s has none", c.Jobs, c.Clients, name)
 }
+
+// CheckEngine implements workload.EngineChecker: with --jobs fewer than --clients, an engine
+// whose sessions cannot share a thread (engine.Spec.SharedThreads) is refused before the run.
+func (w *Workload) CheckEngine(spec engine.Spec, extra map[string]string) error {
+	if c := w.cfg; c.Jobs > 0 && c.Jobs < c.Clients && (spec.SharedThreads == nil || !spec.SharedThreads(extra)) {
+		return jobsRefusal(c, spec.Name)
+	}
+	return nil
+}
+
+var _ workload.EngineChecker = (*Workload)(nil)
 
 type run struct {
 	w        *Workload
@@ -196,7 +210,7 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 			return st, fmt.Errorf("engine %s runs no SQL text", r.eng.Info().Name)
 		}
 		if g := groups[j]; g != nil && g.Conns() != len(ops[j])+1 {
-			return st, jobsRefusal(*cfg, r.eng)
+			return st, jobsRefusal(*cfg, r.eng.Info().Name)
 		}
 		c := &client{id: i, sess: s, sql: sq, vars: pgscript.NewVars(r.w.names, cfg.Scale, i, cfg.Seed),
 			out: table.NewRows(1, 4), text: make([]byte, 0, 256), stores: map[*pgscript.Command][]int{}, names: r.w.names,
@@ -205,6 +219,7 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 			c.vars.V[set.Slot] = set.Value
 		}
 		ops[j] = append(ops[j], func(ctx context.Context, m *runner.Meter) (bool, error) {
+			c.until = m.End()
 			t0 := c.clock // the end of the transaction before, if it committed
 			if t0.IsZero() {
 				t0 = time.Now()
@@ -221,6 +236,11 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 				r.failed.Add(1)
 				return false, nil
 			case err != nil && ctx.Err() != nil:
+				return true, nil
+			case errors.Is(err, errDeadline):
+				// The step's time ended in a \sleep: the transaction is not counted, and what
+				// it began is rolled back (an error when none is open is no matter).
+				c.sess.Rollback(context.WithoutCancel(ctx))
 				return true, nil
 			case err != nil:
 				c.sess.Rollback(context.WithoutCancel(ctx))

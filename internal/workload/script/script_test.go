@@ -12,6 +12,7 @@ import (
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/sysstat"
+	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/worktest"
 )
@@ -259,5 +260,42 @@ func TestScriptErrorNamesClientOnce(t *testing.T) {
 	_, err = runner.Run(ctx, runner.Setup{Label: "sqlite", Engine: eng, Sampler: sampler, Tick: 100 * time.Millisecond}, st)
 	if err == nil || err.Error() != "client 0: script div.sql line 1: division by zero" {
 		t.Errorf("error %v, want client 0: script div.sql line 1: division by zero", err)
+	}
+}
+
+// TestSleepEndsWithStep: a \sleep longer than the step's time ends at the step's end (pgbench -T
+// ends its clients there too). Client 0 sleeps an hour inside a transaction, client 1 runs
+// SELECTs: the step ends by itself, status ok (not stopped by its safety net), client 1's
+// transactions counted, client 0's insert counted as a statement but its cut transaction not,
+// and rolled back.
+func TestSleepEndsWithStep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nap.sql")
+	os.WriteFile(path, []byte("\\if :client_id = 0\nBEGIN;\nINSERT INTO naps VALUES (1);\n\\sleep 3600 s\nCOMMIT;\n\\endif\nSELECT 1;\n"), 0o644)
+	w := build(t, "--script", path, "--run-secs", "0.3", "--clients", "2")
+	eng, dir := worktest.Engine(t, "sqlite", false, nil)
+	ctx := context.Background()
+	s, err := eng.NewSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sq, out := s.(table.SQLSession), table.NewRows(1, 1)
+	if _, err := sq.ExecSQL(ctx, "CREATE TABLE naps (id integer)", nil, out); err != nil {
+		t.Fatal(err)
+	}
+	run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
+		if step != StepRun {
+			return
+		}
+		tx, ins, sel := res.KindOps("tx_nap"), res.KindOps("nap_02_insert"), res.KindOps("nap_04_select")
+		if tx == 0 || sel != tx || ins != 1 {
+			t.Errorf("transactions %d, selects %d, inserts %d: want the selects' transactions only, and client 0's one insert", tx, sel, ins)
+		}
+	})
+	if _, err := run.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sq.ExecSQL(ctx, "SELECT count(*) FROM naps", nil, out); err != nil || n != 1 || string(out.Row(0)[0].B) != "0" {
+		t.Errorf("naps holds %s rows (%v): the cut transaction was not rolled back", out.Row(0)[0].B, err)
 	}
 }

@@ -1,6 +1,10 @@
 package sysbench
 
-import "github.com/rumbench/rumbench/internal/workload"
+import (
+	"fmt"
+
+	"github.com/rumbench/rumbench/internal/workload"
+)
 
 // diskRowBytes is, per engine, the bytes an sbtest table takes on disk per row with its index k
 // (`rumbench run --workload sysbench --tests point-query --table-size 200000 --cache-mb 1024`,
@@ -25,4 +29,14 @@ func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 	return workload.CacheFor(engine, diskRowBytes, float64(w.cfg.Tables)*float64(w.cfg.TableSize), maxBytes)
 }
 
-var _ workload.CachePlanner = (*Workload)(nil)
+// DiskBytes implements workload.DiskPlanner: Tables × TableSize rows × diskRowBytes.
+func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
+	b, how := workload.DiskFor(engine, diskRowBytes, float64(w.cfg.Tables)*float64(w.cfg.TableSize),
+		fmt.Sprintf("%d tables (--tables) × %d rows (--table-size)", w.cfg.Tables, w.cfg.TableSize), "row")
+	return b, how, true
+}
+
+var (
+	_ workload.CachePlanner = (*Workload)(nil)
+	_ workload.DiskPlanner  = (*Workload)(nil)
+)

@@ -1,6 +1,10 @@
 package tpcc
 
-import "github.com/rumbench/rumbench/internal/workload"
+import (
+	"fmt"
+
+	"github.com/rumbench/rumbench/internal/workload"
+)
 
 // warehouseBytes is, per engine, the bytes its nine tables and their indexes take on disk per
 // warehouse after the load (the quick profile's one warehouse: `rumbench run --workload tpcc
@@ -28,4 +32,13 @@ func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 	return workload.CacheFor(engine, warehouseBytes, float64(w.cfg.Warehouses)*runGrowth, maxBytes)
 }
 
-var _ workload.CachePlanner = (*Workload)(nil)
+// DiskBytes implements workload.DiskPlanner: W warehouses × warehouseBytes, × runGrowth.
+func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
+	b, how := workload.DiskFor(engine, warehouseBytes, float64(w.cfg.Warehouses), fmt.Sprintf("%d warehouses (--warehouses)", w.cfg.Warehouses), "warehouse")
+	return b * runGrowth, fmt.Sprintf("%s, × %g for the run's growth", how, runGrowth), true
+}
+
+var (
+	_ workload.CachePlanner = (*Workload)(nil)
+	_ workload.DiskPlanner  = (*Workload)(nil)
+)

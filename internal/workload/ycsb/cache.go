@@ -1,6 +1,10 @@
 package ycsb
 
-import "github.com/rumbench/rumbench/internal/workload"
+import (
+	"fmt"
+
+	"github.com/rumbench/rumbench/internal/workload"
+)
 
 // recordBytes is, per engine, the bytes usertable takes on disk per record of YCSB's default
 // shape, ten fields of 100 bytes (`rumbench run --workload ycsb -p recordcount=100000
@@ -32,4 +36,17 @@ func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 	return workload.CacheFor(engine, recordBytes, float64(c.RecordCount)*shape, maxBytes)
 }
 
-var _ workload.CachePlanner = (*Workload)(nil)
+// DiskBytes implements workload.DiskPlanner: recordcount records × recordBytes, scaled by the
+// records' field bytes as CacheMB scales it.
+func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
+	c := &w.cfg.Core
+	shape := float64(max(c.FieldCount*int64(c.FieldLength), 1)) / defaultFieldBytes
+	b, how := workload.DiskFor(engine, recordBytes, float64(c.RecordCount),
+		fmt.Sprintf("%d records (recordcount)", c.RecordCount), "record")
+	return b * shape, fmt.Sprintf("%s, × %g for %d fields of %d bytes", how, shape, c.FieldCount, c.FieldLength), true
+}
+
+var (
+	_ workload.CachePlanner = (*Workload)(nil)
+	_ workload.DiskPlanner  = (*Workload)(nil)
+)

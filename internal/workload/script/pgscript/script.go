@@ -1,9 +1,13 @@
 package pgscript
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rumbench/rumbench/internal/input"
 )
 
 // Bounds of a script, each refused in one line that names it.
@@ -259,8 +263,75 @@ func (p *scriptParser) checkLine(comment string) error {
 	if onlyComments(q) || want == "" {
 		return p.errf(p.line, "a check is %q: both parts are needed", CheckPrefix+" QUERY -> EXPECTED")
 	}
+	if err := checkQuery(q); err != nil {
+		return p.errf(p.line, "%v", err)
+	}
 	p.s.Checks = append(p.s.Checks, Check{Line: p.line, Query: q, Want: want})
 	return nil
+}
+
+// checkVerbs are the first words of the statements a check may be: queries.
+var checkVerbs = []string{"SELECT", "WITH", "VALUES", "TABLE", "SHOW"}
+
+// checkQuery says why q cannot be a check's query: a check is one statement, a query (it starts
+// with one of checkVerbs), which the run then sends in a read-only transaction. pgbench ignores
+// the comment a check is written in, so a check is refused here rather than run when it could
+// change anything.
+func checkQuery(q string) error {
+	t := q
+	for {
+		t = strings.TrimLeft(t, " \t\r\n(")
+		if !strings.HasPrefix(t, "/*") {
+			break
+		}
+		j := strings.Index(t[2:], "*/")
+		if j < 0 {
+			return errors.New("unterminated /* comment")
+		}
+		t = t[2+j+2:]
+	}
+	end := strings.IndexFunc(t, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+	if end < 0 {
+		end = len(t)
+	}
+	if verb := strings.ToUpper(t[:end]); !slices.Contains(checkVerbs, verb) {
+		return fmt.Errorf("a check is a query (%s), run read-only: %q is not one", strings.Join(checkVerbs, ", "), trimWord(t[:end], t))
+	}
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(q[i+1:], c)
+			if j < 0 {
+				return errors.New("unterminated quoted string")
+			}
+			i += 1 + j
+		case c == '$' && dollarTag(q[i:]) != "":
+			tag := dollarTag(q[i:])
+			j := strings.Index(q[i+len(tag):], tag)
+			if j < 0 {
+				return fmt.Errorf("unterminated dollar-quoted string %s", tag)
+			}
+			i += len(tag) + j + len(tag) - 1
+		case c == '/' && strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				return errors.New("unterminated /* comment")
+			}
+			i += 2 + j + 1
+		case c == ';':
+			return fmt.Errorf("a check is one query: a ';' at byte %d starts another statement", i+1)
+		}
+	}
+	return nil
+}
+
+// trimWord is what a message shows of a statement that is not a query: its first word, or its
+// first characters when it has none.
+func trimWord(word, text string) string {
+	if word != "" {
+		return word
+	}
+	return input.Short(text)
 }
 
 // sql reads one SQL command up to an unquoted ';', a backslash (a meta-command such as \gset

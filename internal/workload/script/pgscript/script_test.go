@@ -103,6 +103,11 @@ func TestParseScriptErrors(t *testing.T) {
 		{"\\set x random(1,\n", "unexpected end"},
 		{"SELECT 1;\n\x00;", "bad.sql:2: a NUL byte"},
 		{"-- rumbench check: /* no query */ -> 1", "both parts are needed"},
+		// A check runs read-only, and is one query.
+		{"-- rumbench check: DROP TABLE pgbench_branches -> 0", `bad.sql:1: a check is a query (SELECT, WITH, VALUES, TABLE, SHOW), run read-only: "DROP" is not one`},
+		{"-- rumbench check: /* x */ (COPY (SELECT 1) TO PROGRAM 'true') -> 0", `"COPY" is not one`},
+		{"-- rumbench check: SELECT 1; DROP TABLE t -> 1", "bad.sql:1: a check is one query: a ';' at byte 9 starts another statement"},
+		{"-- rumbench check: SELECT ';' AS a, $x$;$x$; DELETE FROM t -> 1", "a ';' at byte 25 starts another statement"},
 	}
 	for _, c := range cases {
 		_, err := Parse("bad.sql", c.src, NewNames())
