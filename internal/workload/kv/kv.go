@@ -26,7 +26,6 @@ import (
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
-	"github.com/rumbench/rumbench/internal/workload/ycsb/ycsbgen"
 )
 
 // Config is the workload's configuration: one field per setting.
@@ -176,7 +175,7 @@ type Run struct {
 	load     workload.Loader
 	// ack hands out and acknowledges the run's write numbers (from insert-count on, this
 	// shard's every Count-th); missing counts read keys not found.
-	ack     *ycsbgen.AckCounter
+	ack     *gen.AckCounter
 	missing atomic.Int64
 }
 
@@ -206,7 +205,7 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 		if err != nil {
 			return nil, err
 		}
-		r.ack = ycsbgen.NewAckCounter(max(n-w.Cfg.InsertCount, 0))
+		r.ack = gen.NewAckCounter(max(n-w.Cfg.InsertCount, 0))
 	}
 	return r, nil
 }
@@ -223,7 +222,7 @@ func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper)
 }
 
 func (w *Workload) newRun(eng table.Engine, loaded int64) *Run {
-	r := &Run{w: w, eng: eng, ack: ycsbgen.NewAckCounter(0)}
+	r := &Run{w: w, eng: eng, ack: gen.NewAckCounter(0)}
 	r.load = workload.Loader{Clients: w.Cfg.Concurrency, Shard: w.Shard, Batches: []workload.Batches{{Table: w.t, Rows: loadBatch,
 		Count: (w.Cfg.InsertCount + loadBatch - 1) / loadBatch, Fill: w.fill}}}
 	r.load.SetLoaded(loaded)

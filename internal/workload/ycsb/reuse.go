@@ -3,6 +3,7 @@ package ycsb
 import (
 	"context"
 	"fmt"
+	"github.com/rumbench/rumbench/internal/gen"
 
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -52,7 +53,7 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 	if extra < 0 {
 		return nil, fmt.Errorf("%s holds %d records, fewer than the %d the load wrote", c.Table, n, c.InsertCount)
 	}
-	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, ack: ycsbgen.NewAckCounter(c.RecordCount + extra)}
+	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, ack: gen.NewAckCounter(c.RecordCount + extra)}
 	r.loaded.Store(c.InsertCount)
 	r.loadNext.Store(c.InsertCount)
 	if c.RequestDistribution == "sequential" {

@@ -59,7 +59,7 @@ type Run struct {
 	// the records the load committed.
 	loadNext, loaded atomic.Int64
 	// ack hands out and acknowledges the run's insert key numbers (from recordcount on).
-	ack *ycsbgen.AckCounter
+	ack *gen.AckCounter
 	seq *ycsbgen.Sequential
 	// missing counts reads and scans that found no record where one must be.
 	missing, badValues atomic.Int64

@@ -3,6 +3,7 @@ package ycsb
 import (
 	"context"
 	"fmt"
+	"github.com/rumbench/rumbench/internal/gen"
 
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -88,7 +89,7 @@ func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper)
 // records yet.
 func (w *Workload) newRun(eng table.Engine) (*Run, error) {
 	c := &w.cfg.Core
-	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, ack: ycsbgen.NewAckCounter(c.RecordCount)}
+	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, ack: gen.NewAckCounter(c.RecordCount)}
 	if c.RequestDistribution == "sequential" {
 		var err error
 		if r.seq, err = ycsbgen.NewSequential(c.InsertStart, c.InsertStart+c.InsertCount-1); err != nil {
