@@ -429,14 +429,24 @@ const minLateSecs = 0.5
 // it, the workers, the ticks and the engine compete for the CPUs more than they run.
 const MaxWorkersPerCPU = 64
 
+// MinOps is the fewest operations a step's per-op figures are trusted with: below it a step is
+// degraded. A per-op figure divides what the step's counters counted by its operations, and
+// part of that is not the operations' (the settling's flush or checkpoint, the sampling,
+// the engine's background work): over 100 operations or more it is at most a hundredth of
+// each such count (of a 10 ms CPU tick, one device flush) per operation.
+const MinOps = 100
+
 // degraded returns the reasons the step's figures cannot be trusted.
 func (c *collector) degraded(r *results.Step) []string {
 	var why []string
 	if !c.based {
 		why = append(why, fmt.Sprintf("the warm-up (%v) did not end before the step did: its figures include it", c.st.Warmup))
 	}
-	if r.Ops == 0 {
+	switch {
+	case r.Ops == 0:
 		why = append(why, "no operation was measured")
+	case r.Ops < MinOps:
+		why = append(why, fewOps(r.Ops, r.PerOp))
 	}
 	if c.lateTicks > 0 {
 		why = append(why, fmt.Sprintf("%d ticks were late by more than half a tick, at least %gs (the sampler was starved of CPU)", c.lateTicks, minLateSecs))
@@ -445,6 +455,18 @@ func (c *collector) degraded(r *results.Step) []string {
 		why = append(why, fmt.Sprintf("%d client workers on %d CPUs (more than %d per CPU): they measure the scheduler", n, cpus, MaxWorkersPerCPU))
 	}
 	return why
+}
+
+// fewOps is the reason a step of n operations (0 < n < MinOps), each one perOp, is degraded.
+func fewOps(n int64, perOp string) string {
+	what := "operations"
+	if n == 1 {
+		what = "operation"
+	}
+	if perOp != "" {
+		what += " (per " + perOp + ")"
+	}
+	return fmt.Sprintf("only %d %s measured, fewer than %d: a per-op figure charges each with a large share of what the step cost besides its operations (settling, sampling, background work)", n, what, MinOps)
 }
 
 // rateWrites says whether the headline rate counts write kinds.

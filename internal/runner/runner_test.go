@@ -32,6 +32,18 @@ func counted(n int64, rows int) OpFunc {
 	}
 }
 
+// queries returns an op that records one range query of 10 rows, done after n calls.
+func queries(n int64) OpFunc {
+	var calls atomic.Int64
+	return func(ctx context.Context, m *Meter) (bool, error) {
+		if calls.Add(1) > n {
+			return true, nil
+		}
+		m.Done(kRange, time.Now(), 10)
+		return false, nil
+	}
+}
+
 func TestDriverAndBackground(t *testing.T) {
 	var bgCalls atomic.Int64
 	bg := func(ctx context.Context, m *Meter) (bool, error) {
@@ -167,10 +179,11 @@ func TestRatePercentile(t *testing.T) {
 	}
 }
 
-// A step whose warm-up outlasts it, or that measured nothing, is degraded, with the reasons.
+// A step whose warm-up outlasts it, that measured nothing, or too few operations for per-op
+// figures, is degraded, with the reasons.
 func TestDegraded(t *testing.T) {
 	res, err := Run(context.Background(), Setup{Label: "t", Tick: 20 * time.Millisecond}, Step{Name: "w",
-		Kinds: testKinds, RateKinds: []KindID{kIns}, Warmup: time.Hour, Workers: []Worker{{Name: "w", Op: counted(5, 1)}}})
+		Kinds: testKinds, RateKinds: []KindID{kIns}, Warmup: time.Hour, Workers: []Worker{{Name: "w", Op: counted(MinOps, 1)}}})
 	if err != nil || res.Status != results.StatusDegraded || len(res.Degraded) != 1 || !strings.Contains(res.Degraded[0], "warm-up (1h0m0s) did not end") {
 		t.Errorf("warm-up overrun: err %v status %s reasons %q", err, res.Status, res.Degraded)
 	}
@@ -178,6 +191,28 @@ func TestDegraded(t *testing.T) {
 		Workers: []Worker{{Name: "w", Op: counted(0, 1)}}})
 	if res.Status != results.StatusDegraded || len(res.Degraded) != 1 || res.Degraded[0] != "no operation was measured" {
 		t.Errorf("nothing measured: status %s reasons %q", res.Status, res.Degraded)
+	}
+	// The operations are what the rate counts: 99 rows in 99 calls are too few, 100 rows in
+	// one call are enough, 99 queries of 10 rows each are too few.
+	few := "only 99 operations (per inserted row) measured, fewer than 100: a per-op figure charges each with a large share of what the step cost besides its operations (settling, sampling, background work)"
+	for _, c := range []struct {
+		name   string
+		op     OpFunc
+		rate   KindID
+		perOp  string
+		status string
+		reason string
+	}{
+		{"99 rows", counted(MinOps-1, 1), kIns, "inserted row", results.StatusDegraded, few},
+		{"100 rows in a call", counted(1, MinOps), kIns, "inserted row", results.StatusOK, ""},
+		{"99 queries", queries(MinOps - 1), kRange, "", results.StatusDegraded, strings.Replace(few, " (per inserted row)", "", 1)},
+		{"1 row", counted(1, 1), kIns, "transaction", results.StatusDegraded, strings.Replace(few, "99 operations (per inserted row)", "1 operation (per transaction)", 1)},
+	} {
+		res, err := Run(context.Background(), Setup{Label: "t"}, Step{Name: c.name, Kinds: testKinds, RateKinds: []KindID{c.rate},
+			Presentation: Presentation{PerOp: c.perOp}, Workers: []Worker{{Name: "w", Op: c.op}}})
+		if err != nil || res.Status != c.status || strings.Join(res.Degraded, "; ") != c.reason {
+			t.Errorf("%s: err %v, %d ops, status %s, reasons %q; want %s %q", c.name, err, res.Ops, res.Status, res.Degraded, c.status, c.reason)
+		}
 	}
 }
 
