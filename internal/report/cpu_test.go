@@ -78,4 +78,13 @@ func TestTargetCPUAndBusyHost(t *testing.T) {
 	if !slices.Contains(sum.Footer, sumNote) {
 		t.Errorf("summary footer %q lacks %q", sum.Footer, sumNote)
 	}
+	// Busy in every step of the summary's columns: said in a word.
+	run.Steps[0].HostCPUPct, run.Steps[0].HostCPUUsPerOp = 50, 55
+	sum, err = SummaryTable([]*results.Run{run}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(sumNote, "pebble in l.i1", "pebble in every step", 1); !slices.Contains(sum.Footer, want) {
+		t.Errorf("summary footer %q lacks %q", sum.Footer, want)
+	}
 }

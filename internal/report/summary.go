@@ -386,7 +386,10 @@ func coveredSteps(rates []string, headline []*summaryCol) []string {
 func summaryBusy(c *Comparison, order []int, steps []string) []string {
 	var names []string
 	for _, i := range order {
-		if busy := busySteps(c.Series[i], steps); len(busy) > 0 {
+		switch busy := busySteps(c.Series[i], steps); {
+		case len(busy) > 1 && len(busy) == len(steps):
+			names = append(names, c.Series[i].Label+" in every step")
+		case len(busy) > 0:
 			names = append(names, c.Series[i].Label+" in "+strings.Join(busy, ", "))
 		}
 	}
