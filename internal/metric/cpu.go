@@ -27,23 +27,14 @@ func TargetCPU(s *results.Step) (float64, bool) {
 	return 0, false
 }
 
-// OtherCPUPct returns the CPU of the host's other processes during step s, percent of all the
-// host's CPUs (other%): the host's busy CPU less this process's (observer included) and a
-// managed server tree's, at least 0 (the host's ticks are 10 ms apart). Not measured for a
-// --dsn server (its processes, maybe on this host, cannot be told from the others) or a step
-// without operations (its per-op figures, from which it is derived, are 0).
+// OtherCPUPct returns the user-mode CPU of the host's other processes during step s, percent of
+// all the host's CPUs (other%, steps.json's other_cpu_pct); not measured for a --dsn server or
+// in a run recorded before it was.
 func OtherCPUPct(s *results.Step) (float64, bool) {
-	if s.Server == "external" || s.Ops <= 0 {
+	if s.OtherCPUPct == nil {
 		return 0, false
 	}
-	if s.HostCPUUsPerOp <= 0 {
-		return 0, true
-	}
-	own := max(s.ProcessCPUUsPerOp, s.ClientCPUUsPerOp) // runs recorded before the observer's split have the client's only
-	if s.Server == "managed" {
-		own += s.ServerCPUUsPerOp
-	}
-	return max(0, s.HostCPUPct*(1-own/s.HostCPUUsPerOp)), true
+	return *s.OtherCPUPct, true
 }
 
 // BusyHost says whether other processes took more than BusyHostPct of the host's CPUs during

@@ -114,7 +114,7 @@ func (c *collector) takeExtra(s *snapshot, full bool) {
 func takeRusage(s *snapshot) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.cpuNs = ru.Utime.Nano() + ru.Stime.Nano()
+		s.cpuNs, s.userNs = ru.Utime.Nano()+ru.Stime.Nano(), ru.Utime.Nano()
 	}
 }
 
@@ -369,6 +369,9 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		r.HostCPUPct = per(busy, float64(totalTicks(b.sys.CPU)-totalTicks(a.sys.CPU))) * 100
 		r.HostCPUUsPerOp = per(busy/sysstat.UserHZ*1e6, ops)
 		r.CSPerOp = per(float64(b.sys.CPU.Ctxt-a.sys.CPU.Ctxt), ops)
+		if pct, ok := otherCPUPct(a, b); ok {
+			r.OtherCPUPct = &pct
+		}
 		r.ClientRSSMB = float64(b.sys.SelfRSSBytes) / mib
 		r.ClientMaxRSSMB = float64(b.sys.SelfHWMBytes) / mib
 	}
@@ -525,6 +528,28 @@ func ratePercentile(rates []float64, p float64) float64 {
 	i := int(p*float64(len(s)) + 0.5)
 	i = min(max(i, 1), len(s))
 	return s[i-1]
+}
+
+// otherCPUPct is the user-mode CPU of the host's other processes between a and b, percent of
+// all the host's CPUs: the host's user and nice time (/proc/stat) less this process's user time
+// (getrusage) and a managed server tree's, at least 0 (the host's ticks are 10 ms, the
+// process's time µs). User time only: the kernel's threads and interrupts also work for the
+// target (writing back its files, completing its I/O), in system, irq and softirq time. Not
+// measured (false) without both system samples, or for a server whose process tree was not
+// read (a --dsn server, whose processes may run on this host; a failed sample).
+func otherCPUPct(a, b *snapshot) (float64, bool) {
+	if !a.sysOK || !b.sysOK || a.srvOK != b.srvOK || a.srvOK && !b.srv.Managed {
+		return 0, false
+	}
+	total := float64(totalTicks(b.sys.CPU) - totalTicks(a.sys.CPU))
+	if total <= 0 {
+		return 0, false
+	}
+	user := float64(b.sys.CPU.User+b.sys.CPU.Nice-a.sys.CPU.User-a.sys.CPU.Nice) - float64(b.userNs-a.userNs)/1e9*sysstat.UserHZ
+	if a.srvOK {
+		user -= float64(b.srv.UserTicks - a.srv.UserTicks)
+	}
+	return max(0, user/total*100), true
 }
 
 // memoryFigures fills the step's figures from the memory cgroup: sizes at the end, faults and
