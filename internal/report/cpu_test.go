@@ -88,4 +88,16 @@ func TestTargetCPUAndBusyHost(t *testing.T) {
 	if want := strings.Replace(sumNote, "pebble in l.i1", "pebble in every step", 1); !slices.Contains(sum.Footer, want) {
 		t.Errorf("summary footer %q lacks %q", sum.Footer, want)
 	}
+	// Two targets busy in every step, one in a step: the first named together.
+	run.Steps[2].OtherCPUPct, run.Steps[3].OtherCPUPct = &busy, &busy
+	run.Steps = append(run.Steps, run.Steps[0], run.Steps[1])
+	run.Steps[4].Target, run.Steps[5].Target = "sqlite", "sqlite"
+	run.Steps[4].OtherCPUPct = nil
+	sum, err = SummaryTable([]*results.Run{run}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(sumNote, "pebble in l.i1", "pebble, postgres in every step; sqlite in l.i1", 1); !slices.Contains(sum.Footer, want) {
+		t.Errorf("summary footer %q lacks %q", sum.Footer, want)
+	}
 }

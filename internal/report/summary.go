@@ -384,14 +384,17 @@ func coveredSteps(rates []string, headline []*summaryCol) []string {
 // summaryBusy is the footer line that names the series whose steps (of the summary's columns)
 // ran on a busy host, with those steps; none when no step did.
 func summaryBusy(c *Comparison, order []int, steps []string) []string {
-	var names []string
+	var every, names []string
 	for _, i := range order {
 		switch busy := busySteps(c.Series[i], steps); {
 		case len(busy) > 1 && len(busy) == len(steps):
-			names = append(names, c.Series[i].Label+" in every step")
+			every = append(every, c.Series[i].Label)
 		case len(busy) > 0:
 			names = append(names, c.Series[i].Label+" in "+strings.Join(busy, ", "))
 		}
+	}
+	if len(every) > 0 {
+		names = append([]string{strings.Join(every, ", ") + " in every step"}, names...)
 	}
 	if len(names) == 0 {
 		return nil
