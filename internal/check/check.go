@@ -2,8 +2,10 @@
 // "qps>=20000", "l.i1:p99_us<=5000" or "ratio(ips)>=0.95", each evaluated per step and target,
 // on the median when a target was repeated. A name is what the tables show: the step's headline
 // rate under the workload's name for it (ips, qps, Krps ...) or a metric of the catalog
-// (rumbench metrics), a latency with its unit (p99_us, max_ms). It also writes the outcome as a
-// JUnit XML report for CI systems.
+// (rumbench metrics), a latency with its unit (p99_us, max_ms). A check without a step that
+// names a rate covers the steps whose headline rate it is: "ips>=5000" checks the load steps'
+// inserts, not the background writers of the query steps (their ips is checked by naming the
+// step, "qr100:ips>=90"). It also writes the outcome as a JUnit XML report for CI systems.
 package check
 
 import (
@@ -30,6 +32,10 @@ type Expr struct {
 	// figure relative to the comparison's base.
 	Name  string
 	Ratio bool
+	// Headline says that Name is a workload's rate name (ips, qps, rps ...): without a Step,
+	// the check covers only the steps whose headline rate it names, not the steps where the
+	// same name is another figure (a query step's ips, the rate of its background writers).
+	Headline bool
 	// At, when > 0, is a client count of a concurrency sweep (NAME@N): the check applies to the
 	// series of that count only. The sweep figures speedup (the rate over the rate at the
 	// sweep's smallest count) and eff (speedup per client, 1 linear) are named with it only.
@@ -106,7 +112,8 @@ func Parse(text string, rates []string) (Expr, error) {
 		return e, fmt.Errorf("--check %q: no figure name before %s", text, op)
 	}
 	e.Name = lhs
-	if !slices.Contains(rates, lhs) {
+	e.Headline = slices.Contains(rates, lhs)
+	if !e.Headline {
 		if _, ok := metric.Lookup(lhs); !ok {
 			return e, fmt.Errorf("--check %q: unknown figure %q (a metric of rumbench metrics, a latency with its unit as p99_us, or a workload's rate name)", text, lhs)
 		}
@@ -188,8 +195,9 @@ type Series struct {
 }
 
 // Evaluate runs every check over the series; ratio checks divide by the series at index base
-// (base < 0: no base, ratio checks fail) and skip the base itself. A check that finds its
-// figure nowhere fails, so a gate cannot pass by matching nothing.
+// (base < 0: no base, ratio checks fail) and skip the base itself. A check on a rate name
+// without a step covers the steps whose headline rate it names (Expr.Headline). A check that
+// finds its figure nowhere fails, so a gate cannot pass by matching nothing.
 func Evaluate(exprs []Expr, series []Series, base int) []Result {
 	var out []Result
 	for _, e := range exprs {
@@ -206,7 +214,7 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 				continue
 			}
 			for _, step := range stepsOf(sr.Steps) {
-				if e.Step != "" && step != e.Step {
+				if e.Step != "" && step != e.Step || !e.covers(sr.Steps, step) {
 					continue
 				}
 				v, reps := median(e.Name, sr.Steps, step)
@@ -234,6 +242,8 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 				why = "ratio() needs a comparison: use it with rumbench compare"
 			case e.Step != "":
 				why = fmt.Sprintf("no target measured %s in step %s", e.Name, e.Step)
+			case e.Headline:
+				why = fmt.Sprintf("no step has %s as its headline rate (where %s is another figure, name the step: STEP:%s)", e.Name, e.Name, e.Name)
 			}
 			out = append(out, Result{Expr: e, Step: e.Step, Value: math.NaN(), Why: why})
 		}
@@ -265,6 +275,20 @@ func SeriesOf(run *results.Run, label func(target string) string) []Series {
 		out[k].Steps = append(out[k].Steps, s)
 	}
 	return out
+}
+
+// covers says whether the check covers step (of the records steps): every step, but for a
+// rate name without a step only those whose headline rate it names.
+func (e Expr) covers(steps []*results.Step, step string) bool {
+	if !e.Headline || e.Step != "" {
+		return true
+	}
+	for _, s := range steps {
+		if s.Step == step {
+			return s.RateName == e.Name
+		}
+	}
+	return false
 }
 
 // sweepResults evaluates a sweep figure (speedup, eff) on series si, a count of a sweep: per

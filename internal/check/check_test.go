@@ -14,16 +14,16 @@ var rates = []string{"ips", "qps"}
 
 func TestParse(t *testing.T) {
 	for text, want := range map[string]Expr{
-		"qps>=20000":                  {Name: "qps", Op: ">=", Value: 20000},
+		"qps>=20000":                  {Name: "qps", Headline: true, Op: ">=", Value: 20000},
 		"l.i1:p99_us <= 5000":         {Step: "l.i1", Name: "p99_us", Op: "<=", Value: 5000},
-		"ratio(ips)>=0.95":            {Name: "ips", Ratio: true, Op: ">=", Value: 0.95},
-		"read-only_range=100:qps>1e3": {Step: "read-only_range=100", Name: "qps", Op: ">", Value: 1000},
+		"ratio(ips)>=0.95":            {Name: "ips", Headline: true, Ratio: true, Op: ">=", Value: 0.95},
+		"read-only_range=100:qps>1e3": {Step: "read-only_range=100", Name: "qps", Headline: true, Op: ">", Value: 1000},
 		"wKB/i<1":                     {Name: "wKB/i", Op: "<", Value: 1},
 		"l.i0:ratio(cpu_us/op) != 2":  {Step: "l.i0", Name: "cpu_us/op", Ratio: true, Op: "!=", Value: 2},
 		"p99.99_ms==3":                {Name: "p99.99_ms", Op: "==", Value: 3},
 		"speedup@8>=4":                {Name: "speedup", At: 8, Op: ">=", Value: 4},
 		"point-query:eff@4 > 0.5":     {Step: "point-query", Name: "eff", At: 4, Op: ">", Value: 0.5},
-		"qps@2>=100":                  {Name: "qps", At: 2, Op: ">=", Value: 100},
+		"qps@2>=100":                  {Name: "qps", Headline: true, At: 2, Op: ">=", Value: 100},
 	} {
 		got, err := Parse(text, rates)
 		want.Text = text
@@ -177,5 +177,61 @@ func TestSweepChecks(t *testing.T) {
 	rs := Evaluate([]Expr{parse("speedup@8>=1")}, series, -1)
 	if len(rs) != 1 || rs[0].Pass || !strings.Contains(rs[0].Why, "no target ran 8 clients") {
 		t.Errorf("speedup@8 on a sweep of 2,4: %+v", rs)
+	}
+}
+
+// TestHeadlineScope: a check on a rate name without a step covers the steps whose headline
+// rate it names. A query step's ips (its paced background writers' rate) is checked only when
+// the check names the step; so ratio(ips)>=0.95 covers the load steps and not the query steps,
+// where every engine keeps to the writers' pace.
+func TestHeadlineScope(t *testing.T) {
+	query := func(target, name string, qps, ips float64) *results.Step {
+		return &results.Step{Target: target, Step: name, Status: results.StatusOK, RateName: "qps", Rate: qps, QPS: 0, IPS: ips,
+			RateKinds: []string{"range_query"}, Kinds: []results.Kind{{Name: "range_query", Role: results.RoleRead, Ops: 100},
+				{Name: "insert", Role: results.RoleWrite, Ops: 10, Units: 10}}}
+	}
+	series := []Series{
+		{Label: "pebble", Steps: []*results.Step{step("pebble", "l.i0", 0, 1000, 400), step("pebble", "l.i1", 0, 900, 800),
+			query("pebble", "qr100", 5000, 100), query("pebble", "qp100", 4000, 100)}},
+		{Label: "bbolt", Steps: []*results.Step{step("bbolt", "l.i0", 0, 500, 4000), step("bbolt", "l.i1", 0, 100, 9000),
+			query("bbolt", "qr100", 2500, 99), query("bbolt", "qp100", 8000, 100)}},
+	}
+	parse := func(s string) Expr {
+		e, err := Parse(s, rates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	covered := func(rs []Result) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Step+" "+r.Target)
+		}
+		return strings.Join(out, ", ")
+	}
+	for _, c := range []struct {
+		check, covered string
+		failed         int
+	}{
+		// The load steps only: bbolt's 0.5 and 0.11 of pebble's inserts fail.
+		{"ratio(ips)>=0.95", "l.i0 bbolt, l.i1 bbolt", 2},
+		{"ips>=600", "l.i0 pebble, l.i1 pebble, l.i0 bbolt, l.i1 bbolt", 2},
+		// The query steps only.
+		{"ratio(qps)>=0.95", "qr100 bbolt, qp100 bbolt", 1},
+		// Named, a query step's ips is its background writers'.
+		{"qr100:ratio(ips)>=0.95", "qr100 bbolt", 0},
+		{"qp100:ips>=100", "qp100 pebble, qp100 bbolt", 0},
+	} {
+		rs := Evaluate([]Expr{parse(c.check)}, series, 0)
+		if got := covered(rs); got != c.covered || Failed(rs) != c.failed {
+			t.Errorf("%s covered %q with %d failed, want %q with %d", c.check, got, Failed(rs), c.covered, c.failed)
+		}
+	}
+	// A rate name that is no step's headline matches nothing, and says how to name a step.
+	rs := Evaluate([]Expr{parse("ips>=1")}, series[:1:1], -1)
+	rs2 := Evaluate([]Expr{parse("ips>=1")}, []Series{{Label: "pebble", Steps: series[0].Steps[2:]}}, -1)
+	if len(rs) != 2 || len(rs2) != 1 || rs2[0].Pass || rs2[0].Why != "no step has ips as its headline rate (where ips is another figure, name the step: STEP:ips)" {
+		t.Errorf("ips over query steps only: %+v", rs2)
 	}
 }

@@ -21,7 +21,7 @@ type checkFlags struct {
 }
 
 func (c *checkFlags) add(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&c.exprs, "check", nil, "a gate on the results, [STEP:]NAME OP NUMBER, e.g. qps>=20000, l.i1:p99_us<=5000, ratio(ips)>=0.95 (repeatable); exit code 1 when one fails")
+	fl.StringArrayVar(&c.exprs, "check", nil, "a gate on the results, [STEP:]NAME OP NUMBER, e.g. qps>=20000, l.i1:p99_us<=5000, ratio(ips)>=0.95 (repeatable; a rate name without STEP checks the steps whose headline rate it is); exit code 1 when one fails")
 	fl.StringVar(&c.junit, "junit", "", "write the checks as a JUnit XML report to this file")
 }
 

@@ -373,7 +373,7 @@ func TestFullDiskStopsCleanly(t *testing.T) {
 	if len(steps) != 1 || steps[0].Status != results.StatusFailed || steps[0].KindUnits("insert") == 0 || steps[0].Rows != steps[0].KindUnits("insert") {
 		t.Errorf("want one failed l.i0 step with the rows inserted before the error, got %+v", steps)
 	}
-	if !strings.Contains(tr.stdout, "bbolt (failed)") {
+	if !strings.Contains(tr.stdout, "bbolt (failed") { // with ", busy host)" on a host other processes kept busy
 		t.Errorf("the failed step is not in the table:\n%s", tr.stdout)
 	}
 	if entries, _ := os.ReadDir(small); len(entries) != 0 {

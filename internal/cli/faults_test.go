@@ -178,7 +178,9 @@ func TestManyThreadsDegraded(t *testing.T) {
 	if !strings.Contains(strings.Join(test.Degraded, "; "), strconv.Itoa(threads)+" client workers") {
 		t.Errorf("reasons %q lack the thread count", test.Degraded)
 	}
-	for _, want := range []string{"null (degraded)", "point-query null degraded: " + strconv.Itoa(threads) + " client workers"} {
+	// "null (degraded)", or "null (degraded, busy host)" when other processes took more than
+	// 10% of the host's CPUs.
+	for _, want := range []string{"null (degraded", "point-query null degraded: " + strconv.Itoa(threads) + " client workers"} {
 		if !strings.Contains(tr.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, tr.stdout)
 		}

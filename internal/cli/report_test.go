@@ -68,8 +68,9 @@ func TestReportCommand(t *testing.T) {
 			args = append(args, "--wide")
 		}
 		tr := run(t, nil, args...)
-		if tr.code != 0 || !strings.Contains(tr.stdout, " cpu_us/op ") || strings.Contains(tr.stdout, " secs ") != wide {
-			t.Errorf("report --wide=%v: exit %d, want cpu_us/op and secs only when wide:\n%s%s", wide, tr.code, tr.stdout, tr.stderr)
+		if tr.code != 0 || !strings.Contains(tr.stdout, " tcpu_us/op ") || strings.Contains(tr.stdout, " cpu_us/op ") != wide ||
+			strings.Contains(tr.stdout, " secs ") != wide {
+			t.Errorf("report --wide=%v: exit %d, want tcpu_us/op, and the host's cpu_us/op and secs only when wide:\n%s%s", wide, tr.code, tr.stdout, tr.stderr)
 		}
 	}
 	// A run directory path, CSV to a file.

@@ -46,6 +46,10 @@ func TestServersAllStepsTiny(t *testing.T) {
 			t.Errorf("%s %s: status %s server %q", s.Target, s.Step, s.Status, s.Server)
 		}
 		serverCPU[s.Target] += s.ServerCPUUsPerOp * float64(s.Ops)
+		// Other processes' CPU, less the server tree's: measured over a step of ticks (0.5 s).
+		if s.Step == "qr100" && (s.OtherCPUPct == nil || *s.OtherCPUPct < 0 || *s.OtherCPUPct > 100) {
+			t.Errorf("%s qr100: other_cpu_pct %v, want a percentage", s.Target, s.OtherCPUPct)
+		}
 		if s.Step == "l.i1" && (s.ServerCPUUsPerOp < 0 || s.ServerRSSMB <= 0 || s.ServerPSSMB <= 0 || s.LogBytesPerOp <= 0 || s.ServerFsyncsPerOp < 0 || (s.Target != "postgres" && s.ServerFsyncsPerOp == 0)) {
 			t.Errorf("%s l.i1: server cpu %g rss %g log %g fsyncs %g", s.Target, s.ServerCPUUsPerOp, s.ServerRSSMB, s.LogBytesPerOp, s.ServerFsyncsPerOp)
 		}

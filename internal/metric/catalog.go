@@ -256,8 +256,12 @@ func init() {
 			Value: storage(func(s *results.Step) float64 { return s.FlushesPerOp })},
 
 		// CPU.
+		&Metric{Name: "tcpu_us/op", Field: "client_cpu_us_per_op + server_cpu_us_per_op", Unit: "µs/op", Better: Lower,
+			Meaning: "the target's own CPU time per op: this process's (the engine's, when it is embedded; its worker's under --memory-limit), the observer's excluded, plus the managed server's process tree; other processes, and the kernel's work outside them (writeback of their files, interrupts), left out",
+			Formula: "ccpu_us/op + scpu_us/op (an embedded engine: ccpu_us/op)", Missing: "a --dsn server (its CPU is not seen from here)",
+			Value: TargetCPU},
 		&Metric{Name: "cpu_us/op", Field: "host_cpu_us_per_op", Unit: "µs/op", Better: Lower,
-			Meaning: "host CPU time per op, client and server together", Formula: "Δ(user+nice+system+irq+softirq) / USER_HZ · 10⁶ / ops (/proc/stat)",
+			Meaning: "the host's CPU time per op: every process's, the target's and any other's (other%)", Formula: "Δ(user+nice+system+irq+softirq) / USER_HZ · 10⁶ / ops (/proc/stat)",
 			Value: always(func(s *results.Step) float64 { return s.HostCPUUsPerOp })},
 		&Metric{Name: "ccpu_us/op", Field: "client_cpu_us_per_op", Unit: "µs/op", Better: Lower,
 			Meaning: "this process's CPU time per op, the observer's excluded (the engine's included when it is embedded)",
@@ -281,6 +285,11 @@ func init() {
 			Formula:  "Δbusy / Δ(busy+idle+iowait+steal) · 100",
 			Value:    always(func(s *results.Step) float64 { return s.HostCPUPct }),
 			Interval: func(iv *results.Interval) (float64, bool) { return iv.HostCPUPct, true }},
+		&Metric{Name: "other%", Field: "other_cpu_pct", Unit: "% of the host", Better: Lower,
+			Meaning: "user-mode CPU of the host's other processes (neither this process nor the managed server's tree), percent of all its CPUs; above 10, by more than the host counters' resolution, the step is marked busy host: its rates and response times shared the CPUs, cpu_us/op counts that CPU, tcpu_us/op leaves it out",
+			Formula: "(Δ(user+nice) of /proc/stat − this process's user time (getrusage) − the managed server tree's utime+cutime) / Δ(all ticks) · 100, at least 0; user time only, as the kernel's threads and interrupts work for the target too (writeback of its files); busy host when above 10 + 2/(secs + settle_s) (two 10 ms ticks of each CPU over the step)",
+			Missing: "a --dsn server (its processes cannot be told from the others), or a run recorded before rumbench measured it",
+			Value:   OtherCPUPct},
 
 		// Space and memory.
 		&Metric{Name: "rows", Field: "rows", Unit: "rows", Integer: true, Meaning: "rows the tables hold at the end of the step",

@@ -476,6 +476,9 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 			out = append(out, v)
 			continue
 		}
+		if len(f.Steps) > 0 {
+			e.Headline = false // the finding names its steps: a rate name is the figure of each
+		}
 		ti := seriesIndex(series, f.Target)
 		var sel []check.Series
 		if e.Name == check.Speedup || e.Name == check.Efficiency {

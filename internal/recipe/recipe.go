@@ -120,7 +120,9 @@ type Finding struct {
 	// Check is a --check expression ([STEP:]NAME OP NUMBER, ratio(NAME) OP NUMBER).
 	Check string `yaml:"check"`
 	// Steps limits the check to these steps or step groups (none: every step that has
-	// the figure, or the check's own STEP). Every step evaluated must pass.
+	// the figure, for a rate name every step whose headline rate it is, or the check's own
+	// STEP); a rate name is then the figure of each of them, the headline or not. Every step
+	// evaluated must pass.
 	Steps []string `yaml:"steps"`
 }
 

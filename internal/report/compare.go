@@ -342,11 +342,11 @@ func (c *Comparison) repeated() bool {
 }
 
 // groupMetrics are compared per group: the rate first, then the efficiency metrics.
-var groupMetrics = []string{"rate", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rKB/op", "wKB/op", "fl/op", "srv_fsync/op"}
+var groupMetrics = []string{"rate", "tcpu_us/op", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rKB/op", "wKB/op", "fl/op", "srv_fsync/op"}
 
 // stepMetrics are compared per step: the rate, the background insert rate of query steps, the
 // efficiency metrics, size and the largest response time.
-var stepMetrics = []string{"rate", "ips", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rKB/op", "wKB/op", "wKB/i",
+var stepMetrics = []string{"rate", "ips", "tcpu_us/op", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rKB/op", "wKB/op", "wKB/i",
 	"fl/op", "srv_fsync/op", "db_MB", "max"}
 
 // groupsOfRuns returns the step groups of runs in report order.

@@ -13,7 +13,7 @@ import (
 
 // groupView is the metrics of a group table after the percentiles; a column appears when its
 // metric applies to one of the rows.
-var groupView = []string{"max", "cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rKB/op", "wKB/op", "fl/op",
+var groupView = []string{"max", "tcpu_us/op", "ccpu_us/op", "scpu_us/op", "cpu_us/op", "other%", "cs/op", "rKB/op", "wKB/op", "fl/op",
 	"srv_fsync/op", "sync/c", "obs%", "retries"}
 
 // percentileNames returns the percentiles to print: those chosen with --percentiles (sorted),
@@ -110,6 +110,9 @@ func GroupTables(steps []results.Step, groups []results.Group, view View) []*Tab
 		}
 		t.Footer = problems(steps1, true)
 		if n := b.intervalNote(); n != "" {
+			t.Footer = append(t.Footer, n)
+		}
+		if n := busyNote(rows, true); n != "" {
 			t.Footer = append(t.Footer, n)
 		}
 		out = append(out, t)

@@ -99,8 +99,9 @@ func SummaryTable(runs []*results.Run, base string) (*Table, error) {
 		t.Columns = append(t.Columns, Column{Name: col.header, Unit: unit, Meaning: col.m.Meaning})
 	}
 	order := c.columns(true) // the base first
+	covered := coveredSteps(all, headline)
 	for _, i := range order {
-		row := []Cell{TextCell(c.Series[i].Label + statusOf(c.Series[i], all))}
+		row := []Cell{TextCell(c.Series[i].Label + statusOf(c.Series[i], all, covered))}
 		for _, col := range cols {
 			if i == c.Base {
 				row = append(row, col.absCell(c.Base))
@@ -113,18 +114,41 @@ func SummaryTable(runs []*results.Run, base string) (*Table, error) {
 		t.Rows = append(t.Rows, row)
 	}
 	t.Footer = summaryFooter(c, rates, headline, relative)
+	t.Footer = append(t.Footer, summaryBusy(c, order, covered)...)
 	return t, nil
 }
 
 // statusOf is " (status)" when a record of s in steps did not end ok (its first such status),
-// "" when all did.
-func statusOf(s Series, steps []string) string {
+// with the busy host mark when other processes took more than metric.BusyHostPct of the
+// host's CPUs in one of covered (the steps of every column); "" when all ended ok on a host
+// of their own.
+func statusOf(s Series, steps, covered []string) string {
+	var marks []string
 	for _, step := range steps {
 		if st := s.steps[step].status(); len(s.steps[step]) > 0 && st != results.StatusOK {
-			return " (" + st + ")"
+			marks = append(marks, st)
+			break
 		}
 	}
-	return ""
+	if len(busySteps(s, covered)) > 0 {
+		marks = append(marks, metric.BusyHostMark)
+	}
+	if len(marks) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(marks, ", ") + ")"
+}
+
+// busySteps returns the steps of steps in which a record of s ran on a busy host
+// (metric.BusyHost).
+func busySteps(s Series, steps []string) []string {
+	var out []string
+	for _, step := range steps {
+		if slices.ContainsFunc(s.steps[step], metric.BusyHost) && !slices.Contains(out, step) {
+			out = append(out, step)
+		}
+	}
+	return out
 }
 
 // absCell is series i's absolute figure of the column: the geometric mean of its figures over
@@ -341,6 +365,42 @@ func summaryFooter(c *Comparison, rates, headline []*summaryCol, relative bool) 
 		out = append(out, "repeated targets: the median of the repetitions")
 	}
 	return out
+}
+
+// coveredSteps is the steps of the summary's columns: those of the rate columns, then the
+// headline figures' others.
+func coveredSteps(rates []string, headline []*summaryCol) []string {
+	steps := slices.Clone(rates)
+	for _, col := range headline {
+		for _, step := range col.steps {
+			if !slices.Contains(steps, step) {
+				steps = append(steps, step)
+			}
+		}
+	}
+	return steps
+}
+
+// summaryBusy is the footer line that names the series whose steps (of the summary's columns)
+// ran on a busy host, with those steps; none when no step did.
+func summaryBusy(c *Comparison, order []int, steps []string) []string {
+	var every, names []string
+	for _, i := range order {
+		switch busy := busySteps(c.Series[i], steps); {
+		case len(busy) > 1 && len(busy) == len(steps):
+			every = append(every, c.Series[i].Label)
+		case len(busy) > 0:
+			names = append(names, c.Series[i].Label+" in "+strings.Join(busy, ", "))
+		}
+	}
+	if len(every) > 0 {
+		names = append([]string{strings.Join(every, ", ") + " in every step"}, names...)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %s: other processes took more than %g%% of the host's CPUs (other%%): the rates shared the CPUs with them; tcpu_us/op leaves their CPU out",
+		metric.BusyHostMark, strings.Join(names, "; "), metric.BusyHostPct)}
 }
 
 // geomean is the geometric mean of xs: NaN for none, 0 when one is 0, +Inf when one is +Inf

@@ -21,7 +21,7 @@ import (
 // to one of the table's rows.
 var stepView = []string{"rate", "ips", "dps", "qps", "ips_target", "met", "secs", "settle_s", "rows", "db_MB", "log_MB", "eng_MB", "B/row",
 	"rMB/s", "wMB/s", "GBw", "rKB/op", "wKB/op", "wKB/i", "debt_MB", "dKB/op", "fl/op", "srv_fsync/op", "srv_logB/op",
-	"cpu_us/op", "ccpu_us/op", "scpu_us/op", "cs/op", "rss_MB", "srss_MB", "spss_MB", "obs%",
+	"tcpu_us/op", "ccpu_us/op", "scpu_us/op", "cpu_us/op", "other%", "cs/op", "rss_MB", "srss_MB", "spss_MB", "obs%",
 	"db/mem", "regime", "stall_us/op", "appevict/op", "cache_MB", "anon_MB", "majflt/op", "refault/op", "psi_some", "psi_full", "oom",
 	"max", "max_i", "rate_p50", "rate_p99", "retries"}
 
@@ -30,9 +30,10 @@ type View int
 
 const (
 	// Brief is the figures a reader compares first, as the reference reports' tables give
-	// them: the rates, the size, the reads, writes and syncs per operation, the CPU and memory,
-	// and the worst response time; a column that flags trouble (a missed insert target, a
-	// regime other than cached, OOM kills, retries) joins when one of its rows does.
+	// them: the rates, the size, the reads, writes and syncs per operation, the target's own
+	// CPU and memory, and the worst response time; a column that flags trouble (a missed
+	// insert target, a regime other than cached, OOM kills, retries, other processes' CPU on
+	// a busy host) joins when one of its rows does.
 	// run prints it, and report's text and Markdown.
 	Brief View = iota
 	// Wide is every figure that applies to one of the rows (run and report with --wide;
@@ -40,15 +41,16 @@ const (
 	Wide
 )
 
-// briefStep is the metrics of stepView that Brief shows whenever they apply; ccpu_us/op only
-// beside a server's scpu_us/op (without a server the process is the engine and the client,
-// and cpu_us/op says the rest).
+// briefStep is the metrics of stepView that Brief shows whenever they apply. The CPU is the
+// target's own (tcpu_us/op: without a server the process is the engine and the client), its
+// parts ccpu_us/op and scpu_us/op beside a server's; the host's (cpu_us/op), which counts
+// other processes too, is Wide's.
 var briefStep = map[string]bool{"rate": true, "ips": true, "dps": true, "qps": true, "db_MB": true, "B/row": true,
-	"rKB/op": true, "wKB/op": true, "wKB/i": true, "fl/op": true, "cpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
+	"rKB/op": true, "wKB/op": true, "wKB/i": true, "fl/op": true, "tcpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
 	"rss_MB": true, "srss_MB": true, "max": true, "max_i": true}
 
 // briefGroup is the metrics of groupView that Brief shows whenever they apply.
-var briefGroup = map[string]bool{"max": true, "cpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
+var briefGroup = map[string]bool{"max": true, "tcpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
 	"rKB/op": true, "wKB/op": true, "fl/op": true}
 
 // flags says, for the metrics Brief shows only when they flag something, which values do.
@@ -61,7 +63,8 @@ var flags = map[string]func(v float64) bool{
 
 // shows says whether the column of m is in view over rows: every column that applies in Wide;
 // in Brief those of brief, and those of flags when one of the rows has a value they flag (the
-// insert rate's target beside a missed one, the stall time beside a regime other than cached).
+// insert rate's target beside a missed one, the stall time beside a regime other than cached,
+// other processes' CPU when a row ran on a busy host).
 func shows(view View, brief map[string]bool, m *metric.Metric, rows []Reps) bool {
 	if view == Wide {
 		return true
@@ -73,6 +76,8 @@ func shows(view View, brief map[string]bool, m *metric.Metric, rows []Reps) bool
 		return shows(view, brief, metric.MustGet("met"), rows)
 	case "stall_us/op": // beside a regime other than cached
 		return shows(view, brief, metric.MustGet("regime"), rows)
+	case "other%": // beside a step on a busy host
+		return slices.ContainsFunc(rows, func(r Reps) bool { return slices.ContainsFunc(r, metric.BusyHost) })
 	}
 	if brief[m.Name] {
 		return true
@@ -100,12 +105,48 @@ const MetricsHint = "columns: rumbench metrics [NAME] says what each one means a
 // WideHint follows the brief view's tables: where the other figures are.
 const WideHint = "brief tables: --wide (run, or rumbench report RUN --wide) prints every figure; report --format csv or json holds them all"
 
-// targetCell is a row's target, with its status when it is not ok.
+// targetCell is a row's target, with its status when it is not ok and the busy host mark
+// when other processes took more than metric.BusyHostPct of the host's CPUs in one of its
+// repetitions.
 func targetCell(r Reps) Cell {
+	var marks []string
 	if st := r.status(); st != results.StatusOK {
-		return TextCell(r[0].Target + " (" + st + ")")
+		marks = append(marks, st)
+	}
+	if slices.ContainsFunc(r, metric.BusyHost) {
+		marks = append(marks, metric.BusyHostMark)
+	}
+	if len(marks) > 0 {
+		return TextCell(r[0].Target + " (" + strings.Join(marks, ", ") + ")")
 	}
 	return TextCell(r[0].Target)
+}
+
+// busyNote is the footer line that names the rows run on a busy host, with the most other
+// processes took of its CPUs in each; "" when none was.
+func busyNote(rows []Reps, withStep bool) string {
+	var names []string
+	for _, r := range rows {
+		most := -1.0
+		for _, s := range r {
+			if v, _ := metric.OtherCPUPct(s); metric.BusyHost(s) {
+				most = max(most, v)
+			}
+		}
+		if most < 0 {
+			continue
+		}
+		who := r[0].Target
+		if withStep {
+			who = r[0].Step + " " + who
+		}
+		names = append(names, fmt.Sprintf("%s (other%% %s)", who, num(most)))
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s: other processes took more than %g%% of the host's CPUs: the rates and response times shared the CPUs with them (tcpu_us/op leaves their CPU out, cpu_us/op counts it; rumbench metrics other%%)",
+		metric.BusyHostMark, strings.Join(names, ", "), metric.BusyHostPct)
 }
 
 // StepTables returns, for every ungrouped step in order of first appearance, its table (a row
@@ -156,6 +197,9 @@ func stepTable(name string, steps []*results.Step, view View) *Table {
 		}
 	}
 	if n := b.intervalNote(); n != "" {
+		t.Footer = append(t.Footer, n)
+	}
+	if n := busyNote(rows, false); n != "" {
 		t.Footer = append(t.Footer, n)
 	}
 	for _, s := range steps {

@@ -235,6 +235,9 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 	m := ps[0].v
 	m.Kinds = slices.Clone(m.Kinds)
 	m.Degraded, m.Error, m.Syscalls, m.Memory = nil, "", nil, nil
+	// Other processes' CPU is each host's over its own window: not added up (a merged run's
+	// shards share a --dsn server, where it is not measured anyway).
+	m.OtherCPUPct = nil
 	// A workload's remarks are each shard's own findings on its part: kept, said per shard.
 	m.Remarks = nil
 	for _, p := range ps {

@@ -204,8 +204,14 @@ type Step struct {
 	ObserverCPUPct    float64 `json:"observer_cpu_pct"`
 	ObserverUsPerTick float64 `json:"observer_us_per_tick"`
 	CSPerOp           float64 `json:"cs_per_op"`
-	ClientRSSMB       float64 `json:"client_rss_mb"`
-	ClientMaxRSSMB    float64 `json:"client_max_rss_mb"`
+	// OtherCPUPct is the user-mode CPU of the host's other processes over the step (neither
+	// this process nor a managed server's tree), percent of all the host's CPUs: user time only,
+	// so that the kernel's work for the target (its threads writing back the target's files,
+	// interrupts) is not counted as other processes'. Absent for a --dsn server (its processes
+	// cannot be told from the others) and in runs recorded before it was measured.
+	OtherCPUPct    *float64 `json:"other_cpu_pct,omitempty"`
+	ClientRSSMB    float64  `json:"client_rss_mb"`
+	ClientMaxRSSMB float64  `json:"client_max_rss_mb"`
 
 	// Server is "managed" (rumbench started it: process figures present), "external" (--dsn:
 	// only the server's own counters) or "" (embedded engine).

@@ -112,7 +112,7 @@ func (c *collector) takeExtra(s *snapshot, full bool) {
 func takeRusage(s *snapshot) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.cpuNs = ru.Utime.Nano() + ru.Stime.Nano()
+		s.cpuNs, s.userNs = ru.Utime.Nano()+ru.Stime.Nano(), ru.Utime.Nano()
 	}
 }
 
@@ -376,6 +376,9 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		r.HostCPUPct = per(busy, float64(totalTicks(b.sys.CPU)-totalTicks(a.sys.CPU))) * 100
 		r.HostCPUUsPerOp = per(busy/sysstat.UserHZ*1e6, ops)
 		r.CSPerOp = per(float64(b.sys.CPU.Ctxt-a.sys.CPU.Ctxt), ops)
+		if pct, ok := otherCPUPct(a, b); ok {
+			r.OtherCPUPct = &pct
+		}
 		r.ClientRSSMB = float64(b.sys.SelfRSSBytes) / mib
 		r.ClientMaxRSSMB = float64(b.sys.SelfHWMBytes) / mib
 	}
@@ -435,13 +438,25 @@ const minLateSecs = 0.5
 // it, the workers, the ticks and the engine compete for the CPUs more than they run.
 const MaxWorkersPerCPU = 64
 
+// MinOps is the fewest operations a step's per-op figures are trusted with: below it a step is
+// degraded. A per-op figure divides what the step's counters counted by its operations, and
+// part of that is not the operations' (the settling's flush or checkpoint, the sampling,
+// the engine's background work): over 100 operations or more it is at most a hundredth of
+// each such count (of a 10 ms CPU tick, one device flush) per operation.
+const MinOps = 100
+
 // degraded returns the reasons the step's figures cannot be trusted.
 func (c *collector) degraded(r *results.Step) []string {
 	var why []string
 	if !c.based {
 		why = append(why, fmt.Sprintf("the warm-up (%v) did not end before the step did: nothing was measured", c.st.Warmup))
-	} else if r.Ops == 0 {
+	}
+	switch {
+	case !c.based:
+	case r.Ops == 0:
 		why = append(why, "no operation was measured")
+	case r.Ops < MinOps:
+		why = append(why, fewOps(r.Ops, r.PerOp))
 	}
 	if c.lateTicks > 0 {
 		why = append(why, fmt.Sprintf("%d ticks were late by more than half a tick, at least %gs (the sampler was starved of CPU)", c.lateTicks, minLateSecs))
@@ -450,6 +465,18 @@ func (c *collector) degraded(r *results.Step) []string {
 		why = append(why, fmt.Sprintf("%d client workers on %d CPUs (more than %d per CPU): they measure the scheduler", n, cpus, MaxWorkersPerCPU))
 	}
 	return why
+}
+
+// fewOps is the reason a step of n operations (0 < n < MinOps), each one perOp, is degraded.
+func fewOps(n int64, perOp string) string {
+	what := "operations"
+	if n == 1 {
+		what = "operation"
+	}
+	if perOp != "" {
+		what += " (per " + perOp + ")"
+	}
+	return fmt.Sprintf("only %d %s measured, fewer than %d: a per-op figure charges each with a large share of what the step cost besides its operations (settling, sampling, background work)", n, what, MinOps)
 }
 
 // rateWrites says whether the headline rate counts write kinds.
@@ -508,6 +535,28 @@ func ratePercentile(rates []float64, p float64) float64 {
 	i := int(p*float64(len(s)) + 0.5)
 	i = min(max(i, 1), len(s))
 	return s[i-1]
+}
+
+// otherCPUPct is the user-mode CPU of the host's other processes between a and b, percent of
+// all the host's CPUs: the host's user and nice time (/proc/stat) less this process's user time
+// (getrusage) and a managed server tree's, at least 0 (the host's ticks are 10 ms, the
+// process's time µs). User time only: the kernel's threads and interrupts also work for the
+// target (writing back its files, completing its I/O), in system, irq and softirq time. Not
+// measured (false) without both system samples, or for a server whose process tree was not
+// read (a --dsn server, whose processes may run on this host; a failed sample).
+func otherCPUPct(a, b *snapshot) (float64, bool) {
+	if !a.sysOK || !b.sysOK || a.srvOK != b.srvOK || a.srvOK && !b.srv.Managed {
+		return 0, false
+	}
+	total := float64(totalTicks(b.sys.CPU) - totalTicks(a.sys.CPU))
+	if total <= 0 {
+		return 0, false
+	}
+	user := float64(b.sys.CPU.User+b.sys.CPU.Nice-a.sys.CPU.User-a.sys.CPU.Nice) - float64(b.userNs-a.userNs)/1e9*sysstat.UserHZ
+	if a.srvOK {
+		user -= float64(b.srv.UserTicks - a.srv.UserTicks)
+	}
+	return max(0, user/total*100), true
 }
 
 // memoryFigures fills the step's figures from the memory cgroup: sizes at the end, faults and

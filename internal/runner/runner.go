@@ -248,6 +248,8 @@ type snapshot struct {
 	sys   sysstat.Sample
 	sysOK bool
 	cpuNs int64 // this process's user+system CPU time (getrusage), ns
+	// userNs is the user-mode part of cpuNs, ns.
+	userNs int64
 	// observerNs is the CPU time of the observer's thread since the step began, ns.
 	observerNs int64
 	// engine is the engine's own counters (table.CounterReporter), read at the step's start

@@ -75,6 +75,10 @@ func TestPostgresLifecycle(t *testing.T) {
 	if after.CPUTicks < before.CPUTicks {
 		t.Errorf("CPU ticks fell from %d to %d when the backend exited: reaped children are not counted", before.CPUTicks, after.CPUTicks)
 	}
+	// The user-mode part: some (the backend's count), at most the whole, never falling.
+	if before.UserTicks == 0 || before.UserTicks > before.CPUTicks || after.UserTicks < before.UserTicks || after.UserTicks > after.CPUTicks {
+		t.Errorf("user ticks %d of %d, then %d of %d: want 0 < user <= CPU, never falling", before.UserTicks, before.CPUTicks, after.UserTicks, after.CPUTicks)
+	}
 	stopAndCheck(t, s)
 }
 

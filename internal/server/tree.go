@@ -23,6 +23,9 @@ type TreeStats struct {
 	// reaped (PostgreSQL backends of closed connections) and never decreases while the main
 	// process lives.
 	CPUTicks uint64
+	// UserTicks is the user-mode part of CPUTicks (utime+cutime over the tree), in
+	// sysstat.UserHZ ticks.
+	UserTicks uint64
 	// RSSBytes is the sum of the resident set over the tree (stat's rss pages, as VmRSS), in
 	// bytes (shared memory counted once per process that maps it).
 	RSSBytes int64
@@ -54,6 +57,7 @@ func (s *Server) Stats(pss bool) (TreeStats, error) {
 	}
 	st.Pids += b.Pids
 	st.CPUTicks += b.CPUTicks
+	st.UserTicks += b.UserTicks
 	st.RSSBytes += b.RSSBytes
 	st.PSSBytes += b.PSSBytes
 	return st, nil

@@ -23,10 +23,10 @@ type treeWalker struct {
 	dents    []byte // a directory's entries (getdents64)
 	queue    []int
 	pageSize int64
-	// lastCPU is the tree's CPU at the last walk: a child reaped between reading its parent's
-	// stat and its own is missed by one walk (it is in neither), and a cumulative figure must
-	// not fall.
-	lastCPU uint64
+	// lastCPU and lastUser are the tree's CPU and user-mode CPU at the last walk: a child
+	// reaped between reading its parent's stat and its own is missed by one walk (it is in
+	// neither), and a cumulative figure must not fall.
+	lastCPU, lastUser uint64
 }
 
 func newTreeWalker() *treeWalker {
@@ -40,14 +40,14 @@ func (w *treeWalker) stats(root int, pss bool) (TreeStats, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st, err := w.walk(root, pss)
-	if err == nil && st.CPUTicks < w.lastCPU {
+	if err == nil && (st.CPUTicks < w.lastCPU || st.UserTicks < w.lastUser) {
 		// A child was reaped during the walk: walk again, and never report less than before.
 		if st, err = w.walk(root, pss); err == nil {
-			st.CPUTicks = max(st.CPUTicks, w.lastCPU)
+			st.CPUTicks, st.UserTicks = max(st.CPUTicks, w.lastCPU), max(st.UserTicks, w.lastUser)
 		}
 	}
 	if err == nil {
-		w.lastCPU = st.CPUTicks
+		w.lastCPU, w.lastUser = st.CPUTicks, st.UserTicks
 	}
 	return st, err
 }
@@ -71,6 +71,7 @@ func (w *treeWalker) walk(root int, pss bool) (TreeStats, error) {
 		}
 		st.Pids++
 		st.CPUTicks += ps.UTime + ps.STime + ps.CUTime + ps.CSTime
+		st.UserTicks += ps.UTime + ps.CUTime
 		st.RSSBytes += ps.RSSPages * w.pageSize
 		if pss {
 			if data, err := w.read(pid, -1, "smaps_rollup"); err == nil {

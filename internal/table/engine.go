@@ -177,6 +177,8 @@ type ServerSample struct {
 	// CPUTicks is the user+system CPU time of the server's process tree, reaped children
 	// included, in USER_HZ ticks.
 	CPUTicks uint64
+	// UserTicks is the user-mode part of CPUTicks, in USER_HZ ticks.
+	UserTicks uint64
 	// RSSBytes and PSSBytes are the tree's resident and proportional set sizes.
 	RSSBytes, PSSBytes int64
 	// LogBytes is what the server reports it wrote to its redo/WAL log (and binlog), bytes.

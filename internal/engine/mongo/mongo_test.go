@@ -270,7 +270,7 @@ func crossCheck(t *testing.T, backend string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !before.Managed || before.RSSBytes <= 0 || before.LogBytes != -1 || before.Fsyncs != -1 {
+	if !before.Managed || before.RSSBytes <= 0 || before.LogBytes != -1 || before.Fsyncs != -1 || before.UserTicks > before.CPUTicks {
 		t.Errorf("managed FerretDB sample = %+v: want process figures, and log bytes and syncs not reported (-1)", before)
 	}
 	if _, ok := before.Counters["opcounters.insert"]; ok {

@@ -49,6 +49,6 @@ func (e *ServerEngine) WithTree(s table.ServerSample, pss bool) (table.ServerSam
 	if err != nil {
 		return s, err
 	}
-	s.Managed, s.CPUTicks, s.RSSBytes, s.PSSBytes = true, st.CPUTicks, st.RSSBytes, st.PSSBytes
+	s.Managed, s.CPUTicks, s.UserTicks, s.RSSBytes, s.PSSBytes = true, st.CPUTicks, st.UserTicks, st.RSSBytes, st.PSSBytes
 	return s, nil
 }

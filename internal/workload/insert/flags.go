@@ -47,7 +47,7 @@ func init() {
 		},
 		// The reference's load legend: KB written and CPU per insert, and the size, of the
 		// random-key inserts.
-		Headline:         []string{"l.i1:wKB/i", "l.i1:cpu_us/op", "l.i1:db_MB"},
+		Headline:         []string{"l.i1:wKB/i", "l.i1:tcpu_us/op", "l.i1:db_MB"},
 		Summary:          summarySteps,
 		Clients:          "clients",
 		ClientsShapeData: true, // one table per client

@@ -90,7 +90,7 @@ func init() {
 		Profiles:    []string{"quick", "small", "standard"},
 		Rates: []workload.Rate{{Name: "ips", Unit: "rows/s", Meaning: "rows inserted per second (load)"},
 			{Name: "ops", Unit: "operations/s", Meaning: "reads, writes and span queries per second, each once (run)"}},
-		Headline: []string{"run:cpu_us/op", "run:wKB/op"},
+		Headline: []string{"run:tcpu_us/op", "run:wKB/op"},
 		Clients:  "concurrency",
 		New: func() workload.Definition {
 			return workload.Define(workload.Shape[Config]{Name: "kv", Settings: settings, Steps: steps,

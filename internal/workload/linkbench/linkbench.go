@@ -80,7 +80,7 @@ func init() {
 		},
 		// The reference's load legend (ips, wKB/i, Mcpu/i, size); its query results are
 		// those of the last loop.
-		Headline: []string{"load:wKB/i", "load:cpu_us/op", "load:db_MB"},
+		Headline: []string{"load:wKB/i", "load:tcpu_us/op", "load:db_MB"},
 		Summary:  summarySteps,
 		Clients:  "requesters",
 		New:      newDefinition,

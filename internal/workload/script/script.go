@@ -82,7 +82,7 @@ func init() {
 			{Name: "ips", Unit: "rows/s", Meaning: "rows loaded per second (init)"},
 			{Name: "tps", Unit: "transactions/s", Meaning: "script runs (transactions) per second, as pgbench's tps (run)"},
 		},
-		Headline: []string{"run:cpu_us/op", "run:wKB/op"},
+		Headline: []string{"run:tcpu_us/op", "run:wKB/op"},
 		NeedsSQL: true,
 		New:      newDefinition,
 	})

@@ -52,7 +52,7 @@ func init() {
 		// The summary has a column per group (the default); beside the rates, CPU per statement
 		// over the tests, and the write tests' device flushes and syncs per commit (--syscalls):
 		// what explained the reference's binlog results.
-		Headline: []string{"cpu_us/op", "write:fl/op", "write:sync/c"},
+		Headline: []string{"tcpu_us/op", "write:fl/op", "write:sync/c"},
 		Clients:  "threads",
 		New:      newDefinition,
 	})

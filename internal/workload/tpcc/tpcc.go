@@ -65,7 +65,7 @@ func init() {
 			{Name: "ips", Unit: "rows/s", Meaning: "rows loaded per second, every table's (load)"},
 			{Name: "tpmC", Unit: "New-Orders/min", Meaning: "New-Order transactions completed per minute, rolled back ones included (the specification's tpmC); per-op figures are per transaction of any type (run)"},
 		},
-		Headline: []string{"run:wKB/i", "run:fl/op", "run:ccpu_us/op", "run:scpu_us/op", "load:db_MB"},
+		Headline: []string{"run:wKB/i", "run:fl/op", "run:tcpu_us/op", "run:scpu_us/op", "load:db_MB"},
 		Clients:  "terminals",
 		New:      newDefinition,
 	})

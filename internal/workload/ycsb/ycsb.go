@@ -71,7 +71,7 @@ func init() {
 		},
 		// CPU and KB written per operation of the run step: per row written (wKB/i) when the
 		// mix writes, per operation (wKB/op) when it only reads; the other is left out.
-		Headline: []string{"run:cpu_us/op", "run:wKB/i", "run:wKB/op"},
+		Headline: []string{"run:tcpu_us/op", "run:wKB/i", "run:wKB/op"},
 		Clients:  "threads",
 		New:      newDefinition,
 	})
