@@ -39,7 +39,7 @@ type Base[C any] struct {
 	Shard Shard
 
 	name     string
-	settings Settings[C]
+	settings Params[C]
 	decls    []StepDecl
 	steps    []string // the steps that run, in declaration order
 	clients  func(*C) *int
@@ -53,7 +53,7 @@ type Shape[C any] struct {
 	// Name is the registered name.
 	Name string
 	// Settings are the workload's settings (flags), in banner order.
-	Settings Settings[C]
+	Settings Params[C]
 	// Steps are every step the workload knows, in run order.
 	Steps []StepDecl
 	// Choose, when set, is the setting (a Text setting's field) that lists the steps to run,

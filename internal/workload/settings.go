@@ -12,14 +12,14 @@ import (
 	"github.com/rumbench/rumbench/internal/input"
 )
 
-// A Setting is one of a workload's settings, declared once: its flag (name, shorthand, help,
+// A Param is one of a workload's settings, declared once: its flag (name, shorthand, help,
 // unit), its default (one, or one per profile), its bounds, and whether it shapes the loaded
 // data. The flag, the validation (one line naming the flag and what is valid), the recorded
 // configuration, the banner and the reuse identity all come from the declaration. C is the
 // workload's configuration type, whose field the setting holds.
 //
-// Make one with Int, Float, Text or Bool; a workload lists its settings in a Settings[C].
-type Setting[C any] struct {
+// Make one with Int, Float, Text or Bool; a workload lists its settings in a Params[C].
+type Param[C any] struct {
 	// Name is the flag's name ("rows-per-commit"); the recorded configuration and the banner
 	// name it in snake case ("rows_per_commit") unless Key says otherwise.
 	Name, Short string
@@ -43,7 +43,7 @@ type Setting[C any] struct {
 }
 
 // key is the setting's recorded name.
-func (s *Setting[C]) key() string {
+func (s *Param[C]) key() string {
 	if s.Key != "" {
 		return s.Key
 	}
@@ -51,11 +51,11 @@ func (s *Setting[C]) key() string {
 }
 
 // matters says whether the setting matters to a run of steps (nil: every step).
-func (s *Setting[C]) matters(steps []string) bool {
+func (s *Param[C]) matters(steps []string) bool {
 	return s.Steps == nil || steps == nil || slices.ContainsFunc(s.Steps, func(x string) bool { return slices.Contains(steps, x) })
 }
 
-// Number is the declaration of a numeric setting (Int, Float): Setting's fields, the default
+// Number is the declaration of a numeric setting (Int, Float): Param's fields, the default
 // (Default, or per profile in Profiles) and the inclusive bounds [Min, Max]. Zero, when not
 // empty, allows 0 outside the bounds and says what it means ("the per-step default").
 type Number[T int | int64 | float64] struct {
@@ -72,18 +72,18 @@ type Number[T int | int64 | float64] struct {
 }
 
 // Int declares an integer setting held in the field that field returns.
-func Int[C any, T int | int64](field func(*C) *T, d Number[T]) Setting[C] {
+func Int[C any, T int | int64](field func(*C) *T, d Number[T]) Param[C] {
 	return number(field, d, func(v T) string { return strconv.FormatInt(int64(v), 10) })
 }
 
 // Float declares a floating-point setting held in the field that field returns; NaN and the
 // infinities are refused.
-func Float[C any](field func(*C) *float64, d Number[float64]) Setting[C] {
+func Float[C any](field func(*C) *float64, d Number[float64]) Param[C] {
 	return number(field, d, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
 }
 
-func number[C any, T int | int64 | float64](field func(*C) *T, d Number[T], str func(T) string) Setting[C] {
-	s := Setting[C]{Name: d.Name, Short: d.Short, Key: d.Key, Help: d.Help, Unit: d.Unit, Runtime: d.Runtime, Steps: d.Steps}
+func number[C any, T int | int64 | float64](field func(*C) *T, d Number[T], str func(T) string) Param[C] {
+	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Help: d.Help, Unit: d.Unit, Runtime: d.Runtime, Steps: d.Steps}
 	if d.Max < d.Min {
 		panic(fmt.Sprintf("workload setting %s: Max %v < Min %v", d.Name, d.Max, d.Min))
 	}
@@ -129,7 +129,7 @@ func number[C any, T int | int64 | float64](field func(*C) *T, d Number[T], str 
 	return s
 }
 
-// Text is the declaration of a string setting: Setting's fields, its default (per profile
+// Text is the declaration of a string setting: Param's fields, its default (per profile
 // where Profiles says), the values it may take (Valid; nil: any, checked by Check), and the
 // most bytes it may hold (MaxLen; 0: input.MaxValueBytes).
 type Text struct {
@@ -147,8 +147,8 @@ type Text struct {
 const MaxValueBytes = 4096
 
 // String declares a text setting held in the field that field returns.
-func String[C any](field func(*C) *string, d Text) Setting[C] {
-	s := Setting[C]{Name: d.Name, Short: d.Short, Key: d.Key, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
+func String[C any](field func(*C) *string, d Text) Param[C] {
+	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
 	s.bind = func(fs *pflag.FlagSet, c *C, help string) { fs.StringVarP(field(c), d.Name, d.Short, d.Default, help) }
 	s.apply = func(c *C, profile string) {
 		if v, ok := d.Profiles[profile]; ok {
@@ -188,8 +188,8 @@ type Switch struct {
 }
 
 // Bool declares a boolean setting held in the field that field returns.
-func Bool[C any](field func(*C) *bool, d Switch) Setting[C] {
-	s := Setting[C]{Name: d.Name, Short: d.Short, Key: d.Key, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
+func Bool[C any](field func(*C) *bool, d Switch) Param[C] {
+	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
 	s.bind = func(fs *pflag.FlagSet, c *C, help string) { fs.BoolVarP(field(c), d.Name, d.Short, d.Default, help) }
 	s.apply = func(c *C, _ string) { *field(c) = d.Default }
 	s.check = func(*C) error { return nil }
@@ -214,13 +214,13 @@ func profileDefaults[T any](m map[string]T, str func(T) string) []string {
 	return out
 }
 
-// Settings are a workload's settings, in the order its banner shows them.
-type Settings[C any] []Setting[C]
+// Params are a workload's settings, in the order its banner shows them.
+type Params[C any] []Param[C]
 
 // Verify checks the declarations against the workload's profiles and steps: every profile a
 // default names is one of profiles, every step a setting names is one of steps, no two
 // settings share a name or a key. Registration calls it; an error is the workload's bug.
-func (ss Settings[C]) Verify(profiles, steps []string) error {
+func (ss Params[C]) Verify(profiles, steps []string) error {
 	names := map[string]bool{}
 	for _, s := range ss {
 		if s.Name == "" || names[s.Name] || names["key:"+s.key()] {
@@ -245,7 +245,7 @@ func (ss Settings[C]) Verify(profiles, steps []string) error {
 
 // Bind adds the settings' flags to fs, each pointing at its field of c. The help says the
 // unit and the defaults per profile.
-func (ss Settings[C]) Bind(fs *pflag.FlagSet, c *C) {
+func (ss Params[C]) Bind(fs *pflag.FlagSet, c *C) {
 	for i := range ss {
 		s := &ss[i]
 		help := s.Help
@@ -260,7 +260,7 @@ func (ss Settings[C]) Bind(fs *pflag.FlagSet, c *C) {
 }
 
 // Apply sets each setting that fs does not say was given to its default for profile.
-func (ss Settings[C]) Apply(fs *pflag.FlagSet, c *C, profile string) {
+func (ss Params[C]) Apply(fs *pflag.FlagSet, c *C, profile string) {
 	for i := range ss {
 		if !fs.Changed(ss[i].Name) {
 			ss[i].apply(c, profile)
@@ -270,7 +270,7 @@ func (ss Settings[C]) Apply(fs *pflag.FlagSet, c *C, profile string) {
 
 // Validate checks every setting that matters to a run of steps (nil: all) and returns the
 // first error: one line naming the flag, its value and what is valid.
-func (ss Settings[C]) Validate(c *C, steps []string) error {
+func (ss Params[C]) Validate(c *C, steps []string) error {
 	for i := range ss {
 		if ss[i].matters(steps) {
 			if err := ss[i].check(c); err != nil {
@@ -282,7 +282,7 @@ func (ss Settings[C]) Validate(c *C, steps []string) error {
 }
 
 // Record returns every setting's value by its recorded name, for the run's manifest.
-func (ss Settings[C]) Record(c *C) map[string]any {
+func (ss Params[C]) Record(c *C) map[string]any {
 	m := make(map[string]any, len(ss))
 	for i := range ss {
 		m[ss[i].key()] = ss[i].value(c)
@@ -292,7 +292,7 @@ func (ss Settings[C]) Record(c *C) map[string]any {
 
 // Banner renders the settings that matter to a run of steps as "key=value" items in
 // declaration order, for the run's banner.
-func (ss Settings[C]) Banner(c *C, steps []string) string {
+func (ss Params[C]) Banner(c *C, steps []string) string {
 	var b strings.Builder
 	for i := range ss {
 		if !ss[i].matters(steps) {
@@ -309,7 +309,7 @@ func (ss Settings[C]) Banner(c *C, steps []string) string {
 // Identity returns the settings that shape the data the load steps leave (not Runtime, and
 // mattering to a load step), by recorded name: the reuse identity, which rumbench prepare
 // records with the data and run --reuse compares.
-func (ss Settings[C]) Identity(c *C, loadSteps []string) map[string]any {
+func (ss Params[C]) Identity(c *C, loadSteps []string) map[string]any {
 	m := map[string]any{}
 	for i := range ss {
 		s := &ss[i]
@@ -322,11 +322,11 @@ func (ss Settings[C]) Identity(c *C, loadSteps []string) map[string]any {
 }
 
 // Lookup returns the setting named name (its flag name).
-func (ss Settings[C]) Lookup(name string) (Setting[C], bool) {
+func (ss Params[C]) Lookup(name string) (Param[C], bool) {
 	for _, s := range ss {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return Setting[C]{}, false
+	return Param[C]{}, false
 }

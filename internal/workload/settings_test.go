@@ -15,7 +15,7 @@ type testConfig struct {
 	Deletes bool
 }
 
-var testSettings = Settings[testConfig]{
+var testSettings = Params[testConfig]{
 	Int(func(c *testConfig) *int64 { return &c.Rows }, Number[int64]{Name: "rows", Help: "rows loaded", Unit: "rows", Steps: []string{"load"},
 		Default: 10, Profiles: map[string]int64{"small": 1000}, Min: 1, Max: 1 << 40}),
 	Float(func(c *testConfig) *float64 { return &c.Secs }, Number[float64]{Name: "run-secs", Help: "seconds of the run", Unit: "s", Runtime: true,

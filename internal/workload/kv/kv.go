@@ -52,7 +52,7 @@ var steps = []workload.StepDecl{{Name: StepLoad, Load: true}, {Name: StepRun}}
 // 1000).
 const loadBatch = 1000
 
-var settings = workload.Settings[Config]{
+var settings = workload.Params[Config]{
 	workload.Int(func(c *Config) *int64 { return &c.InsertCount }, workload.Number[int64]{Name: "insert-count", Unit: "rows",
 		Help: "rows the load step inserts (the keys of write numbers 0..n-1)", Steps: []string{StepLoad},
 		Profiles: map[string]int64{"quick": 100_000, "small": 1_000_000, "standard": 10_000_000}, Min: 0, Max: 1 << 36}),
