@@ -109,12 +109,16 @@ func SummaryTable(runs []*results.Run, base string) (*Table, error) {
 			}
 			cell := RatioCell(col.ratio(i))
 			cell.Better = col.m.Better
+			if col.m.Name == "rate" && !cell.Missing && col.withinNoise(c, i) {
+				cell.Verdict, cell.Text = "~", cell.Text+" ~"
+			}
 			row = append(row, cell)
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	t.Footer = summaryFooter(c, rates, headline, relative)
 	t.Footer = append(t.Footer, summaryBusy(c, order, covered)...)
+	t.Footer = append(t.Footer, summaryNoise(t, c, order, all)...)
 	return t, nil
 }
 
@@ -133,6 +137,9 @@ func statusOf(s Series, steps, covered []string) string {
 	if len(busySteps(s, covered)) > 0 {
 		marks = append(marks, metric.BusyHostMark)
 	}
+	if len(noisySteps(s, steps)) > 0 {
+		marks = append(marks, NoisyMark)
+	}
 	if len(marks) == 0 {
 		return ""
 	}
@@ -147,6 +154,91 @@ func busySteps(s Series, steps []string) []string {
 		if slices.ContainsFunc(s.steps[step], metric.BusyHost) && !slices.Contains(out, step) {
 			out = append(out, step)
 		}
+	}
+	return out
+}
+
+// NoisyMark marks a target whose rate moved while a step of the summary ran (cv% above
+// NoisyCVPct).
+const NoisyMark = "noisy"
+
+// noisySteps returns the steps of steps in which a record of s had a coefficient of variation
+// of its rate above NoisyCVPct.
+func noisySteps(s Series, steps []string) []string {
+	var out []string
+	for _, step := range steps {
+		if slices.ContainsFunc(s.steps[step], func(r *results.Step) bool { return r.RateSlices > 0 && r.RateCVPct > NoisyCVPct }) &&
+			!slices.Contains(out, step) {
+			out = append(out, step)
+		}
+	}
+	return out
+}
+
+// rateNoise is the noise of series s's rate in step, a fraction of the rate: its records' noise
+// (results.Step.RateNoisePct), the mean over repetitions divided by the square root of their
+// number; false when a record's noise is not known.
+func rateNoise(s Series, step string) (float64, bool) {
+	var sum float64
+	n := 0
+	for _, r := range s.steps[step] {
+		if r.Status == results.StatusFailed {
+			continue
+		}
+		if r.RateSlices == 0 {
+			return 0, false
+		}
+		sum += r.RateNoisePct / 100
+		n++
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n) / math.Sqrt(float64(n)), true
+}
+
+// withinNoise says whether series i's rate ratio to the base is within the noise of the two
+// rates: |ln ratio| at most the noise of the ratio, √(nᵢ² + n_base²) per step, over a group's
+// steps √Σ/K for their geometric mean. False when a step's noise is not known.
+func (col *summaryCol) withinNoise(c *Comparison, i int) bool {
+	var sum float64
+	k := 0
+	for _, r := range col.rows {
+		if math.IsNaN(r.Rel[i]) {
+			continue
+		}
+		step := r.Name
+		ni, ok1 := rateNoise(c.Series[i], step)
+		nb, ok2 := rateNoise(c.Series[c.Base], step)
+		if !ok1 || !ok2 {
+			return false
+		}
+		sum += ni*ni + nb*nb
+		k++
+	}
+	ratio := col.ratio(i)
+	return k > 0 && ratio > 0 && math.Abs(math.Log(ratio)) <= math.Sqrt(sum)/float64(k)
+}
+
+// summaryNoise is the footer lines on noise: what ~ means when a cell has it, and the targets
+// whose steps were noisy, with those steps.
+func summaryNoise(t *Table, c *Comparison, order []int, steps []string) []string {
+	var out []string
+	for _, row := range t.Rows {
+		if slices.ContainsFunc(row, func(cell Cell) bool { return cell.Verdict == "~" }) {
+			out = append(out, "~: the ratio is within the noise of the two rates (noise%: the 95% interval of a step's rate from its slices of time): no difference shown")
+			break
+		}
+	}
+	var names []string
+	for _, i := range order {
+		if noisy := noisySteps(c.Series[i], steps); len(noisy) > 0 {
+			names = append(names, c.Series[i].Label+" in "+strings.Join(noisy, ", "))
+		}
+	}
+	if len(names) > 0 {
+		out = append(out, fmt.Sprintf("%s: %s: the rate moved by more than %d%% (cv%%) while the step ran: lengthen the step or --repeat it (docs/metrics.md)",
+			NoisyMark, strings.Join(names, "; "), NoisyCVPct))
 	}
 	return out
 }

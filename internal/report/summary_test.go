@@ -248,3 +248,44 @@ func TestHTMLSummaryFirst(t *testing.T) {
 		t.Error("page lacks the color legend")
 	}
 }
+
+// TestSummaryNoise: a rate ratio within the noise of the two rates is marked ~ (neutral in
+// HTML); one outside it is not; a step whose rate moved by more than 10% marks its target noisy.
+func TestSummaryNoise(t *testing.T) {
+	run := insertSummaryRun()
+	for i := range run.Steps {
+		s := &run.Steps[i]
+		s.RateSlices, s.RateNoisePct, s.RateCVPct = 10, 5, 7
+		switch {
+		case s.Target == "bbolt" && s.Step == "l.i0":
+			s.Rate = 97000 // 0.97 of pebble's, within √(5%²+5%²) = 7.1%
+		case s.Target == "bbolt" && s.Step == "qr100":
+			s.Rate, s.RateCVPct = 3300, 25 // 1.10: outside the noise; its rate moved by 25%
+		}
+	}
+	tb, err := SummaryTable([]*results.Run{run}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGrid(t, tb, [][]string{
+		{"target", "l.i0 ips↑", "l.i1 ips↑", "qr100 qps↑", "wKB/i↓", "cpu_us/op↓", "db_MB↓"},
+		{"pebble", "100000", "20000", "3000", "2.00", "10.0", "10.0"},
+		{"sqlite", "0.50", "0.50", "0.50", "2.00", "2.00", "2.00"},
+		{"bbolt (noisy)", "0.97 ~", "0.25", "1.10", "-", "1.00", "1.00"},
+	})
+	if c := tb.Rows[2][1]; c.Verdict != "~" || cellClasses(tb)[2][1] != "" {
+		t.Errorf("within noise: verdict %q class %q, want ~ and no colour", c.Verdict, cellClasses(tb)[2][1])
+	}
+	foot := strings.Join(tb.Footer, "\n")
+	if !strings.Contains(foot, "~: the ratio is within the noise") || !strings.Contains(foot, "noisy: bbolt in qr100:") {
+		t.Errorf("footer %q", foot)
+	}
+	// Without slices (a step too short to cut, or a run recorded before) nothing is marked.
+	for i := range run.Steps {
+		run.Steps[i].RateSlices = 0
+	}
+	tb, _ = SummaryTable([]*results.Run{run}, "")
+	if got := summaryGrid(tb)[3]; got[0] != "bbolt" || got[1] != "0.97" {
+		t.Errorf("unknown noise: %q", got)
+	}
+}

@@ -19,7 +19,7 @@ import (
 
 // stepView is the metrics of a step table, in order; a column appears when its metric applies
 // to one of the table's rows.
-var stepView = []string{"rate", "ips", "dps", "qps", "ips_target", "met", "secs", "settle_s", "rows", "db_MB", "log_MB", "eng_MB", "B/row",
+var stepView = []string{"rate", "ips", "dps", "qps", "noise%", "cv%", "ips_target", "met", "secs", "settle_s", "rows", "db_MB", "log_MB", "eng_MB", "B/row",
 	"rMB/s", "wMB/s", "GBw", "rKB/op", "wKB/op", "wKB/i", "debt_MB", "dKB/op", "fl/op", "srv_fsync/op", "srv_logB/op",
 	"tcpu_us/op", "ccpu_us/op", "scpu_us/op", "cpu_us/op", "other%", "cs/op", "rss_MB", "srss_MB", "spss_MB", "obs%",
 	"db/mem", "regime", "stall_us/op", "appevict/op", "cache_MB", "anon_MB", "majflt/op", "refault/op", "psi_some", "psi_full", "oom",
@@ -45,7 +45,7 @@ const (
 // target's own (tcpu_us/op: without a server the process is the engine and the client), its
 // parts ccpu_us/op and scpu_us/op beside a server's; the host's (cpu_us/op), which counts
 // other processes too, is Wide's.
-var briefStep = map[string]bool{"rate": true, "ips": true, "dps": true, "qps": true, "db_MB": true, "B/row": true,
+var briefStep = map[string]bool{"rate": true, "ips": true, "dps": true, "qps": true, "noise%": true, "db_MB": true, "B/row": true,
 	"rKB/op": true, "wKB/op": true, "wKB/i": true, "fl/op": true, "tcpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
 	"rss_MB": true, "srss_MB": true, "max": true, "max_i": true}
 
@@ -59,7 +59,12 @@ var flags = map[string]func(v float64) bool{
 	"regime":  func(v float64) bool { return v > 0 },
 	"oom":     func(v float64) bool { return v > 0 },
 	"retries": func(v float64) bool { return v > 0 },
+	"cv%":     func(v float64) bool { return v > NoisyCVPct },
 }
+
+// NoisyCVPct is the coefficient of variation of a step's rate over its slices of time above
+// which the step is noisy: its cv% joins the brief table and the summary marks it.
+const NoisyCVPct = 10
 
 // shows says whether the column of m is in view over rows: every column that applies in Wide;
 // in Brief those of brief, and those of flags when one of the rows has a value they flag (the

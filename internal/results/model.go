@@ -239,6 +239,14 @@ type Step struct {
 	RateP50       float64 `json:"rate_p50_per_sec"`
 	RateP99       float64 `json:"rate_p99_per_sec"`
 	RateIntervals int     `json:"rate_intervals"`
+	// RateCVPct is the coefficient of variation, %, of the rate over the step's measured time
+	// cut into RateSlices equal slices (sampled every 20 ms, whatever the step's length); and
+	// RateNoisePct the half-width, % of the rate, of the 95% interval of the step's rate that
+	// the slices give (Student's t over the slice means). RateSlices is 0 when the step was too
+	// short to cut (fewer than three samples): its noise is not known.
+	RateCVPct    float64 `json:"rate_cv_pct"`
+	RateNoisePct float64 `json:"rate_noise_pct"`
+	RateSlices   int     `json:"rate_slices"`
 
 	// TargetIPS is the background writers' target in rows/s (0: not paced); TargetMet says
 	// whether ips reached 95% of it.

@@ -54,6 +54,8 @@ type collector struct {
 	// opsEnd is the snapshot at the end of the operations when the step settled (nil
 	// otherwise): the syncs-per-commit figures end there.
 	opsEnd *snapshot
+	// series is the rate kinds' measured count over the measured window, for its noise.
+	series rateSeries
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -74,6 +76,28 @@ func (c *collector) begin(now time.Time) {
 	c.prev.copyFrom(c.first)
 	c.base.copyFrom(c.first)
 	c.based = c.st.Warmup <= 0
+	if c.based {
+		c.series.add(now, 0, true)
+	}
+}
+
+// sample adds the rate kinds' measured count now to the series (the observer's 20 ms tick).
+func (c *collector) sample(now time.Time) {
+	if !c.based {
+		return
+	}
+	var n int64
+	for _, m := range c.meters {
+		for _, k := range c.st.RateKinds {
+			km := &m.kinds[k]
+			if c.st.Kinds[k].CountUnits {
+				n += km.units.Load()
+			} else {
+				n += km.ops.Load()
+			}
+		}
+	}
+	c.series.add(now, n, false)
 }
 
 // takeExtra completes a snapshot with this process's and the observer's CPU time and the
@@ -148,6 +172,7 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 func (c *collector) startWindow() {
 	c.base.copyFrom(c.prev)
 	c.based = true
+	c.sample(c.base.t)
 }
 
 // timeout is d, or a quarter second when the run was interrupted: Ctrl-C must end a run within
@@ -406,6 +431,14 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	}
 	r.RateP50, r.RateP99 = ratePercentile(c.rates, 0.50), ratePercentile(c.rates, 0.99)
 	r.RateIntervals = len(c.rates)
+	if c.based {
+		end := b.t
+		if !c.settleFrom.IsZero() {
+			end = c.settleFrom
+		}
+		c.series.add(end, c.rateCount(b, false), true)
+		r.RateCVPct, r.RateNoisePct, r.RateSlices = c.series.noise(a.t, end)
+	}
 	if c.st.TargetInsertRate > 0 {
 		r.TargetIPS = c.st.TargetInsertRate
 		met := r.IPS >= 0.95*c.st.TargetInsertRate

@@ -154,9 +154,13 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 		defer t.Stop()
 		warmupEnd = t.C
 	}
+	sampler := time.NewTicker(sliceSample)
+	defer sampler.Stop()
 loop:
 	for {
 		select {
+		case now := <-sampler.C:
+			c.sample(now)
 		case <-ticker.C:
 			c.tick(time.Now(), false)
 		case now := <-warmupEnd:
