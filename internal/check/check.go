@@ -179,6 +179,11 @@ type Result struct {
 	Value float64
 	N     int
 	Pass  bool
+	// Noisy says the figure, a rate, is within its noise of the bound (its step's noise%, or for
+	// a ratio that of both rates): the check can neither pass nor fail on it, and does not pass.
+	// Noise is that noise, a fraction of the figure.
+	Noisy bool
+	Noise float64
 	// Why says what failed when no figure was there to check.
 	Why string
 }
@@ -221,14 +226,21 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 				if reps == 0 {
 					continue
 				}
+				noise, known := rateNoise(e.Name, sr.Steps, step)
 				if e.Ratio {
 					b, breps := median(e.Name, series[base].Steps, step)
 					if breps == 0 {
 						continue
 					}
 					v = Ratio(v, b)
+					bn, bk := rateNoise(e.Name, series[base].Steps, step)
+					noise, known = math.Hypot(noise, bn), known && bk
 				}
-				out = append(out, Result{Expr: e, Step: step, Target: sr.Label, Value: v, N: reps, Pass: e.pass(v)})
+				r := Result{Expr: e, Step: step, Target: sr.Label, Value: v, N: reps, Pass: e.pass(v)}
+				if known && e.Op != "==" && e.Op != "!=" && v > 0 && e.Value > 0 && math.Abs(math.Log(v/e.Value)) <= noise {
+					r.Noisy, r.Noise, r.Pass = true, noise, false
+				}
+				out = append(out, r)
 			}
 		}
 		if len(out) == n {
@@ -371,6 +383,28 @@ func median(name string, steps []*results.Step, step string) (float64, int) {
 	return stats.Summarize(xs).Median, len(xs)
 }
 
+// rateNoise is the noise of the figure name in step, a fraction of it, when name is the step's
+// rate and every record of it has its noise (results.Step.RateNoisePct): the mean over the
+// repetitions divided by the square root of their number.
+func rateNoise(name string, steps []*results.Step, step string) (float64, bool) {
+	var sum float64
+	n := 0
+	for _, s := range steps {
+		if s.Step != step || s.Status == results.StatusFailed {
+			continue
+		}
+		if name != s.RateName && name != "rate" || s.RateSlices == 0 {
+			return 0, false
+		}
+		sum += s.RateNoisePct / 100
+		n++
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n) / math.Sqrt(float64(n)), true
+}
+
 // Failed counts the results that did not pass.
 func Failed(rs []Result) int {
 	n := 0
@@ -458,5 +492,9 @@ func Describe(r Result) string {
 	if r.N > 1 {
 		of = fmt.Sprintf(" (median of %d)", r.N)
 	}
-	return fmt.Sprintf("%s = %s%s, want %s %s", name, strconv.FormatFloat(r.Value, 'g', 6, 64), of, r.Expr.Op, strconv.FormatFloat(r.Expr.Value, 'g', -1, 64))
+	d := fmt.Sprintf("%s = %s%s, want %s %s", name, strconv.FormatFloat(r.Value, 'g', 6, 64), of, r.Expr.Op, strconv.FormatFloat(r.Expr.Value, 'g', -1, 64))
+	if r.Noisy {
+		d += fmt.Sprintf(": within its noise (±%.1f%%), the margin cannot be told from noise (lengthen the step, or --repeat it)", r.Noise*100)
+	}
+	return d
 }

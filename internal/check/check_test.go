@@ -235,3 +235,44 @@ func TestHeadlineScope(t *testing.T) {
 		t.Errorf("ips over query steps only: %+v", rs2)
 	}
 }
+
+// TestWithinNoise: a rate check whose bound lies within the rate's noise neither passes nor
+// fails silently: it is Noisy, not passed, and says so; one outside the noise is decided.
+func TestWithinNoise(t *testing.T) {
+	rec := func(target string, rate float64) *results.Step {
+		return &results.Step{Target: target, Step: "l.i1", Status: results.StatusOK, RateName: "ips", Rate: rate,
+			RateSlices: 10, RateNoisePct: 5}
+	}
+	series := []Series{{Label: "pebble", Steps: []*results.Step{rec("pebble", 100)}}, {Label: "bbolt", Steps: []*results.Step{rec("bbolt", 97)}}}
+	for _, tc := range []struct {
+		text        string
+		noisy, pass bool
+	}{
+		{"ips>=98", true, false},          // 100 against 98: 2% inside ±5%
+		{"ips>=90", false, true},          // 11% away: passes
+		{"ips>=120", false, false},        // 18% away: fails
+		{"ratio(ips)>=0.95", true, false}, // 0.97: within ±7.1% (both rates' noise)
+		{"ratio(ips)>=0.80", false, true},
+	} {
+		e, err := Parse(tc.text, []string{"ips"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Result
+		for _, r := range Evaluate([]Expr{e}, series, 0) {
+			if r.Target == "bbolt" || !e.Ratio && r.Target == "pebble" {
+				got = append(got, r)
+			}
+		}
+		r := got[0]
+		if r.Noisy != tc.noisy || r.Pass != tc.pass || tc.noisy != strings.Contains(Describe(r), "within its noise") {
+			t.Errorf("%s: noisy %v pass %v (%s)", tc.text, r.Noisy, r.Pass, Describe(r))
+		}
+	}
+	// A step whose noise is unknown (too short to cut) is decided on its figure.
+	series[0].Steps[0].RateSlices = 0
+	e, _ := Parse("ips>=98", []string{"ips"})
+	if r := Evaluate([]Expr{e}, series[:1], -1)[0]; r.Noisy || !r.Pass {
+		t.Errorf("unknown noise: %+v", r)
+	}
+}

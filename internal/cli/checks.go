@@ -88,7 +88,11 @@ func runChecks(w io.Writer, exprs []check.Expr, series []check.Series, base int,
 	t := &report.Table{Title: "checks", Columns: []report.Column{{Name: "check"}, {Name: "step"}, {Name: "target"}, {Name: "result"}, {Name: "measured"}}}
 	for _, r := range rs {
 		res := report.TextCell("pass")
-		if !r.Pass {
+		switch {
+		case r.Noisy:
+			res = report.TextCell("NOISY")
+			res.Flag = "bad"
+		case !r.Pass:
 			res = report.TextCell("FAIL")
 			res.Flag = "bad"
 		}
@@ -123,7 +127,11 @@ func failedList(rs []check.Result) string {
 	var out []string
 	for _, r := range rs {
 		if !r.Pass {
-			out = append(out, strings.Join(strings.Fields(r.Step+" "+r.Target+" "+r.Expr.Text), " "))
+			item := strings.Join(strings.Fields(r.Step+" "+r.Target+" "+r.Expr.Text), " ")
+			if r.Noisy {
+				item += ": within noise"
+			}
+			out = append(out, item)
 		}
 	}
 	if len(out) > 3 {

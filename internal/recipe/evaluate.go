@@ -34,11 +34,13 @@ type Verdict struct {
 	Base      string `json:"base,omitempty"`
 }
 
-// Outcomes.
+// Outcomes. WithinNoise is a finding whose figures meet its bound only within their noise (a
+// rate's noise%, see check.Result.Noisy), or miss it by no more: neither reproduced nor not.
 const (
 	Reproduced    = "reproduced"
 	NotReproduced = "not reproduced"
 	NotMeasured   = "not measured"
+	WithinNoise   = "within noise"
 )
 
 // Line is the verdict as the run prints it: "finding: CLAIM: reproduced (measured 2.01;
@@ -514,13 +516,14 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 			sel, base = []check.Series{series[bi], series[ti]}, 0
 		}
 		var vals []float64
-		pass := true
+		pass, noisy := true, false
 		for _, res := range check.Evaluate([]check.Expr{e}, sel, base) {
 			if res.Target != f.Target || math.IsNaN(res.Value) || !inSteps(f.Steps, res.Step, series[ti]) {
 				continue
 			}
 			vals = append(vals, res.Value)
-			pass = pass && res.Pass
+			pass = pass && (res.Pass || res.Noisy)
+			noisy = noisy || res.Noisy
 		}
 		if len(vals) == 0 {
 			v.Measured = "no step of " + f.Target + " measured " + e.Name
@@ -530,8 +533,12 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 			out = append(out, v)
 			continue
 		}
-		v.Outcome = NotReproduced
-		if pass {
+		switch {
+		case !pass:
+			v.Outcome = NotReproduced
+		case noisy:
+			v.Outcome = WithinNoise
+		default:
 			v.Outcome = Reproduced
 		}
 		v.Measured = spread(vals, e.Ratio)
