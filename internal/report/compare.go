@@ -35,6 +35,8 @@ type Row struct {
 	Samples [][]float64 `json:"-"`
 	// Metric is the row's metric in a per-step block (nil in a group block: the block's).
 	Metric *metric.Metric `json:"-"`
+	// Step is the step the row's figures are of.
+	Step string `json:"-"`
 }
 
 // Block is one comparison table: for grouped steps one metric over the steps of a group, for
@@ -256,7 +258,7 @@ func stepOrder(runs []*results.Run, group string, all bool) []string {
 // has the figure. A series' figure is the median of its repetitions (failed ones left out).
 func (c *Comparison) row(name, step string, m *metric.Metric) (Row, bool) {
 	n := len(c.Series)
-	r := Row{Name: name, Abs: make([]float64, n), Rel: make([]float64, n), Samples: make([][]float64, n)}
+	r := Row{Name: name, Step: step, Abs: make([]float64, n), Rel: make([]float64, n), Samples: make([][]float64, n)}
 	found := false
 	for i, s := range c.Series {
 		r.Abs[i] = math.NaN()
@@ -277,6 +279,18 @@ func (c *Comparison) row(name, step string, m *metric.Metric) (Row, bool) {
 		r.Rel[i] = Ratio(r.Abs[i], r.Abs[c.Base])
 	}
 	return r, found
+}
+
+// noiseNote is the footer of a table with a rate ratio within noise.
+const noiseNote = "~ beside a rate: the ratio is within the noise of the two rates (noise%: the 95% interval of a step's rate from its slices of time)"
+
+// rateWithinNoise says whether series i's rate in row r (a rate row) is within the noise of
+// its own and the base's rate: |ln ratio| at most √(nᵢ² + n_base²); false when a noise is
+// not known.
+func (c *Comparison) rateWithinNoise(r Row, i int) bool {
+	ni, ok1 := rateNoise(c.Series[i], r.Step)
+	nb, ok2 := rateNoise(c.Series[c.Base], r.Step)
+	return ok1 && ok2 && r.Rel[i] > 0 && math.Abs(math.Log(r.Rel[i])) <= math.Hypot(ni, nb)
 }
 
 // relCell renders the ratio of series i to the base in row r. When both were repeated it
@@ -484,6 +498,7 @@ func (c *Comparison) Tables(absolute bool) []*Table {
 		for _, i := range cols {
 			t.Columns = append(t.Columns, Column{Name: c.Series[i].Label, Unit: unit})
 		}
+		noisy := false // a rate ratio within the noise of its rates
 		for _, r := range b.Rows {
 			name, scale := r.Name, 1.0
 			if r.Metric != nil && r.Metric.Latency {
@@ -501,8 +516,13 @@ func (c *Comparison) Tables(absolute bool) []*Table {
 					row = append(row, c.absCell(r, i, scale))
 				} else {
 					cell := c.relCell(r, i)
-					if m := cmp.Or(r.Metric, b.Metric); m != nil {
+					m := cmp.Or(r.Metric, b.Metric)
+					if m != nil {
 						cell.Better = m.Better // the direction HTML colors the ratio by
+					}
+					if m != nil && m.Name == "rate" && cell.Verdict == "" && !cell.Missing && c.rateWithinNoise(r, i) {
+						cell.Verdict, cell.Text = "~", cell.Text+" ~"
+						noisy = true
 					}
 					row = append(row, cell)
 				}
@@ -511,6 +531,9 @@ func (c *Comparison) Tables(absolute bool) []*Table {
 		}
 		if c.repeated() {
 			t.Footer = append(t.Footer, c.repeatNote(absolute))
+		}
+		if noisy {
+			t.Footer = append(t.Footer, noiseNote)
 		}
 		out = append(out, t)
 	}

@@ -226,7 +226,7 @@ func summaryNoise(t *Table, c *Comparison, order []int, steps []string) []string
 	var out []string
 	for _, row := range t.Rows {
 		if slices.ContainsFunc(row, func(cell Cell) bool { return cell.Verdict == "~" }) {
-			out = append(out, "~: the ratio is within the noise of the two rates (noise%: the 95% interval of a step's rate from its slices of time): no difference shown")
+			out = append(out, noiseNote)
 			break
 		}
 	}

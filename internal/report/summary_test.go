@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -277,7 +278,7 @@ func TestSummaryNoise(t *testing.T) {
 		t.Errorf("within noise: verdict %q class %q, want ~ and no colour", c.Verdict, cellClasses(tb)[2][1])
 	}
 	foot := strings.Join(tb.Footer, "\n")
-	if !strings.Contains(foot, "~: the ratio is within the noise") || !strings.Contains(foot, "noisy: bbolt in qr100:") {
+	if !strings.Contains(foot, noiseNote) || !strings.Contains(foot, "noisy: bbolt in qr100:") {
 		t.Errorf("footer %q", foot)
 	}
 	// Without slices (a step too short to cut, or a run recorded before) nothing is marked.
@@ -288,4 +289,31 @@ func TestSummaryNoise(t *testing.T) {
 	if got := summaryGrid(tb)[3]; got[0] != "bbolt" || got[1] != "0.97" {
 		t.Errorf("unknown noise: %q", got)
 	}
+}
+
+// TestCompareNoise: compare marks a rate ratio of single runs within the two rates' noise ~.
+func TestCompareNoise(t *testing.T) {
+	run := insertSummaryRun()
+	for i := range run.Steps {
+		s := &run.Steps[i]
+		s.RateSlices, s.RateNoisePct = 10, 5
+		if s.Target == "bbolt" && s.Step == "l.i0" {
+			s.Rate = 97000
+		}
+	}
+	c, err := Compare([]*results.Run{run}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range c.Tables(false) {
+		if tb.Title != "l.i0" {
+			continue
+		}
+		got := summaryGrid(tb)
+		if got[1][0] != "ips" || got[1][2] != "0.97 ~" || got[1][1] != "0.50" || !slices.Contains(tb.Footer, noiseNote) {
+			t.Errorf("l.i0: %q, footer %q", got, tb.Footer)
+		}
+		return
+	}
+	t.Error("no l.i0 table")
 }
