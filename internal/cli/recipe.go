@@ -198,7 +198,7 @@ func checkRunArgs(args []string) error {
 	if err != nil {
 		return err
 	}
-	_, f := newRunFlags(&Env{Args: args})
+	_, f := newRunFlags(&Env{Args: args}, false)
 	return f.cmdFlags.Parse(args[1:])
 }
 

@@ -72,15 +72,21 @@ type runFlags struct {
 const defaultWorkload = "insert"
 
 func newRunCmd(env *Env) *cobra.Command {
-	cmd, _ := newRunFlags(env)
+	cmd, _ := newRunFlags(env, false)
 	return cmd
 }
+
+// runOnlyFlags are the run command's flags that rumbench prepare does not take: a recipe and its
+// scale (runs of their own), --reuse (prepare loads), --repeat and the shard flags (refused with
+// a preparation), the settling wait and warm-up of the measured steps (prepare runs only load
+// steps) and --keep-data (prepare keeps the data).
+var runOnlyFlags = []string{"recipe", "scale", "reuse", "repeat", "keep-data", "warmup-secs", "cleanup-wait-secs",
+	"shard", "group", "barrier-timeout-secs"}
 
 // newPrepareCmd is rumbench prepare: the run command's flags, running only the workload's load
 // steps and keeping the data for later runs with --reuse.
 func newPrepareCmd(env *Env) *cobra.Command {
-	cmd, f := newRunFlags(env)
-	f.prepare = true
+	cmd, _ := newRunFlags(env, true)
 	cmd.Use = "prepare"
 	cmd.Short = "Load a workload's data once and keep it for later runs (rumbench run --reuse)"
 	cmd.Long = `Run only the load steps of the workload (the insert benchmark's l.i0 and l.x, sysbench's load
@@ -89,14 +95,16 @@ data directory (--data-dir), or on the server given with --dsn. The database rec
 loaded (workload, sizes, seed, engine options); "rumbench run --reuse" with the same flags skips
 the load and runs the other steps on it, as often as wanted, and refuses data prepared with other
 settings. --fresh drops an earlier preparation first (on a --dsn server: the workload's tables
-only). The flags are those of rumbench run.`
+only). The flags are those of rumbench run but those of its measured steps and of recipes,
+repeats and shards; a run file (-f, --replay) may hold these: prepare leaves them out.`
 	return cmd
 }
 
-// newRunFlags makes the run command and returns the flags it parses into (an engine worker
-// parses the coordinator's arguments with it).
-func newRunFlags(env *Env) (*cobra.Command, *runFlags) {
-	f := &runFlags{}
+// newRunFlags makes the run command, or with prepare the prepare command (without
+// runOnlyFlags), and returns the flags it parses into (an engine worker parses the
+// coordinator's arguments with it).
+func newRunFlags(env *Env, prepare bool) (*cobra.Command, *runFlags) {
+	f := &runFlags{prepare: prepare}
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload on one or more engines and print the comparison tables",
@@ -111,7 +119,8 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, env, f) },
 	}
-	fl := cmd.Flags()
+	// Every flag is made in fl; the command takes those that apply to it.
+	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fl.StringVar(&f.workload, "workload", defaultWorkload, "workload to run ("+strings.Join(workload.Names(), ", ")+")")
 	fl.StringVar(&f.engines, "engine", defaultEngines(), "comma-separated engines to run in turn (see rumbench engines)")
 	fl.StringVar(&f.profile, "profile", "quick", "scale profile: quick, small, standard, iobound (see rumbench workloads NAME)")
@@ -155,8 +164,13 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 		fl.AddFlagSet(f.def.Flags())
 		f.sweep = sweepFlag(spec, f.def.Flags())
 	}
+	fl.VisitAll(func(x *pflag.Flag) {
+		if !prepare || !slices.Contains(runOnlyFlags, x.Name) {
+			cmd.Flags().AddFlag(x)
+		}
+	})
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(f, err) })
-	f.cmdFlags = fl
+	f.cmdFlags = cmd.Flags()
 	return cmd, f
 }
 
@@ -195,7 +209,7 @@ func chosenWorkload(args []string) string {
 }
 
 // flagError turns an unknown flag that belongs to another workload into one line naming the
-// workload(s) it belongs to.
+// workload(s) it belongs to, and one that only rumbench run takes into a line saying so.
 func flagError(f *runFlags, err error) error {
 	msg := err.Error()
 	lookup := func(fs *pflag.FlagSet) bool { return false }
@@ -212,6 +226,13 @@ func flagError(f *runFlags, err error) error {
 			return false
 		}
 	}
+	command := "run"
+	if f.prepare {
+		command = "prepare"
+		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok && slices.Contains(runOnlyFlags, name) {
+			return usagef("--%s applies to rumbench run, not prepare (see rumbench prepare --help)", name)
+		}
+	}
 	var owners []string
 	for _, w := range workload.Names() {
 		spec, _ := workload.Lookup(w)
@@ -220,7 +241,7 @@ func flagError(f *runFlags, err error) error {
 		}
 	}
 	if len(owners) == 0 {
-		return usageError{fmt.Errorf("%v (see rumbench run --help)", err)}
+		return usageError{fmt.Errorf("%v (see rumbench %s --help)", err, command)}
 	}
 	return usagef("--%s applies to --workload %s, not %s (see rumbench workloads %s)", name, strings.Join(owners, " or "), f.workload, owners[0])
 }
