@@ -51,3 +51,24 @@ func TestPrepareTakesNoRunOnlyFlags(t *testing.T) {
 		t.Errorf("prepare -f: exit %d %s%s", tr.code, tr.stdout, tr.stderr)
 	}
 }
+
+// Each workload's help lists its own profiles, and the profile check refuses the others with
+// the same list.
+func TestProfileHelpPerWorkload(t *testing.T) {
+	for _, c := range []struct{ workload, profiles, foreign string }{
+		{"insert", "quick, small, standard, iobound", "cached"},
+		{"linkbench", "quick, small, cached, iobound", "standard"},
+		{"sysbench", "quick, small, standard", "iobound"},
+		{"ycsb", "quick, small, standard", "iobound"},
+	} {
+		tr := run(t, nil, "run", "--workload", c.workload, "--help")
+		want := "scale profile of --workload " + c.workload + ": " + c.profiles + " (default \"quick\")"
+		if tr.code != ExitOK || !strings.Contains(strings.Join(strings.Fields(tr.stdout), " "), want) {
+			t.Errorf("run --workload %s --help: exit %d, no %q in\n%s", c.workload, tr.code, want, tr.stdout)
+		}
+		tr = run(t, nil, "run", "--workload", c.workload, "--profile", c.foreign)
+		if want := "rumbench: unknown profile \"" + c.foreign + "\" (valid: " + c.profiles + ")\n"; tr.code != ExitUsage || tr.stderr != want {
+			t.Errorf("--workload %s --profile %s: exit %d, stderr %q, want %q", c.workload, c.foreign, tr.code, tr.stderr, want)
+		}
+	}
+}

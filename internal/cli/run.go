@@ -123,7 +123,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fl.StringVar(&f.workload, "workload", defaultWorkload, "workload to run ("+strings.Join(workload.Names(), ", ")+")")
 	fl.StringVar(&f.engines, "engine", defaultEngines(), "comma-separated engines to run in turn (see rumbench engines)")
-	fl.StringVar(&f.profile, "profile", "quick", "scale profile: quick, small, standard, iobound (see rumbench workloads NAME)")
+	fl.StringVar(&f.profile, "profile", "quick", "scale profile (rumbench workloads NAME lists a workload's)")
 	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the measured steps, -1 for the workload's reference formula (default from --profile)")
 	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each measured step excluded from its figures (default from --profile)")
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
@@ -160,6 +160,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	// The chosen workload's own flags: the workload is named on the command line, so it is
 	// known before the arguments are parsed.
 	if spec, ok := workload.Lookup(chosenWorkload(env.Args)); ok {
+		fl.Lookup("profile").Usage = fmt.Sprintf("scale profile of --workload %s: %s", spec.Name, strings.Join(spec.Profiles, ", "))
 		f.def = spec.New()
 		fl.AddFlagSet(f.def.Flags())
 		f.sweep = sweepFlag(spec, f.def.Flags())
@@ -281,8 +282,8 @@ func buildConfig(cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, error
 	if !ok || f.def == nil {
 		return bench.Config{}, usagef("unknown workload %q (valid: %s)", input.Short(f.workload), strings.Join(workload.Names(), ", "))
 	}
-	if !slices.Contains(spec.Profiles, f.profile) {
-		return bench.Config{}, usagef("unknown profile %q (valid: %s)", input.Short(f.profile), strings.Join(spec.Profiles, ", "))
+	if err := spec.CheckProfile(f.profile); err != nil {
+		return bench.Config{}, usageError{err}
 	}
 	f.cacheMBSet = cmd.Flags().Changed("cache-mb")
 	if p, ok := memoryProfiles[f.profile]; ok {

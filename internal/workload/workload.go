@@ -115,7 +115,8 @@ type Spec struct {
 	Description string
 	// Steps lists every step name the workload knows, in the order they run.
 	Steps []string
-	// Profiles are the scale names the workload knows (quick, small, standard), smallest first.
+	// Profiles are the scale names the workload knows (quick, small, standard), smallest first:
+	// what --profile takes, its help lists and Build accepts (PickProfile).
 	Profiles []string
 	// Groups are the workload's step groups in report order (nil: its steps are not grouped).
 	Groups []results.Group
@@ -146,6 +147,34 @@ type Spec struct {
 	NeedsSQL bool
 	// New returns a fresh definition, its flags bound to their defaults.
 	New func() Definition
+}
+
+// CheckProfile refuses a profile name that is not one of s.Profiles, naming the valid ones: the
+// one check of --profile, made by the CLI before Build and by Build itself (PickProfile).
+func (s Spec) CheckProfile(name string) error {
+	if slices.Contains(s.Profiles, name) {
+		return nil
+	}
+	return fmt.Errorf("unknown profile %q (valid: %s)", input.Short(name), strings.Join(s.Profiles, ", "))
+}
+
+// PickProfile returns the settings of profile name of the registered workload w from its table
+// profiles; an error when name is not one of w's Spec.Profiles (Spec.CheckProfile) or the table
+// has no entry for it.
+func PickProfile[P any](w string, profiles map[string]P, name string) (P, error) {
+	var zero P
+	spec, ok := Lookup(w)
+	if !ok {
+		return zero, fmt.Errorf("unknown workload %q", w)
+	}
+	if err := spec.CheckProfile(name); err != nil {
+		return zero, err
+	}
+	p, ok := profiles[name]
+	if !ok {
+		return zero, fmt.Errorf("workload %s: profile %s has no settings", w, name)
+	}
+	return p, nil
 }
 
 // SetClients is Concurrent.SetClients for a workload whose configuration is *cfg: it sets n

@@ -137,9 +137,9 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 
 // Build makes the workload from the flags and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	p, err := workload.PickProfile("linkbench", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	g, err := lbgen.NamedConfig(d.reference)
 	if err != nil {

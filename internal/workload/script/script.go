@@ -157,9 +157,9 @@ type Weighted struct {
 
 // Build reads the scripts and sizes the run from the flags and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	p, err := workload.PickProfile("script", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	c := Config{Scale: p.scale, Clients: d.clients, Jobs: d.jobs, MaxTries: d.maxTries, RunSecs: p.runSecs, Seed: s.Seed}
 	if d.fs.Changed("scale-factor") {

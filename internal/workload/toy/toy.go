@@ -71,9 +71,9 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 
 // Build makes the toy from --toy-rows and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	c, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: quick, standard)", s.Profile)
+	c, err := workload.PickProfile("toy", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	if d.fs.Changed("toy-rows") {
 		c.Rows = d.rows

@@ -19,7 +19,6 @@ package tpcc
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -98,9 +97,9 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 
 // Build makes the workload from the flags and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	p, err := workload.PickProfile("tpcc", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	c := Config{Warehouses: p.warehouses, Terminals: p.terminals, Loaders: d.loaders, RunSecs: p.runSecs, Transactions: d.transactions, Think: d.think,
 		Scale: SpecScale, Seed: s.Seed}
@@ -120,7 +119,6 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if s.WarmupSecs != nil {
 		c.WarmupSecs = *s.WarmupSecs
 	}
-	var err error
 	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.pcts); err != nil {
 		return nil, err
 	}

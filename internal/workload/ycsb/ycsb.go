@@ -106,9 +106,9 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 // Build reads the property files and overrides, then sizes the workload from the profile where
 // the properties do not.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	p, err := workload.PickProfile("ycsb", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	props := ycsbconf.Props{}
 	var sources []string
