@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/workload"
 )
 
 // rumbench prepare takes none of the flags that only a run uses: its help does not list them,
@@ -70,5 +73,35 @@ func TestProfileHelpPerWorkload(t *testing.T) {
 		if want := "rumbench: unknown profile \"" + c.foreign + "\" (valid: " + c.profiles + ")\n"; tr.code != ExitUsage || tr.stderr != want {
 			t.Errorf("--workload %s --profile %s: exit %d, stderr %q, want %q", c.workload, c.foreign, tr.code, tr.stderr, want)
 		}
+	}
+}
+
+// The root help names every workload and every engine this binary has, each embedded engine
+// among the embedded ones and each server among the servers, and the default run's engines.
+func TestRootHelpNamesTheRegistries(t *testing.T) {
+	tr := run(t, nil, "--help")
+	text := strings.Join(strings.Fields(tr.stdout), " ")
+	if tr.code != ExitOK {
+		t.Fatalf("--help: exit %d %s", tr.code, tr.stderr)
+	}
+	embedded, _, _ := strings.Cut(text[strings.Index(text, "embedded engines ("):], ")")
+	servers, _, _ := strings.Cut(text[strings.Index(text, "database servers ("):], ")")
+	for _, n := range engine.Names() {
+		s, _ := engine.Lookup(n)
+		list := embedded
+		if s.Server {
+			list = servers
+		}
+		if in := strings.Contains(list+",", " "+n+",") || strings.Contains(list+",", "("+n+","); in != (s.Unavailable == "") {
+			t.Errorf("engine %s (server %v, unavailable %q): in the root help's list %q: %v", n, s.Server, s.Unavailable, list, in)
+		}
+	}
+	for _, w := range workload.Names() {
+		if !strings.Contains(text, w) {
+			t.Errorf("the root help does not name workload %s", w)
+		}
+	}
+	if want := "the insert benchmark on " + strings.ReplaceAll(defaultEngines(), ",", ", ") + "."; !strings.Contains(text, want) {
+		t.Errorf("the root help does not say %q:\n%s", want, tr.stdout)
 	}
 }

@@ -324,6 +324,17 @@ func sqlEngines() []string {
 	return names
 }
 
+// serverEngines returns the names of the engines on a database server, sorted.
+func serverEngines() []string {
+	var names []string
+	for _, n := range engine.Names() {
+		if s, _ := engine.Lookup(n); s.Server {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 // maxCacheMB bounds --cache-mb: 16 TiB, more than any host has, far below where the size in
 // bytes overflows.
 const maxCacheMB = 16 << 20
@@ -443,7 +454,7 @@ func buildTargets(f *runFlags, engines []string, opts map[string]map[string]stri
 		return nil, err
 	}
 	if (f.dsn != "" || len(releases) > 0 || len(configs) > 0) && len(servers) == 0 {
-		return nil, usagef("--dsn, --server-config and --server-bin need a server engine in --engine (postgres, mysql, myrocks, mongo)")
+		return nil, usagef("--dsn, --server-config and --server-bin need a server engine in --engine (%s)", strings.Join(serverEngines(), ", "))
 	}
 	clientConfig := false
 	if len(servers) == 1 {

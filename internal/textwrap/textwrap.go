@@ -1,0 +1,70 @@
+// Package textwrap fits the text rumbench prints for people (help, lists, report headers) to a
+// terminal's width.
+package textwrap
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Width is the columns every line rumbench prints for people fits in (tables of figures
+// excepted: a row per target cannot wrap).
+const Width = 120
+
+// Lines breaks text into lines of at most width columns (characters), at spaces; a word longer
+// than width is a line of its own, unbroken. Runs of spaces between words become one; a text of
+// only spaces is no line.
+func Lines(text string, width int) []string {
+	var out []string
+	var line strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		wn := utf8.RuneCountInString(w)
+		if n > 0 && n+1+wn > width {
+			out = append(out, line.String())
+			line.Reset()
+			n = 0
+		}
+		if n > 0 {
+			line.WriteByte(' ')
+			n++
+		}
+		line.WriteString(w)
+		n += wn
+	}
+	if n > 0 {
+		out = append(out, line.String())
+	}
+	return out
+}
+
+// Hang renders text after a first-line prefix of the columns given, wrapped to width with the
+// following lines indented by as many spaces as the prefix is long (a hanging indent): the
+// meaning column of a list. The result has no trailing newline.
+func Hang(prefix, text string, width int) string {
+	pad := utf8.RuneCountInString(prefix)
+	room := max(width-pad, 20)
+	lines := Lines(text, room)
+	if len(lines) == 0 {
+		return strings.TrimRight(prefix, " ")
+	}
+	var b strings.Builder
+	b.WriteString(prefix)
+	b.WriteString(lines[0])
+	for _, l := range lines[1:] {
+		b.WriteByte('\n')
+		b.WriteString(strings.Repeat(" ", pad))
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// Fill wraps each paragraph of text (paragraphs are separated by blank lines; the line breaks
+// inside one are not kept) to width.
+func Fill(text string, width int) string {
+	var paras []string
+	for _, p := range strings.Split(text, "\n\n") {
+		paras = append(paras, strings.Join(Lines(p, width), "\n"))
+	}
+	return strings.Join(paras, "\n\n")
+}
