@@ -214,6 +214,9 @@ Run "rumbench run" with no flags for a quick LSM-vs-B-tree comparison: the inser
 	return textwrap.Fill(text, 100)
 }
 
+// flagUsages matches the flag lists in cobra's usage template (.LocalFlags.FlagUsages).
+var flagUsages = regexp.MustCompile(`\.(\w+)\.FlagUsages\b`)
+
 func newRoot(env *Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "rumbench",
@@ -224,6 +227,8 @@ func newRoot(env *Env) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	// Flag help wrapped to textwrap.Width, in every command (they inherit the root's template).
+	root.SetUsageTemplate(flagUsages.ReplaceAllString(root.UsageTemplate(), fmt.Sprintf("(.$1.FlagUsagesWrapped %d)", textwrap.Width)))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%v (see %s --help)", err, c.CommandPath())}
 	})

@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/textwrap"
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
@@ -103,5 +105,40 @@ func TestRootHelpNamesTheRegistries(t *testing.T) {
 	}
 	if want := "the insert benchmark on " + strings.ReplaceAll(defaultEngines(), ",", ", ") + "."; !strings.Contains(text, want) {
 		t.Errorf("the root help does not say %q:\n%s", want, tr.stdout)
+	}
+}
+
+// What rumbench prints for people fits textwrap.Width columns: every command's help (run's for
+// every workload), the lists of engines, workloads, metrics and recipes, each workload's page,
+// and a report's header (tables of figures, a row per target, are not wrapped).
+func TestOutputFitsTheWidth(t *testing.T) {
+	outDir, _, d := dirs(t)
+	if tr := run(t, nil, append([]string{"run", "--engine", "null", "--steps", "l.i0", "--rows", "1000", "--quiet"}, d...)...); tr.code != ExitOK {
+		t.Fatalf("run: exit %d %s", tr.code, tr.stderr)
+	}
+	runDir, _, _ := readRun(t, outDir)
+	cmds := [][]string{{"--help"}, {"engines"}, {"workloads"}, {"metrics"}, {"metrics", "regime"}, {"recipes"},
+		{"report", runDir}, {"prepare", "--help"}}
+	for _, c := range newRoot(&Env{}).Commands() {
+		if !c.Hidden {
+			cmds = append(cmds, []string{c.Name(), "--help"})
+			for _, sub := range c.Commands() {
+				cmds = append(cmds, []string{c.Name(), sub.Name(), "--help"})
+			}
+		}
+	}
+	for _, w := range workload.Names() {
+		cmds = append(cmds, []string{"workloads", w}, []string{"run", "--workload", w, "--help"})
+	}
+	for _, args := range cmds {
+		tr := run(t, nil, args...)
+		if tr.code != ExitOK || tr.stdout == "" {
+			t.Errorf("%v: exit %d, %d bytes, %s", args, tr.code, len(tr.stdout), tr.stderr)
+		}
+		for i, line := range strings.Split(tr.stdout, "\n") {
+			if n := utf8.RuneCountInString(line); n > textwrap.Width {
+				t.Errorf("%v: line %d has %d columns: %s", args, i+1, n, line)
+			}
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/rumbench/rumbench/internal/textwrap"
 )
 
 // Document is a whole report: sections (one per run, or one comparison), each with heading lines
@@ -55,7 +57,8 @@ func Render(w io.Writer, format string, doc *Document) error {
 	return bw.Flush()
 }
 
-// renderSections writes each section's title and lines, then its tables with one renderer.
+// renderSections writes each section's title and lines (in text wrapped to textwrap.Width,
+// continued indented), then its tables with one renderer.
 func renderSections(w io.Writer, doc *Document, mark string, table func(io.Writer, *Table) error) error {
 	for i, s := range doc.Sections {
 		if i > 0 {
@@ -68,7 +71,7 @@ func renderSections(w io.Writer, doc *Document, mark string, table func(io.Write
 			if mark == "## " {
 				fmt.Fprintf(w, "- %s\n", l)
 			} else {
-				fmt.Fprintln(w, l)
+				fmt.Fprintln(w, textwrap.Indented(l, textwrap.Width, 2))
 			}
 		}
 		for _, t := range s.Tables {

@@ -14,16 +14,19 @@ const Width = 120
 // Lines breaks text into lines of at most width columns (characters), at spaces; a word longer
 // than width is a line of its own, unbroken. Runs of spaces between words become one; a text of
 // only spaces is no line.
-func Lines(text string, width int) []string {
+func Lines(text string, width int) []string { return lines(text, width, width) }
+
+// lines is Lines with a first line of at most first columns and the others of at most rest.
+func lines(text string, first, rest int) []string {
 	var out []string
 	var line strings.Builder
-	n := 0
+	n, limit := 0, first
 	for _, w := range strings.Fields(text) {
 		wn := utf8.RuneCountInString(w)
-		if n > 0 && n+1+wn > width {
+		if n > 0 && n+1+wn > limit {
 			out = append(out, line.String())
 			line.Reset()
-			n = 0
+			n, limit = 0, rest
 		}
 		if n > 0 {
 			line.WriteByte(' ')
@@ -36,6 +39,13 @@ func Lines(text string, width int) []string {
 		out = append(out, line.String())
 	}
 	return out
+}
+
+// Indented wraps text to width, every line after the first indented by indent spaces (a long
+// line of a report's header, its continuation set in). The result has no trailing newline.
+func Indented(text string, width, indent int) string {
+	ls := lines(text, width, max(width-indent, 20))
+	return strings.Join(ls, "\n"+strings.Repeat(" ", indent))
 }
 
 // Hang renders text after a first-line prefix of the columns given, wrapped to width with the

@@ -41,3 +41,10 @@ func TestFill(t *testing.T) {
 		t.Errorf("Fill = %q, want %q", got, want)
 	}
 }
+
+func TestIndented(t *testing.T) {
+	got := Indented("workload: insert clients=1 rows=200000 writes=50000", 20, 2)
+	if want := "workload: insert\n  clients=1\n  rows=200000\n  writes=50000"; got != want {
+		t.Errorf("Indented = %q, want %q", got, want)
+	}
+}
