@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -117,6 +118,10 @@ func TestOutputFitsTheWidth(t *testing.T) {
 		t.Fatalf("run: exit %d %s", tr.code, tr.stderr)
 	}
 	runDir, _, _ := readRun(t, outDir)
+	tr := run(t, nil, "report", runDir)
+	if !strings.HasPrefix(tr.stdout, "# run ") || scientific.MatchString(tr.stdout) {
+		t.Errorf("report of a null engine's run: a figure in scientific notation, or not the header first:\n%s", tr.stdout)
+	}
 	cmds := [][]string{{"--help"}, {"engines"}, {"workloads"}, {"metrics"}, {"metrics", "regime"}, {"recipes"},
 		{"report", runDir}, {"prepare", "--help"}}
 	for _, c := range newRoot(&Env{}).Commands() {
@@ -140,5 +145,26 @@ func TestOutputFitsTheWidth(t *testing.T) {
 				t.Errorf("%v: line %d has %d columns: %s", args, i+1, n, line)
 			}
 		}
+	}
+}
+
+// scientific matches a figure in scientific notation (5.7e-08).
+var scientific = regexp.MustCompile(`\d[eE][-+]\d`)
+
+// A run's stdout is its tables, from the first line: the blank line that sets them apart from
+// the progress lines goes to stderr, and no figure is in scientific notation (the null engine
+// flushes nothing: its fl/op is below what a table shows).
+func TestRunStdoutStartsWithATable(t *testing.T) {
+	_, _, d := dirs(t)
+	tr := run(t, nil, append([]string{"run", "--engine", "null", "--steps", "l.i0,l.x", "--rows", "20000"}, d...)...)
+	if tr.code != ExitOK || !strings.HasPrefix(tr.stdout, "== l.i0 ") || !strings.Contains(tr.stderr, "\n\n") {
+		t.Errorf("exit %d, stdout starts %q, stderr:\n%s", tr.code, tr.stdout[:min(len(tr.stdout), 40)], tr.stderr)
+	}
+	if scientific.MatchString(tr.stdout) {
+		t.Errorf("a figure in scientific notation:\n%s", tr.stdout)
+	}
+	tr = run(t, nil, append([]string{"run", "--engine", "null", "--steps", "l.i0", "--rows", "2000", "--quiet", "--fresh"}, d...)...)
+	if tr.code != ExitOK || !strings.HasPrefix(tr.stdout, "== l.i0 ") || tr.stderr != "" {
+		t.Errorf("--quiet: exit %d, stdout starts %q, stderr %q", tr.code, tr.stdout[:min(len(tr.stdout), 40)], tr.stderr)
 	}
 }

@@ -752,7 +752,10 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	var werr bench.WriteError
 	recordRun(ctx, env, storeAt, out.Dir, f.quiet, !errors.As(runErr, &werr))
 	if len(out.Steps) > 0 {
-		fmt.Fprintln(env.Stdout)
+		if !f.quiet {
+			// Between the progress lines and the tables on a terminal; stdout starts with a table.
+			fmt.Fprintln(env.Stderr)
+		}
 		if err := report.Text(env.Stdout, out.Steps, viewOf(f.wide)); err != nil {
 			return err
 		}
