@@ -71,6 +71,8 @@ type Config struct {
 	Settle runner.SettleMode
 	// Settings is the effective configuration shown in the manifest (flags, profile).
 	Settings map[string]any
+	// Profile is the workload's profile (--profile), which rumbench prepare records with the data.
+	Profile string
 	// Prepare runs only the workload's load steps (workload.Reuser) and records in the database
 	// what was loaded; the data is kept (rumbench prepare). Reuse skips the load steps and
 	// runs the others on the data a Prepare run left, refused when that data does not match

@@ -66,6 +66,14 @@ type runFlags struct {
 	// sweep is the workload's client-count flag, which takes a list (a concurrency sweep); nil
 	// for a workload without one.
 	sweep *countList
+	// given are the values of the flags a memory profile sets, as the command line left them.
+	given struct {
+		cacheMB     int64
+		memoryLimit string
+	}
+	// adopted are the flags run --reuse took from the data's preparation ("--name=value"),
+	// which an engine worker is given too.
+	adopted []string
 }
 
 // defaultWorkload runs when --workload is not given.
@@ -90,13 +98,14 @@ func newPrepareCmd(env *Env) *cobra.Command {
 	cmd.Use = "prepare"
 	cmd.Short = "Load a workload's data once and keep it for later runs (rumbench run --reuse)"
 	cmd.Long = `Run only the load steps of the workload (the insert benchmark's l.i0 and l.x, sysbench's load
-and create-index, YCSB's load, LinkBench's load) on each engine and keep the data: in the engine's
-data directory (--data-dir), or on the server given with --dsn. The database records what was
-loaded (workload, sizes, seed, engine options); "rumbench run --reuse" with the same flags skips
-the load and runs the other steps on it, as often as wanted, and refuses data prepared with other
-settings. --fresh drops an earlier preparation first (on a --dsn server: the workload's tables
-only). The flags are those of rumbench run but those of its measured steps and of recipes,
-repeats and shards; a run file (-f, --replay) may hold these: prepare leaves them out.`
+and create-index, YCSB's load, LinkBench's load, TPC-C's load) on each engine and keep the data:
+in the engine's data directory (--data-dir), or on the server given with --dsn. The database
+records what was loaded (workload, profile, sizes, seed, engine options); "rumbench run --reuse"
+skips the load and runs the other steps on it, as often as wanted, with the data's profile and
+sizes unless given otherwise, which it refuses. --fresh drops an earlier preparation first (on a
+--dsn server: the workload's tables only). The flags are those of rumbench run but those of its
+measured steps and of recipes, repeats and shards; a run file (-f, --replay) may hold these:
+prepare leaves them out.`
 	return cmd
 }
 
@@ -133,7 +142,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB for every engine; when not given, the engines a profile sizes for its regime get their own (docs/engine-settings.md), the others this")
 	fl.BoolVar(&f.sync, "sync", true, "sync on commit (--sync=false to turn off)")
 	fl.BoolVar(&f.fresh, "fresh", false, "empty a non-empty engine data directory instead of refusing it; on a --dsn server, drop the workload's tables (rumbench's own, and only those) before loading")
-	fl.BoolVar(&f.reuse, "reuse", false, "run on the data rumbench prepare loaded (same --data-dir, or --dsn): the load steps are skipped, and data prepared with other settings is refused")
+	fl.BoolVar(&f.reuse, "reuse", false, "run on the data rumbench prepare loaded (same --data-dir, or --dsn): the load steps are skipped; the data's profile and sizes are taken unless given, and a size given otherwise is refused")
 	fl.BoolVar(&f.keepData, "keep-data", false, "keep each engine's data directory after its steps")
 	fl.StringVar(&f.out, "out", "results", "results directory")
 	fl.StringVar(&f.dataDir, "data-dir", "rumbench-data", "data directory; each engine gets a subdirectory")
@@ -421,8 +430,8 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 		SyncAcct:    acct,
 		PSSEvery:    time.Duration(f.pssEverySecs * float64(time.Second)),
 		Settle:      settle,
-		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: env.Args, Repeat: f.repeat,
-		Prepare: f.prepare, Reuse: f.reuse,
+		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: append(slices.Clone(env.Args), f.adopted...), Repeat: f.repeat,
+		Prepare: f.prepare, Reuse: f.reuse, Profile: f.profile,
 		Command: append([]string{"rumbench"}, redact.Args(env.Args)...),
 		Private: strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
 		Settings: map[string]any{
@@ -665,9 +674,18 @@ func parseEngineOpts(vals []string, engines []string) (map[string]map[string]str
 }
 
 func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
+	f.given.cacheMB, f.given.memoryLimit = f.cacheMB, f.memoryLimit
 	cfg, err := buildConfig(cmd, env, f)
 	if err != nil {
 		return err
+	}
+	envCtx, cancel := env.Context()
+	defer cancel()
+	took := ""
+	if f.reuse {
+		if cfg, took, err = takePreparation(envCtx, cmd, env, f, cfg); err != nil {
+			return err
+		}
 	}
 	storeAt, err := storeSpec(f.store, f.out, true)
 	if err != nil {
@@ -698,6 +716,9 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		}
 	}
 	if !f.quiet {
+		if took != "" {
+			fmt.Fprintln(env.Stderr, "rumbench: "+took)
+		}
 		fmt.Fprintf(env.Stderr, "rumbench: %s on %s, profile %s: %s\n", cfg.Workload.Name(), targetLabels(cfg.Targets),
 			f.profile, cfg.Workload.Summary())
 		if cfg.Shard != nil {
@@ -707,8 +728,6 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			fmt.Fprintln(env.Stderr, "rumbench: "+line)
 		}
 	}
-	envCtx, cancel := env.Context()
-	defer cancel()
 	ctx, cancelCause := context.WithCancelCause(envCtx)
 	defer cancelCause(nil)
 	shard, err := joinGroup(ctx, env, &cfg, storeAt, time.Duration(f.shardFlags.barrierTimeout*float64(time.Second)))

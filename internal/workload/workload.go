@@ -145,6 +145,12 @@ type Spec struct {
 	// NeedsSQL says the workload runs SQL text (table.SQLSession): an engine without SQL
 	// (engine.Spec.SQL false: the KV and document families) is refused before the run starts.
 	NeedsSQL bool
+	// DataProperty names the workload's repeatable NAME=VALUE flag that sets those of its
+	// DataConfig keys (Reuser) that are no flag of their own (YCSB's --property, -p); "" for
+	// none. rumbench run --reuse takes a DataConfig key the command line does not set from the
+	// data's preparation: through the flag of the key's name (table_size: --table-size), else
+	// as NAME=VALUE of this flag.
+	DataProperty string
 	// New returns a fresh definition, its flags bound to their defaults.
 	New func() Definition
 }

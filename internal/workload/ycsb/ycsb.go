@@ -73,7 +73,10 @@ func init() {
 		// mix writes, per operation (wKB/op) when it only reads; the other is left out.
 		Headline: []string{"run:cpu_us/op", "run:wKB/i", "run:wKB/op"},
 		Clients:  "threads",
-		New:      newDefinition,
+		// The data's shape is in properties (recordcount, fieldcount ...): run --reuse sets
+		// those the command line does not as -p NAME=VALUE.
+		DataProperty: "property",
+		New:          newDefinition,
 	})
 }
 
