@@ -356,6 +356,23 @@ func writeMarker(ctx context.Context, cfg Config, runID string, t results.Target
 	return sess.Insert(ctx, markerTable, rows)
 }
 
+// RunSteps returns the steps of cfg's workload that its run runs, in order: the load steps for
+// prepare, the others with --reuse, else all of them.
+func RunSteps(cfg Config) []string {
+	all := cfg.Workload.Steps()
+	r, ok := cfg.Workload.(workload.Reuser)
+	if !ok || !(cfg.Prepare || cfg.Reuse) {
+		return all
+	}
+	var out []string
+	for _, s := range all {
+		if slices.Contains(r.LoadSteps(), s) == cfg.Prepare {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // errNotPrepared is returned by a step list that prepare leaves empty.
 var errNotPrepared = errors.New("no load step selected")
 

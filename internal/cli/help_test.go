@@ -168,3 +168,68 @@ func TestRunStdoutStartsWithATable(t *testing.T) {
 		t.Errorf("--quiet: exit %d, stdout starts %q, stderr %q", tr.code, tr.stdout[:min(len(tr.stdout), 40)], tr.stderr)
 	}
 }
+
+// The banner shows the steps that run and only the settings that matter to them, and says when
+// a chosen step runs on data nothing loaded.
+func TestBannerOfTheStepsThatRun(t *testing.T) {
+	_, _, d := dirs(t)
+	banner := func(tr transcript) string {
+		t.Helper()
+		if tr.code != ExitOK {
+			t.Fatalf("exit %d %s", tr.code, tr.stderr)
+		}
+		var lines []string
+		for _, l := range strings.Split(tr.stderr, "\n") {
+			if strings.HasPrefix(l, "rumbench: ") || strings.HasPrefix(l, "  ") && len(lines) > 0 && !strings.HasPrefix(lines[len(lines)-1], "rumbench: run recorded") {
+				lines = append(lines, l)
+			}
+		}
+		return strings.Join(strings.Fields(strings.Join(lines, " ")), " ")
+	}
+	got := banner(run(t, nil, append([]string{"run", "--engine", "pebble", "--steps", "l.i1,qp100", "--writes", "500", "--query-secs", "1"}, d...)...))
+	for _, want := range []string{"rumbench: insert on pebble, profile quick, steps l.i1,qp100: clients=1 writes=500 query_secs=1 rows_per_commit=0 delete_per_insert=false seed=3221223452 ",
+		"rumbench: note: l.i0 (the load of --rows) does not run: l.i1, qp100 start on empty tables"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("banner of --steps l.i1,qp100 lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "rows=") {
+		t.Errorf("banner of --steps l.i1,qp100 shows the load's rows:\n%s", got)
+	}
+	got = banner(run(t, nil, append([]string{"prepare", "--engine", "pebble", "--rows", "2000", "--fresh"}, d...)...))
+	if want := "rumbench: insert on pebble, profile quick, steps l.i0,l.x: clients=1 rows=2000 rows_per_commit=0 seed=3221223452 "; !strings.Contains(got, want) || strings.Contains(got, "note:") {
+		t.Errorf("prepare's banner: want %q in\n%s", want, got)
+	}
+	_, _, d2 := dirs(t)
+	got = banner(run(t, nil, append([]string{"prepare", "--workload", "sysbench", "--engine", "pebble", "--table-size", "1000"}, d2...)...))
+	if want := "rumbench: sysbench on pebble, profile quick, steps load,create-index: tables=1 table_size=1000 threads=1 seed=3221223452 "; !strings.Contains(got, want) {
+		t.Errorf("sysbench prepare's banner: want %q in\n%s", want, got)
+	}
+	got = banner(run(t, nil, append([]string{"run", "--reuse", "--workload", "sysbench", "--engine", "pebble", "--tests", "point-query,update-index",
+		"--read-secs", "0.5", "--write-secs", "0.5", "--warmup-secs", "0"}, d2...)...))
+	if want := "steps update-index,point-query: tables=1 table_size=1000 threads=1 read_secs=0.5 write_secs=0.5 warmup_secs=0 events=0 rand_type=uniform prepared=true seed=3221223452 "; !strings.Contains(got, want) {
+		t.Errorf("sysbench run --reuse banner: want %q in\n%s", want, got)
+	}
+}
+
+// A script over pgbench's tables on a database rumbench starts empty is refused before anything
+// starts, naming --init; with --init, or on a --dsn server, it is not.
+func TestScriptWithoutInitOnAnEmptyDatabase(t *testing.T) {
+	out, _, d := dirs(t)
+	script := filepath.Join(t.TempDir(), "my.sql")
+	os.WriteFile(script, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM PGBENCH_ACCOUNTS WHERE aid = :aid;\n"), 0o644)
+	for _, engines := range []string{"postgres", "sqlite"} {
+		tr := run(t, nil, append([]string{"run", "--workload", "script", "--script", script, "--engine", engines}, d...)...)
+		want := "rumbench: " + engines + ": the database starts empty: script my.sql line 2 reads pgbench_accounts, which --init creates and loads: give --init, or --dsn of a server that holds pgbench's tables\n"
+		if tr.code != ExitUsage || tr.stderr != want || tr.stdout != "" {
+			t.Errorf("--engine %s: exit %d, stderr %q, want %q", engines, tr.code, tr.stderr, want)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("a refused run left %d entries in --out", len(entries))
+	}
+	tr := run(t, nil, append([]string{"run", "--workload", "script", "--script", script, "--init", "--engine", "sqlite", "--run-secs", "1", "--quiet"}, d...)...)
+	if tr.code != ExitOK {
+		t.Errorf("--init: exit %d %s", tr.code, tr.stderr)
+	}
+}

@@ -30,6 +30,7 @@ import (
 	"github.com/rumbench/rumbench/internal/store"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/textwrap"
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
@@ -399,9 +400,10 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 	if f.checkExprs, err = f.checks.parse(); err != nil {
 		return bench.Config{}, err
 	}
+	runs := bench.RunSteps(bench.Config{Workload: wl, Prepare: f.prepare, Reuse: f.reuse})
 	for _, e := range f.checkExprs {
-		if e.Step != "" && !slices.Contains(wl.Steps(), e.Step) {
-			return bench.Config{}, usagef("--check %q: step %q is not one this run runs (valid: %s)", input.Short(e.Text), input.Short(e.Step), strings.Join(wl.Steps(), ", "))
+		if e.Step != "" && !slices.Contains(runs, e.Step) {
+			return bench.Config{}, usagef("--check %q: step %q is not one this run runs (valid: %s)", input.Short(e.Text), input.Short(e.Step), strings.Join(runs, ", "))
 		}
 	}
 	for _, d := range []struct{ flag, dir string }{{"--out", f.out}, {"--data-dir", f.dataDir}} {
@@ -708,6 +710,10 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	if err := bench.Validate(cfg); err != nil {
 		return err
 	}
+	notes, err := unloaded(cfg)
+	if err != nil {
+		return err
+	}
 	prog := &progress{w: env.Stderr, tty: env.StderrTTY, quiet: f.quiet}
 	cfg.OnTick, cfg.OnStep, cfg.OnEvent = prog.tick, prog.step, prog.event
 	if wr, ok := cfg.Workload.(workload.Warner); ok {
@@ -719,8 +725,7 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		if took != "" {
 			fmt.Fprintln(env.Stderr, "rumbench: "+took)
 		}
-		fmt.Fprintf(env.Stderr, "rumbench: %s on %s, profile %s: %s\n", cfg.Workload.Name(), targetLabels(cfg.Targets),
-			f.profile, cfg.Workload.Summary())
+		fmt.Fprintln(env.Stderr, banner(cfg, f.profile, notes))
 		if cfg.Shard != nil {
 			fmt.Fprintf(env.Stderr, "rumbench: shard %d/%d of group %s: %s\n", cfg.Shard.Index, cfg.Shard.Count, cfg.Shard.Group, cfg.Shard.Part)
 		}
@@ -844,6 +849,61 @@ func writeRunFile(env *Env, fs *pflag.FlagSet, dir, runID string, private bool) 
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "rumbench: warning: %s not written: %v\n", RunFileName, err)
 	}
+}
+
+// banner is what a run says before it starts, in lines that fit textwrap.Width: the workload,
+// targets, profile and the steps that run, then the settings that matter to them (set in), then
+// notes on what the steps will find.
+func banner(cfg bench.Config, profile string, notes []string) string {
+	steps := bench.RunSteps(cfg)
+	shown := strings.Join(steps, ",")
+	if len(shown) > 70 && len(steps) > 4 {
+		shown = fmt.Sprintf("%s,...,%s (%d steps)", strings.Join(steps[:3], ","), steps[len(steps)-1], len(steps))
+	}
+	w := textwrap.Width
+	lines := []string{
+		textwrap.Indented(fmt.Sprintf("rumbench: %s on %s, profile %s, steps %s:", cfg.Workload.Name(), targetLabels(cfg.Targets), profile, shown), w, 2),
+		"  " + textwrap.Indented(workload.Banner(cfg.Workload.Settings(), steps), w-2, 2),
+	}
+	for _, n := range notes {
+		lines = append(lines, textwrap.Indented("rumbench: note: "+n, w, 2))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// unloaded asks the workload what its steps find where nothing loads their data (a run that
+// loads its own: not --reuse, not prepare): a note for the banner, or a refusal before anything
+// starts naming the targets that start empty.
+func unloaded(cfg bench.Config) ([]string, error) {
+	u, ok := cfg.Workload.(workload.Unloaded)
+	if !ok || cfg.Reuse || cfg.Prepare {
+		return nil, nil
+	}
+	var fresh, external []string
+	for _, t := range cfg.Targets {
+		if t.Engine.Options["dsn"] != "" {
+			external = append(external, t.Label)
+		} else {
+			fresh = append(fresh, t.Label)
+		}
+	}
+	var notes []string
+	for _, c := range []struct {
+		labels []string
+		fresh  bool
+	}{{fresh, true}, {external, false}} {
+		if len(c.labels) == 0 {
+			continue
+		}
+		line, refuse := u.Unloaded(c.fresh)
+		switch {
+		case refuse:
+			return nil, usagef("%s: the database starts empty: %s", strings.Join(c.labels, ","), line)
+		case line != "" && !slices.Contains(notes, line):
+			notes = append(notes, line)
+		}
+	}
+	return notes, nil
 }
 
 func targetLabels(ts []results.Target) string {

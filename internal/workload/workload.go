@@ -31,10 +31,52 @@ type Workload interface {
 	Steps() []string
 	// Config returns the effective configuration, every default resolved, for the manifest.
 	Config() map[string]any
-	// Summary renders the effective scale in one line for the run's banner ("clients=1 rows=…").
-	Summary() string
+	// Settings are the effective settings the run's banner shows, in order, each with the steps
+	// it matters to (Banner shows those of the steps that run).
+	Settings() []Setting
 	// Open creates the workload's tables on eng and returns the state of one run on it.
 	Open(ctx context.Context, eng table.Engine) (Run, error)
+}
+
+// Setting is one effective setting of a workload as the run's banner shows it: Name=Value.
+type Setting struct {
+	Name, Value string
+	// Steps are the steps the setting matters to; nil: every step (the data's shape, the seed).
+	Steps []string
+}
+
+// Show returns a setting that matters to every step (nil Steps), its value formatted with %v.
+func Show(name string, value any) Setting { return Setting{Name: name, Value: fmt.Sprint(value)} }
+
+// For returns the setting for the given steps only (none: no step, the setting is not shown).
+func (s Setting) For(steps ...string) Setting {
+	s.Steps = append(make([]string, 0, len(steps)), steps...)
+	return s
+}
+
+// Banner renders, in one line of name=value pairs, the settings that matter to at least one of
+// steps (the steps that run).
+func Banner(settings []Setting, steps []string) string {
+	var parts []string
+	for _, s := range settings {
+		if s.Steps == nil || slices.ContainsFunc(s.Steps, func(st string) bool { return slices.Contains(steps, st) }) {
+			parts = append(parts, s.Name+"="+s.Value)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Unloaded is a workload whose chosen steps may run where nothing loaded their data: a step
+// list without the step that loads, scripts that read tables a step they do not run would load.
+// rumbench run asks it before a run that loads its own data (not --reuse, not prepare), and
+// says or refuses, before anything starts, what it answers.
+type Unloaded interface {
+	// Unloaded says what the steps that run find when nothing loads their data: fresh is true
+	// when a target's database starts empty (an engine's new data directory, a server rumbench
+	// starts), false for a --dsn server, which may hold it already. line is "" when the steps
+	// load what they use; refuse says they cannot run at all (line then names the flag that
+	// loads).
+	Unloaded(fresh bool) (line string, refuse bool)
 }
 
 // CachePlanner is implemented by workloads whose profiles state a regime and size each

@@ -99,9 +99,9 @@ func (w *Workload) Config() map[string]any {
 	return map[string]any{"rows": w.cfg.Rows, "probe_secs": w.cfg.Secs, "seed": w.cfg.Seed}
 }
 
-// Summary implements workload.Workload.
-func (w *Workload) Summary() string {
-	return fmt.Sprintf("rows=%d probe_secs=%g seed=%d", w.cfg.Rows, w.cfg.Secs, w.cfg.Seed)
+// Settings implements workload.Workload.
+func (w *Workload) Settings() []workload.Setting {
+	return []workload.Setting{workload.Show("rows", w.cfg.Rows), workload.Show("probe_secs", w.cfg.Secs).For("probe"), workload.Show("seed", w.cfg.Seed)}
 }
 
 var kvTable = &table.Table{Name: "toy", Columns: []table.Column{

@@ -211,10 +211,17 @@ func (w *Workload) Config() map[string]any {
 		"percentiles": c.Percentiles, "seed": c.Seed}
 }
 
-// Summary implements workload.Workload.
-func (w *Workload) Summary() string {
+// Settings implements workload.Workload.
+func (w *Workload) Settings() []workload.Setting {
 	c := &w.cfg
-	return fmt.Sprintf("warehouses=%d terminals=%d loaders=%d run_secs=%g think=%v seed=%d", c.Warehouses, c.Terminals, c.Loaders, c.RunSecs, c.Think, c.Seed)
+	return []workload.Setting{
+		workload.Show("warehouses", c.Warehouses),
+		workload.Show("loaders", c.Loaders).For(StepLoad),
+		workload.Show("terminals", c.Terminals).For(StepRun),
+		workload.Show("run_secs", c.RunSecs).For(StepRun),
+		workload.Show("think", c.Think).For(StepRun),
+		workload.Show("seed", c.Seed),
+	}
 }
 
 // SetClients implements workload.Concurrent: the run steps built from now on run n terminals
