@@ -442,7 +442,7 @@ func buildBenchConfig(env *Env, f *runFlags, wl workload.Workload) (bench.Config
 			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
 			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB, "repeat": f.repeat,
 			"prepare": f.prepare, "reuse": f.reuse, "settle": settle.String(),
-			"regime": regime, "engine_cache_mb": cacheMBs(engineCache),
+			"regime": regime, "engine_cache_mb": cacheMBs(engines, engineCache, f.cacheMB),
 		},
 	}, nil
 }
