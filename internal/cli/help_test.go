@@ -233,3 +233,18 @@ func TestScriptWithoutInitOnAnEmptyDatabase(t *testing.T) {
 		t.Errorf("--init: exit %d %s", tr.code, tr.stderr)
 	}
 }
+
+// rumbench workloads NAME shows the client-count flag as rumbench run takes it: a list sweeps.
+func TestWorkloadPageSaysTheCountTakesAList(t *testing.T) {
+	for _, w := range workload.Names() {
+		spec, _ := workload.Lookup(w)
+		if spec.Clients == "" {
+			continue
+		}
+		tr := run(t, nil, "workloads", w)
+		text := strings.Join(strings.Fields(tr.stdout), " ")
+		if tr.code != ExitOK || !strings.Contains(text, "--"+spec.Clients+" int") || !strings.Contains(text, "a list such as 1,2,4,8 sweeps the counts") {
+			t.Errorf("workloads %s: exit %d; --%s does not say it takes a list:\n%s", w, tr.code, spec.Clients, tr.stdout)
+		}
+	}
+}
