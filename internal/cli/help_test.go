@@ -56,6 +56,16 @@ func TestPrepareTakesNoRunOnlyFlags(t *testing.T) {
 	if tr := run(t, nil, append([]string{"prepare", "-f", file}, d...)...); tr.code != ExitOK || !strings.Contains(tr.stdout, "invariants pebble: ok: 2100 rows") {
 		t.Errorf("prepare -f: exit %d %s%s", tr.code, tr.stdout, tr.stderr)
 	}
+	// So does the run file a run with repetitions wrote: prepare --replay RUN.
+	_, _, d2 := dirs(t)
+	tr = run(t, nil, append([]string{"run", "--engine", "pebble", "--steps", "l.i0", "--rows", "1000", "--repeat", "2", "--quiet"}, d2...)...)
+	if tr.code != ExitOK {
+		t.Fatalf("run --repeat 2: exit %d %s", tr.code, tr.stderr)
+	}
+	runDir, _, _ := readRun(t, d2[1])
+	if tr := run(t, nil, append([]string{"prepare", "--replay", runDir}, d2...)...); tr.code != ExitOK || !strings.Contains(tr.stdout, "invariants pebble: ok: 1000 rows") {
+		t.Errorf("prepare --replay: exit %d %s%s", tr.code, tr.stdout, tr.stderr)
+	}
 }
 
 // Each workload's help lists its own profiles, and the profile check refuses the others with

@@ -175,6 +175,9 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 		fl.AddFlagSet(f.def.Flags())
 		f.sweep = sweepFlag(spec, f.def.Flags())
 	}
+	if prepare {
+		fl.Lookup("replay").Usage = "prepare the data of the run in this directory, from the run file it holds (" + RunFileName + "; the flags prepare does not take left out)"
+	}
 	fl.VisitAll(func(x *pflag.Flag) {
 		if !prepare || !slices.Contains(runOnlyFlags, x.Name) {
 			cmd.Flags().AddFlag(x)
