@@ -306,6 +306,9 @@ func validate(cfg Config) ([]engine.Spec, error) {
 		return nil, UsageError{errors.New("--repeat loads each repetition afresh: it does not go with prepare or --reuse")}
 	case cfg.Reuse && cfg.Fresh:
 		return nil, UsageError{errors.New("--fresh drops or empties the data that --reuse would use: give one of them")}
+	case cfg.Reuse && len(RunSteps(cfg)) == 0:
+		r, _ := cfg.Workload.(workload.Reuser)
+		return nil, UsageError{fmt.Errorf("--reuse skips the load steps (%s): no other step is selected", strings.Join(r.LoadSteps(), ", "))}
 	}
 	if err := validateSweep(cfg); err != nil {
 		return nil, err

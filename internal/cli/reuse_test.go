@@ -124,6 +124,7 @@ func TestPrepareReuseEmbedded(t *testing.T) {
 		{[]string{"run", "--reuse", "--fresh", "--engine", "pebble"}, "rumbench: --fresh drops or empties the data that --reuse would use: give one of them"},
 		{[]string{"run", "--reuse", "--repeat", "2", "--engine", "pebble"}, "rumbench: --repeat loads each repetition afresh: it does not go with prepare or --reuse"},
 		{[]string{"prepare", "--steps", "l.i1", "--engine", "pebble"}, "rumbench: prepare: no load step selected: the load steps of insert are l.i0,l.x"},
+		{[]string{"run", "--reuse", "--steps", "l.i0,l.x", "--engine", "pebble"}, "rumbench: --reuse skips the load steps (l.i0, l.x): no other step is selected"},
 	} {
 		tr := run(t, nil, append(c.args, append([]string{"--quiet"}, d...)...)...)
 		if tr.code != ExitUsage || !strings.HasPrefix(tr.stderr, c.want) {
