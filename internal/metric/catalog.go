@@ -257,8 +257,9 @@ func init() {
 
 		// CPU.
 		&Metric{Name: "cpu_us/op", Field: "host_cpu_us_per_op", Unit: "µs/op", Better: Lower,
-			Meaning: "host CPU time per op, client and server together", Formula: "Δ(user+nice+system+irq+softirq) / USER_HZ · 10⁶ / ops (/proc/stat)",
-			Value: always(func(s *results.Step) float64 { return s.HostCPUUsPerOp })},
+			Meaning: "host CPU time per op, client and server together, as the kernel's ticks sample it (short of the exact time when CPUs idle between short bursts: then below ccpu_us/op)",
+			Formula: "Δ(user+nice+system+irq+softirq) / USER_HZ · 10⁶ / ops (/proc/stat)",
+			Value:   always(func(s *results.Step) float64 { return s.HostCPUUsPerOp })},
 		&Metric{Name: "ccpu_us/op", Field: "client_cpu_us_per_op", Unit: "µs/op", Better: Lower,
 			Meaning: "this process's CPU time per op, the observer's excluded (the engine's included when it is embedded)",
 			Formula: "(Δ(utime+stime) from getrusage − Δ the observer thread's CPU) · 10⁶ / ops",
