@@ -35,7 +35,13 @@ func takePreparation(ctx context.Context, cmd *cobra.Command, env *Env, f *runFl
 	spec, _ := workload.Lookup(f.workload)
 	fl := cmd.Flags()
 	var took []string
+	taken := map[string]bool{} // flags, and KEY of --property KEY=..., set here, not by the user
 	set := func(name, value string) error {
+		what := name
+		if k, _, ok := strings.Cut(value, "="); ok && name == spec.DataProperty {
+			what = name + " " + k
+		}
+		taken[what] = true
 		if err := fl.Set(name, value); err != nil {
 			return usagef("--reuse: the data's %s %q (run %s): %v", name, input.Short(value), p.RunID, err)
 		}
@@ -76,11 +82,11 @@ func takePreparation(ctx context.Context, cmd *cobra.Command, env *Env, f *runFl
 		}
 	}
 	err = bench.CheckPreparations(cfg, preps, func(key string) string {
-		if flag := fl.Lookup(dataFlag(key)); flag != nil && flag.Changed {
+		if flag := fl.Lookup(dataFlag(key)); flag != nil && flag.Changed && !taken[flag.Name] {
 			return fmt.Sprintf("leave out --%s (the data's is taken), or prepare again", flag.Name)
 		}
 		if spec.DataProperty != "" {
-			if prop := fl.Lookup(spec.DataProperty); prop != nil && propertyGiven(prop, key) {
+			if prop := fl.Lookup(spec.DataProperty); prop != nil && propertyGiven(prop, key) && !taken[prop.Name+" "+key] {
 				return fmt.Sprintf("leave out --%s %s=... (the data's is taken), or prepare again", prop.Name, key)
 			}
 		}
