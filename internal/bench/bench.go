@@ -72,6 +72,8 @@ type Config struct {
 	Settle runner.SettleMode
 	// Settings is the effective configuration shown in the manifest (flags, profile).
 	Settings map[string]any
+	// Profile is the workload's profile (--profile), which rumbench prepare records with the data.
+	Profile string
 	// Prepare runs only the workload's load steps (workload.Reuser) and records in the database
 	// what was loaded; the data is kept (rumbench prepare). Reuse skips the load steps and
 	// runs the others on the data a Prepare run left, refused when that data does not match
@@ -305,6 +307,9 @@ func validate(cfg Config) ([]engine.Spec, error) {
 		return nil, UsageError{errors.New("--repeat loads each repetition afresh: it does not go with prepare or --reuse")}
 	case cfg.Reuse && cfg.Fresh:
 		return nil, UsageError{errors.New("--fresh drops or empties the data that --reuse would use: give one of them")}
+	case cfg.Reuse && len(RunSteps(cfg)) == 0:
+		r, _ := cfg.Workload.(workload.Reuser)
+		return nil, UsageError{fmt.Errorf("--reuse skips the load steps (%s): no other step is selected", strings.Join(r.LoadSteps(), ", "))}
 	}
 	if err := validateSweep(cfg); err != nil {
 		return nil, err

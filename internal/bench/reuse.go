@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,12 +27,135 @@ var markerTable = &table.Table{Name: "rumbench_prepared", Columns: []table.Colum
 
 // marker is what a prepared database holds about its load.
 type marker struct {
-	RunID    string            `json:"run_id"`
-	Prepared time.Time         `json:"prepared_at"`
-	Workload string            `json:"workload"`
-	Data     map[string]any    `json:"data"`
-	Engine   string            `json:"engine"`
-	Options  map[string]string `json:"options"`
+	RunID    string    `json:"run_id"`
+	Prepared time.Time `json:"prepared_at"`
+	Workload string    `json:"workload"`
+	// Profile is the preparing run's --profile ("" in a record written before it was kept).
+	Profile string            `json:"profile,omitempty"`
+	Data    map[string]any    `json:"data"`
+	Engine  string            `json:"engine"`
+	Options map[string]string `json:"options"`
+}
+
+// Preparation is what rumbench prepare recorded beside a target's data: the run, the workload
+// and its profile, and the settings that shaped the data (workload.Reuser's DataConfig, its
+// numbers as json.Number, exact).
+type Preparation struct {
+	// Target is the label of the target whose data it describes.
+	Target string
+	marker
+}
+
+// ReadPreparations opens each target of cfg (a run --reuse) as its run would, reads what its
+// preparation recorded and closes it again, so that the CLI can take the data's settings
+// before it builds the run. An error is the user's where nothing was prepared or can be kept
+// (UsageError), else a failure to open or read.
+func ReadPreparations(ctx context.Context, cfg Config) ([]Preparation, error) {
+	var out []Preparation
+	for _, t := range cfg.Targets {
+		m, err := readPreparation(ctx, cfg, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Preparation{Target: t.Label, marker: m})
+	}
+	return out, nil
+}
+
+func readPreparation(ctx context.Context, cfg Config, t results.Target) (marker, error) {
+	spec, ok := engine.Lookup(t.Engine.Name)
+	if !ok {
+		return marker{}, UsageError{fmt.Errorf("unknown engine %q", t.Engine.Name)}
+	}
+	reuser, _ := cfg.Workload.(workload.Reuser)
+	switch {
+	case reuser == nil:
+		return marker{}, UsageError{fmt.Errorf("--reuse: workload %s has no load to keep", cfg.Workload.Name())}
+	case spec.Server && !external(t):
+		// Refused before a private server is started for nothing.
+		return marker{}, UsageError{errors.New("--reuse: a server rumbench starts is private to one run: prepare and reuse a server you run, with --dsn")}
+	}
+	dir := ""
+	if !external(t) {
+		dir = targetDir(cfg, t, 1)
+	}
+	eng, err := spec.Open(ctx, engine.Options{Dir: dir, CacheBytes: cfg.cacheBytes(t.Engine.Name), Sync: cfg.Sync, Extra: t.Engine.Options})
+	if err != nil {
+		return marker{}, fmt.Errorf("%s: %w", t.Label, err)
+	}
+	defer eng.Close()
+	keeper, _ := eng.(table.Keeper)
+	if err := canKeep(cfg, t, eng, reuser, keeper); err != nil {
+		return marker{}, err
+	}
+	return readMarker(ctx, t, eng, keeper)
+}
+
+// readMarker reads the preparation's record in eng; a missing one is the user's error.
+func readMarker(ctx context.Context, t results.Target, eng table.Engine, keeper table.Keeper) (marker, error) {
+	exists, _, err := keeper.AttachTable(ctx, markerTable)
+	if err != nil {
+		return marker{}, err
+	}
+	if !exists {
+		return marker{}, UsageError{fmt.Errorf("%s: --reuse: no prepared data here: run rumbench prepare with the same flags first", t.Label)}
+	}
+	sess, err := eng.NewSession(ctx)
+	if err != nil {
+		return marker{}, err
+	}
+	defer sess.Close()
+	out := table.NewRows(2, 1)
+	if err := sess.Get(ctx, markerTable, []int64{1}, []int{0, 1}, out); err != nil {
+		return marker{}, err
+	}
+	if out.N != 1 {
+		return marker{}, UsageError{fmt.Errorf("%s: --reuse: the preparation's record is missing: run rumbench prepare again", t.Label)}
+	}
+	var m marker
+	dec := json.NewDecoder(bytes.NewReader(out.Row(0)[1].B))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return marker{}, fmt.Errorf("%s: --reuse: the preparation's record: %w", t.Label, err)
+	}
+	// A record written before an option became a client option still names it.
+	m.Options = dataOptions(m.Engine, m.Options)
+	return m, nil
+}
+
+// CheckPreparations refuses, in one line naming the target, a preparation whose data does not
+// match cfg (workload, data settings, engine and its options): what run --reuse would refuse
+// once it opened the target, said before anything starts. way, when not nil, says the way out
+// when the data setting key differs ("" for the default: prepare again, or the same settings).
+func CheckPreparations(cfg Config, preps []Preparation, way func(key string) string) error {
+	for _, p := range preps {
+		for _, t := range cfg.Targets {
+			if t.Label != p.Target {
+				continue
+			}
+			diff, key := markerDiff(p.marker, wantMarker(cfg, t))
+			if diff == "" {
+				continue
+			}
+			out := "prepare again, or run with the same settings"
+			if way != nil && key != "" {
+				if w := way(key); w != "" {
+					out = w
+				}
+			}
+			return UsageError{fmt.Errorf("%s: --reuse: the data was prepared by run %s with %s: %s", t.Label, p.RunID, diff, out)}
+		}
+	}
+	return nil
+}
+
+// wantMarker is the record of the data run --reuse of cfg on target t expects.
+func wantMarker(cfg Config, t results.Target) marker {
+	want := marker{Workload: cfg.Workload.Name(), Engine: t.Engine.Name, Options: dataOptions(t.Engine.Name, t.Engine.Options)}
+	if r, ok := cfg.Workload.(workload.Reuser); ok {
+		want.Data = r.DataConfig()
+	}
+	return want
 }
 
 // dataOptions are the options of engine (as its Info records them) that describe the data:
@@ -159,65 +283,39 @@ func canKeep(cfg Config, t results.Target, eng table.Engine, reuser workload.Reu
 // checkMarker reads the marker of the preparing run and refuses, in one line, data that does
 // not match this run.
 func checkMarker(ctx context.Context, cfg Config, t results.Target, eng table.Engine, keeper table.Keeper) error {
-	exists, _, err := keeper.AttachTable(ctx, markerTable)
+	m, err := readMarker(ctx, t, eng, keeper)
 	if err != nil {
 		return err
 	}
-	if !exists {
-		return UsageError{fmt.Errorf("%s: --reuse: no prepared data here: run rumbench prepare with the same flags first", t.Label)}
-	}
-	sess, err := eng.NewSession(ctx)
-	if err != nil {
-		return err
-	}
-	defer sess.Close()
-	out := table.NewRows(2, 1)
-	if err := sess.Get(ctx, markerTable, []int64{1}, []int{0, 1}, out); err != nil {
-		return err
-	}
-	if out.N != 1 {
-		return UsageError{fmt.Errorf("%s: --reuse: the preparation's record is missing: run rumbench prepare again", t.Label)}
-	}
-	var m marker
-	if err := json.Unmarshal(out.Row(0)[1].B, &m); err != nil {
-		return fmt.Errorf("%s: --reuse: the preparation's record: %w", t.Label, err)
-	}
-	want := marker{Workload: cfg.Workload.Name(), Engine: t.Engine.Name, Options: dataOptions(t.Engine.Name, t.Engine.Options)}
-	// A record written before an option became a client option still names it.
-	m.Options = dataOptions(m.Engine, m.Options)
-	if r, ok := cfg.Workload.(workload.Reuser); ok {
-		want.Data = r.DataConfig()
-	}
-	if diff := markerDiff(m, want); diff != "" {
-		return UsageError{fmt.Errorf("%s: --reuse: the data was prepared by run %s with %s: prepare again, or run with the same settings", t.Label, m.RunID, diff)}
-	}
-	return nil
+	return CheckPreparations(cfg, []Preparation{{Target: t.Label, marker: m}}, nil)
 }
 
 // markerDiff names the first setting in which the prepared data (got) differs from this run's
-// (want), "" when none does.
-func markerDiff(got, want marker) string {
+// (want), "" when none does, and its key when it is one of the data settings (DataConfig).
+func markerDiff(got, want marker) (diff, key string) {
 	switch {
 	case got.Workload != want.Workload:
-		return fmt.Sprintf("workload %s, not %s", got.Workload, want.Workload)
+		return fmt.Sprintf("workload %s, not %s", got.Workload, want.Workload), ""
 	case got.Engine != want.Engine:
-		return fmt.Sprintf("engine %s, not %s", got.Engine, want.Engine)
+		return fmt.Sprintf("engine %s, not %s", got.Engine, want.Engine), ""
 	}
-	// Compared as JSON: numbers decoded from the record are float64.
+	// Compared as JSON, numbers as their text (the record is decoded with json.Number).
 	norm := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	var wantData map[string]any
-	json.Unmarshal([]byte(norm(want.Data)), &wantData)
+	dec := json.NewDecoder(strings.NewReader(norm(want.Data)))
+	dec.UseNumber()
+	dec.Decode(&wantData)
 	for _, k := range sortedKeys(wantData, got.Data) {
 		if a, b := norm(got.Data[k]), norm(wantData[k]); a != b {
-			return fmt.Sprintf("%s = %s, not %s", k, a, b)
+			return fmt.Sprintf("%s = %s, not %s", k, a, b), k
 		}
 	}
 	for _, k := range sortedKeys(want.Options, got.Options) {
 		if got.Options[k] != want.Options[k] {
-			return fmt.Sprintf("engine option %s = %q, not %q", k, got.Options[k], want.Options[k])
+			return fmt.Sprintf("engine option %s = %q, not %q", k, got.Options[k], want.Options[k]), ""
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // sortedKeys returns the keys of a and b, sorted, each once.
@@ -241,8 +339,8 @@ func writeMarker(ctx context.Context, cfg Config, runID string, t results.Target
 	if err := eng.CreateTable(ctx, markerTable, false); err != nil {
 		return err
 	}
-	m := marker{RunID: runID, Prepared: time.Now().UTC(), Workload: cfg.Workload.Name(), Data: cfg.Workload.(workload.Reuser).DataConfig(),
-		Engine: t.Engine.Name, Options: dataOptions(t.Engine.Name, t.Engine.Options)}
+	m := marker{RunID: runID, Prepared: time.Now().UTC(), Workload: cfg.Workload.Name(), Profile: cfg.Profile,
+		Data: cfg.Workload.(workload.Reuser).DataConfig(), Engine: t.Engine.Name, Options: dataOptions(t.Engine.Name, t.Engine.Options)}
 	doc, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -256,6 +354,23 @@ func writeMarker(ctx context.Context, cfg Config, runID string, t results.Target
 	row := rows.AppendRaw()
 	row[0], row[1] = table.Value{I: 1}, table.Value{B: doc}
 	return sess.Insert(ctx, markerTable, rows)
+}
+
+// RunSteps returns the steps of cfg's workload that its run runs, in order: the load steps for
+// prepare, the others with --reuse, else all of them.
+func RunSteps(cfg Config) []string {
+	all := cfg.Workload.Steps()
+	r, ok := cfg.Workload.(workload.Reuser)
+	if !ok || !(cfg.Prepare || cfg.Reuse) {
+		return all
+	}
+	var out []string
+	for _, s := range all {
+		if slices.Contains(r.LoadSteps(), s) == cfg.Prepare {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // errNotPrepared is returned by a step list that prepare leaves empty.

@@ -44,14 +44,15 @@ func cacheCeiling(mem int64) int64 {
 	return max((mem-1<<30)/2, 256<<20)
 }
 
-// cacheMBs is caches in MiB by engine, for the manifest (nil when none).
-func cacheMBs(caches map[string]int64) map[string]int64 {
-	if len(caches) == 0 {
-		return nil
-	}
-	out := make(map[string]int64, len(caches))
-	for e, b := range caches {
-		out[e] = b >> 20
+// cacheMBs is every engine's cache in MiB, for the manifest: its own (caches, bytes) or the
+// run's (runMB: --cache-mb, or its default).
+func cacheMBs(engines []string, caches map[string]int64, runMB int64) map[string]int64 {
+	out := make(map[string]int64, len(engines))
+	for _, e := range engines {
+		out[e] = runMB
+		if b, ok := caches[e]; ok {
+			out[e] = b >> 20
+		}
 	}
 	return out
 }

@@ -17,8 +17,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rumbench/rumbench/internal/bench"
+	"github.com/rumbench/rumbench/internal/engine"
 	_ "github.com/rumbench/rumbench/internal/engine/all" // every engine
 	"github.com/rumbench/rumbench/internal/input"
+	"github.com/rumbench/rumbench/internal/textwrap"
+	"github.com/rumbench/rumbench/internal/workload"
 	_ "github.com/rumbench/rumbench/internal/workload/all"
 )
 
@@ -212,22 +215,45 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
+// rootLong is the root command's description; its workloads and engines are the registries'
+// (an engine this binary was built without is left out), the default run's engines run's own.
+func rootLong() string {
+	var embedded, servers []string
+	for _, n := range engine.Names() {
+		switch s, _ := engine.Lookup(n); {
+		case s.Unavailable != "":
+		case s.Server:
+			servers = append(servers, n)
+		default:
+			embedded = append(embedded, n)
+		}
+	}
+	text := fmt.Sprintf(`rumbench runs the workloads database performance engineers publish (%s) against embedded
+engines (%s) and database servers (%s) that rumbench starts privately or that you point it to
+with --dsn, and reports throughput, response time and the read, write and space costs behind them,
+normalized per operation from OS counters. "rumbench engines" and "rumbench workloads" say what each is.
+
+Run "rumbench run" with no flags for a quick LSM-vs-B-tree comparison: the insert benchmark on %s.`,
+		strings.Join(workload.Names(), ", "), strings.Join(embedded, ", "), strings.Join(servers, ", "),
+		strings.ReplaceAll(defaultEngines(), ",", ", "))
+	return textwrap.Fill(text, 100)
+}
+
+// flagUsages matches the flag lists in cobra's usage template (.LocalFlags.FlagUsages).
+var flagUsages = regexp.MustCompile(`\.(\w+)\.FlagUsages\b`)
+
 func newRoot(env *Env) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "rumbench",
-		Short: "rumbench measures what a database engine costs per operation",
-		Long: `rumbench runs the workloads database performance engineers publish (the insert benchmark first)
-against embedded engines (pebble, bbolt, SQLite) and database servers (PostgreSQL, MySQL/MariaDB
-with InnoDB or MyRocks) that rumbench starts privately or that you point it to with --dsn, and
-reports throughput, response time and the read, write and space costs behind them, normalized
-per operation from OS counters.
-
-Run "rumbench run" with no flags for a quick LSM-vs-B-tree comparison.`,
+		Use:           "rumbench",
+		Short:         "rumbench measures what a database engine costs per operation",
+		Long:          rootLong(),
 		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	// Flag help wrapped to textwrap.Width, in every command (they inherit the root's template).
+	root.SetUsageTemplate(flagUsages.ReplaceAllString(root.UsageTemplate(), fmt.Sprintf("(.$1.FlagUsagesWrapped %d)", textwrap.Width)))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%v (see %s --help)", err, c.CommandPath())}
 	})

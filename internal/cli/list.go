@@ -2,16 +2,18 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/metric"
+	"github.com/rumbench/rumbench/internal/textwrap"
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
@@ -21,25 +23,29 @@ func newEnginesCmd(env *Env) *cobra.Command {
 		Short: "List the engines and their --engine-opt options",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ENGINE\tDESCRIPTION")
-			for _, name := range engine.Names() {
+			names := engine.Names()
+			width := len("ENGINE")
+			for _, name := range names {
+				width = max(width, len(name))
+			}
+			w := env.Stdout
+			fmt.Fprintf(w, "%-*s  DESCRIPTION\n", width, "ENGINE")
+			indent := strings.Repeat(" ", width+2)
+			for _, name := range names {
 				s, _ := engine.Lookup(name)
 				desc := s.Description
 				if s.Unavailable != "" {
 					desc += " [not in this build: " + s.Unavailable + "]"
 				}
-				fmt.Fprintf(tw, "%s\t%s\n", name, desc)
-				keys := make([]string, 0, len(s.Options))
-				for k := range s.Options {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
+				fmt.Fprintln(w, textwrap.Hang(fmt.Sprintf("%-*s  ", width, name), desc, textwrap.Width))
+				keys := slices.Sorted(maps.Keys(s.Options))
 				for _, k := range keys {
-					fmt.Fprintf(tw, "\t  --engine-opt %s.%s=...  %s\n", name, k, s.Options[k])
+					// The option on a line of its own, its help below it, both set in.
+					fmt.Fprintf(w, "%s  --engine-opt %s.%s=...\n", indent, name, k)
+					fmt.Fprintln(w, textwrap.Hang(indent+"      ", s.Options[k], textwrap.Width))
 				}
 			}
-			return tw.Flush()
+			return nil
 		},
 	}
 }
@@ -53,20 +59,22 @@ func newWorkloadsCmd(env *Env) *cobra.Command {
 			if len(args) == 1 {
 				return describeWorkload(env, args[0])
 			}
-			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "WORKLOAD\tSTEPS\tDESCRIPTION")
-			for _, name := range workload.Names() {
+			names := workload.Names()
+			width := len("WORKLOAD")
+			for _, name := range names {
+				width = max(width, len(name))
+			}
+			w := env.Stdout
+			fmt.Fprintf(w, "%-*s  DESCRIPTION; STEPS\n", width, "WORKLOAD")
+			for _, name := range names {
 				s, _ := workload.Lookup(name)
-				steps := strings.Join(s.Steps, ",")
-				if len(steps) > 60 {
+				steps := "steps " + strings.Join(s.Steps, ",")
+				if len(steps) > 70 {
 					steps = fmt.Sprintf("%d steps: %s,...", len(s.Steps), strings.Join(s.Steps[:3], ","))
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, steps, s.Description)
+				fmt.Fprintln(w, textwrap.Hang(fmt.Sprintf("%-*s  ", width, name), s.Description+"; "+steps, textwrap.Width))
 			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			fmt.Fprintln(env.Stdout, "\nrumbench workloads NAME shows a workload's own flags, steps and profiles.")
+			fmt.Fprintln(w, "\nrumbench workloads NAME shows a workload's own flags, steps and profiles.")
 			return nil
 		},
 	}
@@ -79,7 +87,8 @@ func describeWorkload(env *Env, name string) error {
 		return usagef("unknown workload %q (valid: %s)", name, strings.Join(workload.Names(), ", "))
 	}
 	w := env.Stdout
-	fmt.Fprintf(w, "%s: %s\n\nprofiles: %s (--profile; the first is the default)\nsteps, in run order:\n", s.Name, s.Description, strings.Join(s.Profiles, ", "))
+	fmt.Fprintf(w, "%s\n\nprofiles: %s (--profile; the first is the default)\nsteps, in run order:\n",
+		textwrap.Indented(s.Name+": "+s.Description, textwrap.Width, 2), strings.Join(s.Profiles, ", "))
 	for _, st := range s.Steps {
 		fmt.Fprintf(w, "  %s\n", st)
 	}
@@ -89,7 +98,10 @@ func describeWorkload(env *Env, name string) error {
 			fmt.Fprintf(w, "  %-10s %s\n", g.Name, g.Title)
 		}
 	}
-	fmt.Fprintf(w, "flags of --workload %s (with the shared flags of rumbench run --help):\n%s", s.Name, s.New().Flags().FlagUsages())
+	// The flags as rumbench run takes them: the client count takes a list (a sweep).
+	flags := s.New().Flags()
+	sweepFlag(s, flags)
+	fmt.Fprintf(w, "flags of --workload %s (with the shared flags of rumbench run --help):\n%s", s.Name, flags.FlagUsagesWrapped(textwrap.Width))
 	return nil
 }
 
@@ -109,14 +121,22 @@ significance marks of repeated runs (--repeat).`,
 					return err
 				}
 				fmt.Fprintln(env.Stdout, "\nThe rate column (rate_per_sec) is named by the workload:")
-				tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+				var ww, nw, uw int
+				for _, w := range workload.Names() {
+					s, _ := workload.Lookup(w)
+					ww = max(ww, len(w))
+					for _, r := range s.Rates {
+						nw, uw = max(nw, len(r.Name)), max(uw, utf8.RuneCountInString(r.Unit))
+					}
+				}
 				for _, w := range workload.Names() {
 					s, _ := workload.Lookup(w)
 					for _, r := range s.Rates {
-						fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", w, r.Name, r.Unit, r.Meaning)
+						prefix := fmt.Sprintf("  %-*s  %-*s  %-*s  ", ww, w, nw, r.Name, uw, r.Unit)
+						fmt.Fprintln(env.Stdout, textwrap.Hang(prefix, r.Meaning, textwrap.Width))
 					}
 				}
-				return tw.Flush()
+				return nil
 			}
 			name := args[0]
 			found := false

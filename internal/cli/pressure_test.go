@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rumbench/rumbench/internal/engine"
@@ -116,12 +117,10 @@ func TestProfileCaches(t *testing.T) {
 		if m.Config["regime"] != "cached" {
 			t.Errorf("%v: regime %v, want cached", c.args, m.Config["regime"])
 		}
+		// Every engine's cache, its own or the run's.
 		per, _ := m.Config["engine_cache_mb"].(map[string]any)
-		if c.args == nil && fmt.Sprint(per["wiredtiger"]) != "128" {
-			t.Errorf("engine_cache_mb %v, want wiredtiger 128", m.Config["engine_cache_mb"])
-		}
-		if c.args != nil && m.Config["engine_cache_mb"] != nil {
-			t.Errorf("--cache-mb 32: engine_cache_mb %v, want none", m.Config["engine_cache_mb"])
+		if len(per) != 2 || fmt.Sprint(per["wiredtiger"]) != c.want["wiredtiger"] || fmt.Sprint(per["pebble"]) != c.want["pebble"] {
+			t.Errorf("%v: engine_cache_mb %v, want %v", c.args, m.Config["engine_cache_mb"], c.want)
 		}
 	}
 }
@@ -135,4 +134,38 @@ func stepNamed(t *testing.T, steps []results.Step, name string) *results.Step {
 	}
 	t.Fatalf("no step %s", name)
 	return nil
+}
+
+// TestEveryEngineCacheRecorded: run.json's config.engine_cache_mb holds every engine's cache,
+// the one its profile planned or the run's, for every workload.
+func TestEveryEngineCacheRecorded(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--workload", "ycsb", "--engine", "sqlite", "--steps", "load", "-p", "recordcount=500"}, []string{"sqlite"}},
+		{[]string{"--workload", "sysbench", "--engine", "sqlite,pebble", "--table-size", "500", "--tests", "point-query", "--read-secs", "0.2"}, []string{"sqlite", "pebble"}},
+		{[]string{"--workload", "toy", "--engine", "bbolt", "--toy-rows", "100", "--cache-mb", "16"}, []string{"bbolt"}},
+	} {
+		out, _, d := dirs(t)
+		tr := run(t, nil, append(append([]string{"run", "--quiet"}, c.args...), d...)...)
+		if tr.code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, tr.code, tr.stderr)
+		}
+		_, m, _ := readRun(t, out)
+		per, _ := m.Config["engine_cache_mb"].(map[string]any)
+		for _, tg := range m.Targets {
+			// The engine's own record of its cache: "64", "64 per connection"; bbolt has none.
+			got, opt := fmt.Sprint(per[tg.Engine.Name]), tg.Engine.Options["cache_mb"]
+			if tg.Engine.Name == "bbolt" {
+				opt = "16"
+			}
+			if v, _, _ := strings.Cut(opt, " "); got != v {
+				t.Errorf("%v: engine_cache_mb of %s = %s, the engine's cache_mb %s", c.args, tg.Engine.Name, got, opt)
+			}
+		}
+		if len(per) != len(c.want) {
+			t.Errorf("%v: engine_cache_mb %v, want one per engine of %v", c.args, per, c.want)
+		}
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/rumbench/rumbench/internal/recipe"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/textwrap"
 )
 
 // newRecipesCmd is rumbench recipes: the shipped recipes, and one recipe's file.
@@ -53,15 +53,15 @@ docs/recipes.md has each recipe's report and this machine's output.`,
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RECIPE\tPARTS\tREPRODUCES")
+			width := len("RECIPE")
 			for _, r := range all {
-				fmt.Fprintf(tw, "%s\t%d\t%s\n", r.Name, len(r.Parts), r.Title)
+				width = max(width, len(r.Name))
 			}
-			if err := tw.Flush(); err != nil {
-				return err
+			fmt.Fprintf(env.Stdout, "%-*s  PARTS  REPRODUCES\n", width, "RECIPE")
+			for _, r := range all {
+				fmt.Fprintln(env.Stdout, textwrap.Hang(fmt.Sprintf("%-*s  %-5d  ", width, r.Name, len(r.Parts)), r.Title, textwrap.Width))
 			}
-			fmt.Fprintln(env.Stdout, "rumbench recipes NAME prints one (its report, scales, parts, tables, findings); rumbench run --recipe NAME runs it")
+			fmt.Fprintln(env.Stdout, "rumbench recipes NAME prints one (its report, scales, parts, tables, findings);\nrumbench run --recipe NAME runs it.")
 			return nil
 		},
 	}
@@ -193,20 +193,20 @@ func recipeHelp(w io.Writer, rec *recipe.Recipe) {
 
 // checkRunArgs checks a run command line (a run file expanded) as run does before it starts
 // anything: its flags parsed by the run command's parser (the workload's included), the
-// configuration built and validated (startable). Nothing runs and nothing is written.
+// configuration built and validated (checkStart). Nothing runs and nothing is written.
 func checkRunArgs(env Env, args []string) error {
 	args, err := expandRunFile(args)
 	if err != nil {
 		return err
 	}
 	env.Args = args
-	cmd, f := newRunFlags(&env)
+	cmd, f := newRunFlags(&env, false)
 	if err := f.cmdFlags.Parse(args[1:]); err != nil {
 		return flagError(f, err)
 	}
 	ctx, cancel := env.Context()
 	defer cancel()
-	_, _, err = startable(ctx, cmd, &env, f)
+	_, err = checkStart(ctx, cmd, &env, f)
 	return err
 }
 

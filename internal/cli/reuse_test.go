@@ -4,12 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/server"
 )
 
@@ -121,10 +124,66 @@ func TestPrepareReuseEmbedded(t *testing.T) {
 		{[]string{"run", "--reuse", "--fresh", "--engine", "pebble"}, "rumbench: --fresh drops or empties the data that --reuse would use: give one of them"},
 		{[]string{"run", "--reuse", "--repeat", "2", "--engine", "pebble"}, "rumbench: --repeat loads each repetition afresh: it does not go with prepare or --reuse"},
 		{[]string{"prepare", "--steps", "l.i1", "--engine", "pebble"}, "rumbench: prepare: no load step selected: the load steps of insert are l.i0,l.x"},
+		{[]string{"run", "--reuse", "--steps", "l.i0,l.x", "--engine", "pebble"}, "rumbench: --reuse skips the load steps (l.i0, l.x): no other step is selected"},
 	} {
 		tr := run(t, nil, append(c.args, append([]string{"--quiet"}, d...)...)...)
 		if tr.code != ExitUsage || !strings.HasPrefix(tr.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, tr.code, tr.stderr, c.want)
 		}
+	}
+}
+
+// run --reuse takes the shape of the data it reuses: the prepared table size and profile
+// (sysbench's flags), YCSB's record count and field count (its properties), each unless the
+// command line gives it otherwise, which is refused in one line before anything starts.
+func TestReuseTakesThePreparedShape(t *testing.T) {
+	out, _, d := dirs(t)
+	sb := func(cmd string, extra ...string) transcript {
+		args := append([]string{cmd, "--workload", "sysbench", "--engine", "pebble", "--read-secs", "1", "--write-secs", "1"}, d...)
+		return run(t, nil, append(args, extra...)...)
+	}
+	if tr := sb("prepare", "--table-size", "2000", "--profile", "small", "--quiet"); tr.code != ExitOK {
+		t.Fatalf("prepare: exit %d %s", tr.code, tr.stderr)
+	}
+	runs := func() int { e, _ := os.ReadDir(out); return len(e) }
+	tr := sb("run", "--reuse", "--tests", "point-query")
+	if tr.code != ExitOK || !strings.Contains(tr.stdout, "invariants pebble: ok: 2000 rows") {
+		t.Fatalf("run --reuse: exit %d %s%s", tr.code, tr.stdout, tr.stderr)
+	}
+	if !strings.Contains(tr.stderr, "prepared them: --profile small --table-size 2000\n") ||
+		!strings.Contains(tr.stderr, "rumbench: sysbench on pebble, profile small") || !strings.Contains(tr.stderr, "table_size=2000") {
+		t.Errorf("the banner does not say the settings taken from the preparation:\n%s", tr.stderr)
+	}
+	m, err := results.ReadManifest(filepath.Join(out, "20261121T120000Z-sysbench-2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config["profile"] != "small" || m.WorkloadConfig["table_size"] != float64(2000) {
+		t.Errorf("run.json: profile %v, table_size %v", m.Config["profile"], m.WorkloadConfig["table_size"])
+	}
+	before := runs()
+	tr = sb("run", "--reuse", "--tests", "point-query", "--table-size", "3000")
+	if tr.code != ExitUsage || !regexp.MustCompile(`^rumbench: pebble: --reuse: the data was prepared by run \S+ with table_size = 2000, not 3000: leave out --table-size \(the data's is taken\), or prepare again\n$`).MatchString(tr.stderr) {
+		t.Errorf("--table-size 3000 on data of 2000: exit %d, stderr %q", tr.code, tr.stderr)
+	}
+	if runs() != before || tr.stdout != "" {
+		t.Errorf("a refused --reuse left a run directory or printed %q", tr.stdout)
+	}
+
+	// YCSB's data settings are properties: given with -p, taken as -p.
+	_, _, d2 := dirs(t)
+	yc := func(cmd string, extra ...string) transcript {
+		args := append([]string{cmd, "--workload", "ycsb", "--engine", "pebble", "--run-secs", "1", "--quiet"}, d2...)
+		return run(t, nil, append(args, extra...)...)
+	}
+	if tr := yc("prepare", "-p", "recordcount=1500", "-p", "fieldcount=3"); tr.code != ExitOK {
+		t.Fatalf("prepare ycsb: exit %d %s", tr.code, tr.stderr)
+	}
+	if tr := yc("run", "--reuse"); tr.code != ExitOK || !strings.Contains(tr.stdout, "invariants pebble: ok: 1500 records") {
+		t.Errorf("run --reuse ycsb: exit %d %s%s", tr.code, tr.stdout, tr.stderr)
+	}
+	tr = yc("run", "--reuse", "-p", "fieldcount=4")
+	if tr.code != ExitUsage || !strings.Contains(tr.stderr, "with fieldcount = 3, not 4: leave out --property fieldcount=... (the data's is taken), or prepare again") {
+		t.Errorf("-p fieldcount=4 on data of 3 fields: exit %d, stderr %q", tr.code, tr.stderr)
 	}
 }

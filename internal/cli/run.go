@@ -30,6 +30,7 @@ import (
 	"github.com/rumbench/rumbench/internal/store"
 	"github.com/rumbench/rumbench/internal/syncacct"
 	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/textwrap"
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
@@ -66,37 +67,54 @@ type runFlags struct {
 	// sweep is the workload's client-count flag, which takes a list (a concurrency sweep); nil
 	// for a workload without one.
 	sweep *countList
+	// given are the values of the flags a memory profile sets, as the command line left them.
+	given struct {
+		cacheMB     int64
+		memoryLimit string
+	}
+	// adopted are the flags run --reuse took from the data's preparation ("--name=value"),
+	// which an engine worker is given too.
+	adopted []string
 }
 
 // defaultWorkload runs when --workload is not given.
 const defaultWorkload = "insert"
 
 func newRunCmd(env *Env) *cobra.Command {
-	cmd, _ := newRunFlags(env)
+	cmd, _ := newRunFlags(env, false)
 	return cmd
 }
+
+// runOnlyFlags are the run command's flags that rumbench prepare does not take: a recipe and its
+// scale (runs of their own), --reuse (prepare loads), --repeat and the shard flags (refused with
+// a preparation), the settling wait and warm-up of the measured steps (prepare runs only load
+// steps) and --keep-data (prepare keeps the data).
+var runOnlyFlags = []string{"recipe", "scale", "reuse", "repeat", "keep-data", "warmup-secs", "cleanup-wait-secs",
+	"shard", "group", "barrier-timeout-secs"}
 
 // newPrepareCmd is rumbench prepare: the run command's flags, running only the workload's load
 // steps and keeping the data for later runs with --reuse.
 func newPrepareCmd(env *Env) *cobra.Command {
-	cmd, f := newRunFlags(env)
-	f.prepare = true
+	cmd, _ := newRunFlags(env, true)
 	cmd.Use = "prepare"
 	cmd.Short = "Load a workload's data once and keep it for later runs (rumbench run --reuse)"
 	cmd.Long = `Run only the load steps of the workload (the insert benchmark's l.i0 and l.x, sysbench's load
-and create-index, YCSB's load, LinkBench's load) on each engine and keep the data: in the engine's
-data directory (--data-dir), or on the server given with --dsn. The database records what was
-loaded (workload, sizes, seed, engine options); "rumbench run --reuse" with the same flags skips
-the load and runs the other steps on it, as often as wanted, and refuses data prepared with other
-settings. --fresh drops an earlier preparation first (on a --dsn server: the workload's tables
-only). The flags are those of rumbench run.`
+and create-index, YCSB's load, LinkBench's load, TPC-C's load) on each engine and keep the data:
+in the engine's data directory (--data-dir), or on the server given with --dsn. The database
+records what was loaded (workload, profile, sizes, seed, engine options); "rumbench run --reuse"
+skips the load and runs the other steps on it, as often as wanted, with the data's profile and
+sizes unless given otherwise, which it refuses. --fresh drops an earlier preparation first (on a
+--dsn server: the workload's tables only). The flags are those of rumbench run but those of its
+measured steps and of recipes, repeats and shards; a run file (-f, --replay) may hold these:
+prepare leaves them out.`
 	return cmd
 }
 
-// newRunFlags makes the run command and returns the flags it parses into (an engine worker
-// parses the coordinator's arguments with it).
-func newRunFlags(env *Env) (*cobra.Command, *runFlags) {
-	f := &runFlags{}
+// newRunFlags makes the run command, or with prepare the prepare command (without
+// runOnlyFlags), and returns the flags it parses into (an engine worker parses the
+// coordinator's arguments with it).
+func newRunFlags(env *Env, prepare bool) (*cobra.Command, *runFlags) {
+	f := &runFlags{prepare: prepare}
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload on one or more engines and print the comparison tables",
@@ -111,10 +129,11 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, env, f) },
 	}
-	fl := cmd.Flags()
+	// Every flag is made in fl; the command takes those that apply to it.
+	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fl.StringVar(&f.workload, "workload", defaultWorkload, "workload to run ("+strings.Join(workload.Names(), ", ")+")")
 	fl.StringVar(&f.engines, "engine", defaultEngines(), "comma-separated engines to run in turn (see rumbench engines)")
-	fl.StringVar(&f.profile, "profile", "quick", "scale profile: quick, small, standard, iobound (see rumbench workloads NAME)")
+	fl.StringVar(&f.profile, "profile", "quick", "scale profile (rumbench workloads NAME lists a workload's)")
 	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the measured steps, -1 for the workload's reference formula (default from --profile)")
 	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each measured step excluded from its figures (default from --profile)")
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
@@ -124,7 +143,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB for every engine; when not given, the engines a profile sizes for its regime get their own (docs/engine-settings.md), the others this")
 	fl.BoolVar(&f.sync, "sync", true, "sync on commit (--sync=false to turn off)")
 	fl.BoolVar(&f.fresh, "fresh", false, "empty a non-empty engine data directory instead of refusing it; on a --dsn server, drop the workload's tables (rumbench's own, and only those) before loading")
-	fl.BoolVar(&f.reuse, "reuse", false, "run on the data rumbench prepare loaded (same --data-dir, or --dsn): the load steps are skipped, and data prepared with other settings is refused")
+	fl.BoolVar(&f.reuse, "reuse", false, "run on the data rumbench prepare loaded (same --data-dir, or --dsn): the load steps are skipped; the data's profile and sizes are taken unless given, and a size given otherwise is refused")
 	fl.BoolVar(&f.keepData, "keep-data", false, "keep each engine's data directory after its steps")
 	fl.StringVar(&f.out, "out", "results", "results directory")
 	fl.StringVar(&f.dataDir, "data-dir", "rumbench-data", "data directory; each engine gets a subdirectory")
@@ -151,12 +170,21 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	// The chosen workload's own flags: the workload is named on the command line, so it is
 	// known before the arguments are parsed.
 	if spec, ok := workload.Lookup(chosenWorkload(env.Args)); ok {
+		fl.Lookup("profile").Usage = fmt.Sprintf("scale profile of --workload %s: %s", spec.Name, strings.Join(spec.Profiles, ", "))
 		f.def = spec.New()
 		fl.AddFlagSet(f.def.Flags())
 		f.sweep = sweepFlag(spec, f.def.Flags())
 	}
+	if prepare {
+		fl.Lookup("replay").Usage = "prepare the data of the run in this directory, from the run file it holds (" + RunFileName + "; the flags prepare does not take left out)"
+	}
+	fl.VisitAll(func(x *pflag.Flag) {
+		if !prepare || !slices.Contains(runOnlyFlags, x.Name) {
+			cmd.Flags().AddFlag(x)
+		}
+	})
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(f, err) })
-	f.cmdFlags = fl
+	f.cmdFlags = cmd.Flags()
 	return cmd, f
 }
 
@@ -195,7 +223,7 @@ func chosenWorkload(args []string) string {
 }
 
 // flagError turns an unknown flag that belongs to another workload into one line naming the
-// workload(s) it belongs to.
+// workload(s) it belongs to, and one that only rumbench run takes into a line saying so.
 func flagError(f *runFlags, err error) error {
 	msg := err.Error()
 	lookup := func(fs *pflag.FlagSet) bool { return false }
@@ -212,6 +240,13 @@ func flagError(f *runFlags, err error) error {
 			return false
 		}
 	}
+	command := "run"
+	if f.prepare {
+		command = "prepare"
+		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok && slices.Contains(runOnlyFlags, name) {
+			return usagef("--%s applies to rumbench run, not prepare (see rumbench prepare --help)", name)
+		}
+	}
 	var owners []string
 	for _, w := range workload.Names() {
 		spec, _ := workload.Lookup(w)
@@ -220,7 +255,7 @@ func flagError(f *runFlags, err error) error {
 		}
 	}
 	if len(owners) == 0 {
-		return usageError{fmt.Errorf("%v (see rumbench run --help)", err)}
+		return usageError{fmt.Errorf("%v (see rumbench %s --help)", err, command)}
 	}
 	return usagef("--%s applies to --workload %s, not %s (see rumbench workloads %s)", name, strings.Join(owners, " or "), f.workload, owners[0])
 }
@@ -262,8 +297,8 @@ func buildConfig(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags)
 	if !ok || f.def == nil {
 		return bench.Config{}, usagef("unknown workload %q (valid: %s)", input.Short(f.workload), strings.Join(workload.Names(), ", "))
 	}
-	if !slices.Contains(spec.Profiles, f.profile) {
-		return bench.Config{}, usagef("unknown profile %q (valid: %s)", input.Short(f.profile), strings.Join(spec.Profiles, ", "))
+	if err := spec.CheckProfile(f.profile); err != nil {
+		return bench.Config{}, usageError{err}
 	}
 	f.cacheMBSet = cmd.Flags().Changed("cache-mb")
 	if p, ok := memoryProfiles[f.profile]; ok {
@@ -298,6 +333,17 @@ func sqlEngines() []string {
 	var names []string
 	for _, n := range engine.Names() {
 		if s, _ := engine.Lookup(n); s.SQL {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// serverEngines returns the names of the engines on a database server, sorted.
+func serverEngines() []string {
+	var names []string
+	for _, n := range engine.Names() {
+		if s, _ := engine.Lookup(n); s.Server {
 			names = append(names, n)
 		}
 	}
@@ -359,9 +405,10 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 	if f.checkExprs, err = f.checks.parse(); err != nil {
 		return bench.Config{}, err
 	}
+	runs := bench.RunSteps(bench.Config{Workload: wl, Prepare: f.prepare, Reuse: f.reuse})
 	for _, e := range f.checkExprs {
-		if e.Step != "" && !slices.Contains(wl.Steps(), e.Step) {
-			return bench.Config{}, usagef("--check %q: step %q is not one this run runs (valid: %s)", input.Short(e.Text), input.Short(e.Step), strings.Join(wl.Steps(), ", "))
+		if e.Step != "" && !slices.Contains(runs, e.Step) {
+			return bench.Config{}, usagef("--check %q: step %q is not one this run runs (valid: %s)", input.Short(e.Text), input.Short(e.Step), strings.Join(runs, ", "))
 		}
 	}
 	for _, d := range []struct{ flag, dir string }{{"--out", f.out}, {"--data-dir", f.dataDir}} {
@@ -390,8 +437,8 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 		SyncAcct:    acct,
 		PSSEvery:    time.Duration(f.pssEverySecs * float64(time.Second)),
 		Settle:      settle,
-		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: env.Args, Repeat: f.repeat,
-		Prepare: f.prepare, Reuse: f.reuse,
+		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: append(slices.Clone(env.Args), f.adopted...), Repeat: f.repeat,
+		Prepare: f.prepare, Reuse: f.reuse, Profile: f.profile,
 		Command: append([]string{"rumbench"}, redact.Args(env.Args)...),
 		Private: strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
 		Settings: map[string]any{
@@ -400,7 +447,7 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
 			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB, "repeat": f.repeat,
 			"prepare": f.prepare, "reuse": f.reuse, "settle": settle.String(),
-			"regime": regime, "engine_cache_mb": cacheMBs(engineCache),
+			"regime": regime, "engine_cache_mb": cacheMBs(engines, engineCache, f.cacheMB),
 		},
 	}, nil
 }
@@ -423,7 +470,7 @@ func buildTargets(ctx context.Context, f *runFlags, engines []string, opts map[s
 		return nil, err
 	}
 	if (f.dsn != "" || len(releases) > 0 || len(configs) > 0) && len(servers) == 0 {
-		return nil, usagef("--dsn, --server-config and --server-bin need a server engine in --engine (postgres, mysql, myrocks, mongo)")
+		return nil, usagef("--dsn, --server-config and --server-bin need a server engine in --engine (%s)", strings.Join(serverEngines(), ", "))
 	}
 	clientConfig := false
 	if len(servers) == 1 {
@@ -633,26 +680,45 @@ func parseEngineOpts(vals []string, engines []string) (map[string]map[string]str
 	return opts, nil
 }
 
-// startable builds a run's configuration from its parsed flags and checks it as far as it can
-// be before anything starts or is written (bench.Validate): it returns the configuration and
-// the store the run is recorded in, or the error the input gives (an interrupt, when ctx ends).
-// A recipe checks each part's run with it before the first part runs.
-func startable(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags) (bench.Config, string, error) {
+// startable is a run checked as far as it can be before anything starts or is written.
+type startable struct {
+	cfg bench.Config
+	// storeAt is the store the run is recorded in; took says what --reuse took from the
+	// preparation ("" without); notes are the lines the banner adds (workload.Unloaded).
+	storeAt, took string
+	notes         []string
+}
+
+// checkStart builds a run's configuration from its parsed flags and checks it as far as it can
+// be before anything starts or is written (--reuse's preparation taken, bench.Validate,
+// workload.Unloaded), or returns the error the input gives (an interrupt, when ctx ends). A
+// recipe checks each part's run with it before the first part runs.
+func checkStart(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags) (startable, error) {
+	f.given.cacheMB, f.given.memoryLimit = f.cacheMB, f.memoryLimit
 	cfg, err := buildConfig(ctx, cmd, env, f)
 	if err != nil {
-		return bench.Config{}, "", err
+		return startable{}, err
 	}
-	storeAt, err := storeSpec(f.store, f.out, true)
-	if err != nil {
-		return bench.Config{}, "", err
+	st := startable{}
+	if f.reuse {
+		if cfg, st.took, err = takePreparation(ctx, cmd, env, f, cfg); err != nil {
+			return startable{}, err
+		}
 	}
-	if err := applyShard(env, f, &cfg, storeAt); err != nil {
-		return bench.Config{}, "", err
+	if st.storeAt, err = storeSpec(f.store, f.out, true); err != nil {
+		return startable{}, err
+	}
+	if err := applyShard(env, f, &cfg, st.storeAt); err != nil {
+		return startable{}, err
 	}
 	if err := bench.Validate(cfg); err != nil {
-		return bench.Config{}, "", err
+		return startable{}, err
 	}
-	return cfg, storeAt, nil
+	if st.notes, err = unloaded(cfg); err != nil {
+		return startable{}, err
+	}
+	st.cfg = cfg
+	return st, nil
 }
 
 func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
@@ -660,10 +726,11 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	// server program's --version) stops at Ctrl-C too.
 	envCtx, cancel := env.Context()
 	defer cancel()
-	cfg, storeAt, err := startable(envCtx, cmd, env, f)
+	start, err := checkStart(envCtx, cmd, env, f)
 	if err != nil {
 		return err
 	}
+	cfg, storeAt, took, notes := start.cfg, start.storeAt, start.took, start.notes
 	if envCtx.Err() != nil {
 		return interruptedBefore{"while the run's input was checked"}
 	}
@@ -686,8 +753,10 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		}
 	}
 	if !f.quiet {
-		fmt.Fprintf(env.Stderr, "rumbench: %s on %s, profile %s: %s\n", cfg.Workload.Name(), targetLabels(cfg.Targets),
-			f.profile, cfg.Workload.Summary())
+		if took != "" {
+			fmt.Fprintln(env.Stderr, "rumbench: "+took)
+		}
+		fmt.Fprintln(env.Stderr, banner(cfg, f.profile, notes))
 		if cfg.Shard != nil {
 			fmt.Fprintf(env.Stderr, "rumbench: shard %d/%d of group %s: %s\n", cfg.Shard.Index, cfg.Shard.Count, cfg.Shard.Group, cfg.Shard.Part)
 		}
@@ -738,7 +807,10 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	var werr bench.WriteError
 	recordRun(ctx, env, storeAt, out.Dir, f.quiet, !errors.As(runErr, &werr))
 	if len(out.Steps) > 0 {
-		fmt.Fprintln(env.Stdout)
+		if !f.quiet {
+			// Between the progress lines and the tables on a terminal; stdout starts with a table.
+			fmt.Fprintln(env.Stderr)
+		}
 		if err := report.Text(env.Stdout, out.Steps, viewOf(f.wide)); err != nil {
 			return err
 		}
@@ -808,6 +880,61 @@ func writeRunFile(env *Env, fs *pflag.FlagSet, dir, runID string, private bool) 
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "rumbench: warning: %s not written: %v\n", RunFileName, err)
 	}
+}
+
+// banner is what a run says before it starts, in lines that fit textwrap.Width: the workload,
+// targets, profile and the steps that run, then the settings that matter to them (set in), then
+// notes on what the steps will find.
+func banner(cfg bench.Config, profile string, notes []string) string {
+	steps := bench.RunSteps(cfg)
+	shown := strings.Join(steps, ",")
+	if len(shown) > 70 && len(steps) > 4 {
+		shown = fmt.Sprintf("%s,...,%s (%d steps)", strings.Join(steps[:3], ","), steps[len(steps)-1], len(steps))
+	}
+	w := textwrap.Width
+	lines := []string{
+		textwrap.Indented(fmt.Sprintf("rumbench: %s on %s, profile %s, steps %s:", cfg.Workload.Name(), targetLabels(cfg.Targets), profile, shown), w, 2),
+		"  " + textwrap.Indented(workload.Banner(cfg.Workload.Settings(), steps), w-2, 2),
+	}
+	for _, n := range notes {
+		lines = append(lines, textwrap.Indented("rumbench: note: "+n, w, 2))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// unloaded asks the workload what its steps find where nothing loads their data (a run that
+// loads its own: not --reuse, not prepare): a note for the banner, or a refusal before anything
+// starts naming the targets that start empty.
+func unloaded(cfg bench.Config) ([]string, error) {
+	u, ok := cfg.Workload.(workload.Unloaded)
+	if !ok || cfg.Reuse || cfg.Prepare {
+		return nil, nil
+	}
+	var fresh, external []string
+	for _, t := range cfg.Targets {
+		if t.Engine.Options["dsn"] != "" {
+			external = append(external, t.Label)
+		} else {
+			fresh = append(fresh, t.Label)
+		}
+	}
+	var notes []string
+	for _, c := range []struct {
+		labels []string
+		fresh  bool
+	}{{fresh, true}, {external, false}} {
+		if len(c.labels) == 0 {
+			continue
+		}
+		line, refuse := u.Unloaded(c.fresh)
+		switch {
+		case refuse:
+			return nil, usagef("%s: the database starts empty: %s", strings.Join(c.labels, ","), line)
+		case line != "" && !slices.Contains(notes, line):
+			notes = append(notes, line)
+		}
+	}
+	return notes, nil
 }
 
 func targetLabels(ts []results.Target) string {

@@ -132,8 +132,11 @@ func runFileArgs(file string, cmdline []string) ([]string, error) {
 			workloadName = root.Content[i+1].Value
 		}
 	}
-	_, f := newRunFlags(&Env{Args: []string{"run", "--workload", workloadName}})
+	_, f := newRunFlags(&Env{Args: []string{"run", "--workload", workloadName}}, false)
 	flags := f.cmdFlags
+	// A run file describes a run: rumbench prepare -f FILE (or --replay RUN) loads the data of
+	// that run and leaves out the flags it does not take.
+	prepare := len(cmdline) > 0 && cmdline[0] == "prepare"
 	dir := filepath.Dir(file)
 	var out []string
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -143,6 +146,9 @@ func runFileArgs(file string, cmdline []string) ([]string, error) {
 			if err := flagError(f, fmt.Errorf("unknown flag: --%s", input.Short(key.Value))); err != nil {
 				return nil, fmt.Errorf("line %d: %v", key.Line, err)
 			}
+		}
+		if prepare && slices.Contains(runOnlyFlags, key.Value) {
+			continue
 		}
 		items, err := flagValues(fl, val)
 		if err != nil {

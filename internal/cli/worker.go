@@ -48,11 +48,10 @@ func newWorkerCmd(env *Env) *cobra.Command {
 			return bench.Worker(ctx, env.Stdin, env.Stdout, func(args []string) (bench.Config, error) {
 				e := *env
 				e.Args = args
-				rc, f := newRunFlags(&e)
+				rc, f := newRunFlags(&e, len(args) > 0 && args[0] == "prepare")
 				if err := rc.ParseFlags(args); err != nil {
 					return bench.Config{}, usageError{err}
 				}
-				f.prepare = len(args) > 0 && args[0] == "prepare"
 				return buildConfig(ctx, rc, &e, f)
 			})
 		},

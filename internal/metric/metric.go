@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/textwrap"
 )
 
 // Better says which direction of a figure is an improvement.
@@ -160,13 +162,17 @@ func Glossary(w io.Writer, name string) error {
 		if !ok {
 			return fmt.Errorf("unknown metric %q (rumbench metrics lists them)", name)
 		}
-		fmt.Fprintf(w, "%s\n  field:   %s\n  unit:    %s\n  meaning: %s\n  formula: %s\n  better:  %s\n  steps:   %s\n",
-			m.Name, m.Field, m.Unit, m.Meaning, m.Formula, m.Better, orDash(m.Steps))
+		fmt.Fprintln(w, m.Name)
+		entry := [][2]string{{"field", m.Field}, {"unit", m.Unit}, {"meaning", m.Meaning}, {"formula", m.Formula},
+			{"better", m.Better.String()}, {"steps", orDash(m.Steps)}}
 		if m.Missing != "" {
-			fmt.Fprintf(w, "  \"-\":     %s\n", m.Missing)
+			entry = append(entry, [2]string{`"-"`, m.Missing})
 		}
 		if m.Latency {
-			fmt.Fprintf(w, "  printed: in ms (%s_ms), or in µs (%s_us) when every value of the column is below 1 ms\n", m.Name, m.Name)
+			entry = append(entry, [2]string{"printed", fmt.Sprintf("in ms (%s_ms), or in µs (%s_us) when every value of the column is below 1 ms", m.Name, m.Name)})
+		}
+		for _, e := range entry {
+			fmt.Fprintln(w, textwrap.Hang(fmt.Sprintf("  %-8s ", e[0]+":"), e[1], textwrap.Width))
 		}
 		return nil
 	}
@@ -174,8 +180,15 @@ func Glossary(w io.Writer, name string) error {
 	for _, m := range catalog {
 		width = max(width, len(m.Name))
 	}
+	// A unit longer than its column is on the name's line, the meaning below it.
+	const unitWidth = 15
 	for _, m := range catalog {
-		fmt.Fprintf(w, "%-*s  %-15s %s\n", width, m.Name, m.Unit, m.Meaning)
+		prefix := fmt.Sprintf("%-*s  %-*s ", width, m.Name, unitWidth, m.Unit)
+		if utf8.RuneCountInString(m.Unit) > unitWidth {
+			fmt.Fprintf(w, "%-*s  %s\n", width, m.Name, m.Unit)
+			prefix = strings.Repeat(" ", width+2+unitWidth+1)
+		}
+		fmt.Fprintln(w, textwrap.Hang(prefix, m.Meaning, textwrap.Width))
 	}
 	fmt.Fprintln(w, "\nrumbench metrics NAME shows a metric's field, formula, direction and when it is not measured.")
 	return nil

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rumbench/rumbench/internal/input"
+	"github.com/rumbench/rumbench/internal/textwrap"
 )
 
 // Document is a whole report: sections (one per run, or one comparison), each with heading lines
@@ -57,7 +58,8 @@ func Render(w io.Writer, format string, doc *Document) error {
 	return bw.Flush()
 }
 
-// renderSections writes each section's title and lines, then its tables with one renderer.
+// renderSections writes each section's title and lines (in text wrapped to textwrap.Width,
+// continued indented), then its tables with one renderer.
 func renderSections(w io.Writer, doc *Document, mark string, table func(io.Writer, *Table) error) error {
 	for i, s := range doc.Sections {
 		if i > 0 {
@@ -70,7 +72,7 @@ func renderSections(w io.Writer, doc *Document, mark string, table func(io.Write
 			if mark == "## " {
 				fmt.Fprintf(w, "- %s\n", input.Printable(l))
 			} else {
-				fmt.Fprintln(w, input.Printable(l))
+				fmt.Fprintln(w, textwrap.Indented(input.Printable(l), textwrap.Width, 2))
 			}
 		}
 		for _, t := range s.Tables {

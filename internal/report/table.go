@@ -122,6 +122,8 @@ func RatioCell(v float64) Cell {
 		return MissingCell()
 	case math.IsInf(v, 1):
 		return Cell{Text: "inf", Value: v, Numeric: true}
+	case v != 0 && math.Abs(v) < MinShown:
+		return Cell{Text: num(v), Value: v, Numeric: true}
 	case v != 0 && math.Abs(v) < 0.1:
 		return Cell{Text: sig2(v), Value: v, Numeric: true}
 	}
@@ -153,21 +155,43 @@ func (c Cell) machine() string {
 	return strconv.FormatFloat(c.Value, 'g', -1, 64)
 }
 
-// num renders a figure with about three significant digits.
+// num renders a figure with about three significant digits, in plain notation: the decimals
+// are those of the figure once rounded (99.96 is "100", not "100.0"); a figure nearer zero
+// than MinShown is "<0.000001" (or ">-0.000001").
 func num(v float64) string {
-	switch a := math.Abs(v); {
+	a := math.Abs(v)
+	switch {
 	case v == 0:
 		return "0"
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case a >= 0.01:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	case a >= 1e-6:
-		return sig2(v)
+	case a < MinShown && v > 0:
+		return "<" + strconv.FormatFloat(MinShown, 'f', -1, 64)
+	case a < MinShown:
+		return ">-" + strconv.FormatFloat(MinShown, 'f', -1, 64)
 	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
+	digits := decimals(a)
+	s := strconv.FormatFloat(v, 'f', digits, 64)
+	if r, err := strconv.ParseFloat(s, 64); err == nil && decimals(math.Abs(r)) < digits {
+		s = strconv.FormatFloat(v, 'f', decimals(math.Abs(r)), 64)
+	}
+	return s
+}
+
+// MinShown is the smallest magnitude a table prints in figures (MinShown itself is
+// "0.0000010"); below it a cell says "<0.000001". Machine formats keep every figure whole.
+const MinShown = 1e-6
+
+// decimals is how many decimals num gives a figure of magnitude a (> 0): about three
+// significant digits, two below 0.01.
+func decimals(a float64) int {
+	switch {
+	case a >= 100:
+		return 0
+	case a >= 10:
+		return 1
+	case a >= 1:
+		return 2
+	case a >= 0.01:
+		return 3
+	}
+	return 1 - int(math.Floor(math.Log10(a)))
 }

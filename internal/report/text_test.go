@@ -92,7 +92,11 @@ func TestNum(t *testing.T) {
 		v    float64
 		want string
 	}{{0, "0"}, {167564.4, "167564"}, {12.34, "12.3"}, {1.234, "1.23"}, {0.0123, "0.012"}, {0.00012, "0.00012"}, {0.00006, "0.000060"},
-		{-3.5, "-3.50"}} {
+		{-3.5, "-3.50"},
+		// The decimals of the rounded figure: a paced rate of 99.96 beside 499.
+		{99.96, "100"}, {9.996, "10.0"}, {0.9996, "1.00"}, {0.009996, "0.010"},
+		// No scientific notation: below MinShown a bound.
+		{0.0000057, "0.0000057"}, {5.7e-08, "<0.000001"}, {-5.7e-08, ">-0.000001"}} {
 		if got := num(tc.v); got != tc.want {
 			t.Errorf("num(%g) = %q, want %q", tc.v, got, tc.want)
 		}

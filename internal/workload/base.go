@@ -152,10 +152,9 @@ func (b *Base[C]) Config() map[string]any {
 	return m
 }
 
-// Summary implements Workload: the settings that matter to the steps that run, then the steps
-// and the seed.
-func (b *Base[C]) Summary() string {
-	return fmt.Sprintf("%s steps=%s seed=%d", b.settings.Banner(&b.Cfg, b.steps), strings.Join(b.steps, ","), b.Seed)
+// Settings implements Workload: the declared settings, then the seed.
+func (b *Base[C]) Settings() []Setting {
+	return append(b.settings.Shown(&b.Cfg), Show("seed", b.Seed))
 }
 
 // LoadSteps implements Reuser: the load steps among those that run.

@@ -290,20 +290,14 @@ func (ss Params[C]) Record(c *C) map[string]any {
 	return m
 }
 
-// Banner renders the settings that matter to a run of steps as "key=value" items in
-// declaration order, for the run's banner.
-func (ss Params[C]) Banner(c *C, steps []string) string {
-	var b strings.Builder
+// Shown returns every setting as the run's banner shows it (Banner keeps those that matter to
+// the steps that run), in declaration order.
+func (ss Params[C]) Shown(c *C) []Setting {
+	out := make([]Setting, len(ss))
 	for i := range ss {
-		if !ss[i].matters(steps) {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%v", ss[i].key(), ss[i].value(c))
+		out[i] = Setting{Name: ss[i].key(), Value: fmt.Sprint(ss[i].value(c)), Steps: ss[i].Steps}
 	}
-	return b.String()
+	return out
 }
 
 // Identity returns the settings that shape the data the load steps leave (not Runtime, and

@@ -49,7 +49,7 @@ func TestSettings(t *testing.T) {
 	if err := testSettings.Validate(&c, nil); err != nil {
 		t.Errorf("valid settings: %v", err)
 	}
-	if got := testSettings.Banner(&c, []string{"run"}); got != "run_secs=2 rows_per_commit=0 mode=a delete_per_insert=false" {
+	if got := Banner(testSettings.Shown(&c), []string{"run"}); got != "run_secs=2 rows_per_commit=0 mode=a delete_per_insert=false" {
 		t.Errorf("banner of the run step: %q", got)
 	}
 	if id := testSettings.Identity(&c, []string{"load"}); len(id) != 4 || id["rows"] != int64(1000) || id["run_secs"] != nil {

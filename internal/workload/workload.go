@@ -32,10 +32,52 @@ type Workload interface {
 	Steps() []string
 	// Config returns the effective configuration, every default resolved, for the manifest.
 	Config() map[string]any
-	// Summary renders the effective scale in one line for the run's banner ("clients=1 rows=…").
-	Summary() string
+	// Settings are the effective settings the run's banner shows, in order, each with the steps
+	// it matters to (Banner shows those of the steps that run).
+	Settings() []Setting
 	// Open creates the workload's tables on eng and returns the state of one run on it.
 	Open(ctx context.Context, eng table.Engine) (Run, error)
+}
+
+// Setting is one effective setting of a workload as the run's banner shows it: Name=Value.
+type Setting struct {
+	Name, Value string
+	// Steps are the steps the setting matters to; nil: every step (the data's shape, the seed).
+	Steps []string
+}
+
+// Show returns a setting that matters to every step (nil Steps), its value formatted with %v.
+func Show(name string, value any) Setting { return Setting{Name: name, Value: fmt.Sprint(value)} }
+
+// For returns the setting for the given steps only (none: no step, the setting is not shown).
+func (s Setting) For(steps ...string) Setting {
+	s.Steps = append(make([]string, 0, len(steps)), steps...)
+	return s
+}
+
+// Banner renders, in one line of name=value pairs, the settings that matter to at least one of
+// steps (the steps that run).
+func Banner(settings []Setting, steps []string) string {
+	var parts []string
+	for _, s := range settings {
+		if s.Steps == nil || slices.ContainsFunc(s.Steps, func(st string) bool { return slices.Contains(steps, st) }) {
+			parts = append(parts, s.Name+"="+s.Value)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Unloaded is a workload whose chosen steps may run where nothing loaded their data: a step
+// list without the step that loads, scripts that read tables a step they do not run would load.
+// rumbench run asks it before a run that loads its own data (not --reuse, not prepare), and
+// says or refuses, before anything starts, what it answers.
+type Unloaded interface {
+	// Unloaded says what the steps that run find when nothing loads their data: fresh is true
+	// when a target's database starts empty (an engine's new data directory, a server rumbench
+	// starts), false for a --dsn server, which may hold it already. line is "" when the steps
+	// load what they use; refuse says they cannot run at all (line then names the flag that
+	// loads).
+	Unloaded(fresh bool) (line string, refuse bool)
 }
 
 // CachePlanner is implemented by workloads whose profiles state a regime and size each
@@ -116,7 +158,8 @@ type Spec struct {
 	Description string
 	// Steps lists every step name the workload knows, in the order they run.
 	Steps []string
-	// Profiles are the scale names the workload knows (quick, small, standard), smallest first.
+	// Profiles are the scale names the workload knows (quick, small, standard), smallest first:
+	// what --profile takes, its help lists and Build accepts (PickProfile).
 	Profiles []string
 	// Groups are the workload's step groups in report order (nil: its steps are not grouped).
 	Groups []results.Group
@@ -145,8 +188,42 @@ type Spec struct {
 	// NeedsSQL says the workload runs SQL text (table.SQLSession): an engine without SQL
 	// (engine.Spec.SQL false: the KV and document families) is refused before the run starts.
 	NeedsSQL bool
+	// DataProperty names the workload's repeatable NAME=VALUE flag that sets those of its
+	// DataConfig keys (Reuser) that are no flag of their own (YCSB's --property, -p); "" for
+	// none. rumbench run --reuse takes a DataConfig key the command line does not set from the
+	// data's preparation: through the flag of the key's name (table_size: --table-size), else
+	// as NAME=VALUE of this flag.
+	DataProperty string
 	// New returns a fresh definition, its flags bound to their defaults.
 	New func() Definition
+}
+
+// CheckProfile refuses a profile name that is not one of s.Profiles, naming the valid ones: the
+// one check of --profile, made by the CLI before Build and by Build itself (PickProfile).
+func (s Spec) CheckProfile(name string) error {
+	if slices.Contains(s.Profiles, name) {
+		return nil
+	}
+	return fmt.Errorf("unknown profile %q (valid: %s)", input.Short(name), strings.Join(s.Profiles, ", "))
+}
+
+// PickProfile returns the settings of profile name of the registered workload w from its table
+// profiles; an error when name is not one of w's Spec.Profiles (Spec.CheckProfile) or the table
+// has no entry for it.
+func PickProfile[P any](w string, profiles map[string]P, name string) (P, error) {
+	var zero P
+	spec, ok := Lookup(w)
+	if !ok {
+		return zero, fmt.Errorf("unknown workload %q", w)
+	}
+	if err := spec.CheckProfile(name); err != nil {
+		return zero, err
+	}
+	p, ok := profiles[name]
+	if !ok {
+		return zero, fmt.Errorf("workload %s: profile %s has no settings", w, name)
+	}
+	return p, nil
 }
 
 // SetClients is Concurrent.SetClients for a workload whose configuration is *cfg: it sets n

@@ -47,3 +47,23 @@ func TestSummarySpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestProfiles: every workload's Build takes each of its Spec.Profiles and refuses any other
+// name with the one message Spec.CheckProfile gives (the CLI's).
+func TestProfiles(t *testing.T) {
+	for _, name := range workload.Names() {
+		spec, _ := workload.Lookup(name)
+		for _, p := range spec.Profiles {
+			if _, err := spec.New().Build(workload.Shared{Profile: p, Seed: 1}); err != nil {
+				t.Errorf("%s --profile %s: %v", name, p, err)
+			}
+		}
+		want := spec.CheckProfile("huge")
+		if want == nil || !strings.Contains(want.Error(), strings.Join(spec.Profiles, ", ")) {
+			t.Fatalf("%s: CheckProfile(huge) = %v", name, want)
+		}
+		if _, err := spec.New().Build(workload.Shared{Profile: "huge", Seed: 1}); err == nil || err.Error() != want.Error() {
+			t.Errorf("%s: Build of profile huge: %v, want %v", name, err, want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package insert
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -98,9 +97,9 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 
 // Build makes the insert benchmark from the flags and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	p, err := workload.PickProfile("insert", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	changed := d.fs.Changed
 	c := Config{Clients: d.clients, Rows: p.rows, Writes: p.writes, QuerySecs: p.querySecs,

@@ -197,10 +197,31 @@ func (w *Workload) clientNos() []int {
 	return out
 }
 
-// Summary implements workload.Workload.
-func (w *Workload) Summary() string {
-	return fmt.Sprintf("clients=%d rows=%d writes=%d query_secs=%g rows_per_commit=%d delete_per_insert=%v steps=%v seed=%d",
-		w.cfg.Clients, w.cfg.Rows, w.cfg.Writes, w.cfg.QuerySecs, w.cfg.RowsPerCommit, w.cfg.DeletePerInsert, w.steps, w.cfg.Seed)
+// Settings implements workload.Workload.
+func (w *Workload) Settings() []workload.Setting {
+	queries := StepNames[4:]
+	return []workload.Setting{
+		workload.Show("clients", w.cfg.Clients),
+		workload.Show("rows", w.cfg.Rows).For("l.i0"),
+		workload.Show("writes", w.cfg.Writes).For("l.i1", "l.i2"),
+		workload.Show("query_secs", w.cfg.QuerySecs).For(queries...),
+		workload.Show("rows_per_commit", w.cfg.RowsPerCommit).For(append([]string{"l.i0", "l.i1", "l.i2"}, queries...)...),
+		workload.Show("delete_per_insert", w.cfg.DeletePerInsert).For(append([]string{"l.i1", "l.i2"}, queries...)...),
+		workload.Show("seed", w.cfg.Seed),
+	}
+}
+
+// Unloaded implements workload.Unloaded: the steps after l.i0 run on the rows it loaded; without
+// it they start on empty tables (Open creates them, on every engine).
+func (w *Workload) Unloaded(bool) (string, bool) {
+	if len(w.steps) == 0 || slices.Contains(w.steps, "l.i0") {
+		return "", false
+	}
+	verb := "start"
+	if len(w.steps) == 1 {
+		verb = "starts"
+	}
+	return fmt.Sprintf("l.i0 (the load of --rows) does not run: %s %s on empty tables", strings.Join(w.steps, ", "), verb), false
 }
 
 // cleanupWait is the configured wait after the cleanup, the reference's formula when negative.

@@ -137,9 +137,9 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 
 // Build makes the workload from the flags and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	p, err := workload.PickProfile("linkbench", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	g, err := lbgen.NamedConfig(d.reference)
 	if err != nil {
@@ -324,16 +324,29 @@ func (w *Workload) Config() map[string]any {
 	}
 }
 
-// Summary implements workload.Workload.
-func (w *Workload) Summary() string {
+// Settings implements workload.Workload: the graph's settings matter to every step (the loops
+// choose ids in it), the loaders' to the load, the requesters' to the loops.
+func (w *Workload) Settings() []workload.Setting {
 	g := &w.cfg.Graph
-	deg := ""
-	if g.MaxDegree > 0 {
-		deg = fmt.Sprintf(" max_degree=%d", g.MaxDegree)
+	loops := slices.DeleteFunc(slices.Clone(w.steps), func(s string) bool { return s == StepLoad })
+	out := []workload.Setting{
+		workload.Show("reference", w.cfg.Reference),
+		workload.Show("mix", w.cfg.MixName).For(loops...),
+		workload.Show("maxid1", g.MaxID1),
 	}
-	return fmt.Sprintf("reference=%s mix=%s maxid1=%d%s loaders=%d load_split=%s requesters=%d loops=%d loop_secs=%g requests=%d request_rate=%g expunge=%v seed=%d",
-		w.cfg.Reference, w.cfg.MixName, g.MaxID1, deg, w.cfg.Loaders, w.loadSplit(), w.cfg.Requesters, w.cfg.Loops, w.cfg.LoopSecs,
-		w.cfg.Requests, w.cfg.RequestRate, w.cfg.Expunge, w.cfg.Seed)
+	if g.MaxDegree > 0 {
+		out = append(out, workload.Show("max_degree", g.MaxDegree))
+	}
+	return append(out,
+		workload.Show("loaders", w.cfg.Loaders).For(StepLoad),
+		workload.Show("load_split", w.loadSplit()).For(StepLoad),
+		workload.Show("requesters", w.cfg.Requesters).For(loops...),
+		workload.Show("loop_secs", w.cfg.LoopSecs).For(loops...),
+		workload.Show("requests", w.cfg.Requests).For(loops...),
+		workload.Show("request_rate", w.cfg.RequestRate).For(loops...),
+		workload.Show("expunge", w.cfg.Expunge).For(loops...),
+		workload.Show("seed", w.cfg.Seed),
+	)
 }
 
 // SetClients implements workload.Concurrent: the steps built from now on run n clients

@@ -247,8 +247,13 @@ func TestLoadSplit(t *testing.T) {
 			t.Errorf("%s: remark %q, want it to start with %q", tc.split, got, tc.remark)
 		}
 	}
-	if got := build(t, "--maxid1", "1001").Summary(); !strings.Contains(got, "load_split=reference") {
-		t.Errorf("summary %q: no load_split=reference", got)
+	w := build(t, "--maxid1", "1001")
+	if got := workload.Banner(w.Settings(), w.Steps()); !strings.Contains(got, "load_split=reference") {
+		t.Errorf("banner %q: no load_split=reference", got)
+	}
+	// The loaders' settings are the load's; a run of the loops alone does not show them.
+	if got := workload.Banner(w.Settings(), w.Steps()[1:]); strings.Contains(got, "load_split=") || strings.Contains(got, "loaders=") || !strings.Contains(got, "requesters=") {
+		t.Errorf("banner of the loops %q: the load's settings, or no requesters", got)
 	}
 }
 

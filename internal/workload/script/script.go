@@ -21,6 +21,7 @@ package script
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,9 +158,9 @@ type Weighted struct {
 
 // Build reads the scripts and sizes the run from the flags and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	p, err := workload.PickProfile("script", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	c := Config{Scale: p.scale, Clients: d.clients, Jobs: d.jobs, MaxTries: d.maxTries, RunSecs: p.runSecs, Seed: s.Seed}
 	if d.fs.Changed("scale-factor") {
@@ -374,12 +375,53 @@ func (w *Workload) Config() map[string]any {
 		"run_secs": w.cfg.RunSecs, "warmup_secs": w.cfg.WarmupSecs, "init": w.cfg.Init, "seed": w.cfg.Seed, "scripts": scripts, "defines": w.cfg.Defines}
 }
 
-// Summary implements workload.Workload.
-func (w *Workload) Summary() string {
+// Unloaded implements workload.Unloaded: without --init, a script that names one of pgbench's
+// tables cannot run on a database that starts empty (the run would fail at its first statement
+// on it, after the banner).
+func (w *Workload) Unloaded(fresh bool) (string, bool) {
+	if w.cfg.Init || !fresh {
+		return "", false
+	}
+	for _, sc := range w.cfg.Scripts {
+		for _, cmd := range sc.Script.Commands {
+			if cmd.Kind != pgscript.SQL {
+				continue
+			}
+			if t := pgbenchTable(cmd.Text); t != "" {
+				return fmt.Sprintf("script %s line %d reads %s, which --init creates and loads: give --init, or --dsn of a server that holds pgbench's tables",
+					sc.Script.Name, cmd.Line, t), true
+			}
+		}
+	}
+	return "", false
+}
+
+// pgbenchTable returns the first of pgbench's tables the SQL text names (a whole word, in any
+// case), "" for none.
+func pgbenchTable(text string) string {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	for _, w := range words {
+		if slices.Contains(Tables, w) {
+			return w
+		}
+	}
+	return ""
+}
+
+// Settings implements workload.Workload: the scale is the loaded data's and the scripts'
+// :scale; the rest matter to the run step.
+func (w *Workload) Settings() []workload.Setting {
 	var scripts []string
 	for _, s := range w.cfg.Scripts {
 		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Label, s.Weight))
 	}
-	return fmt.Sprintf("scripts=%s scale=%d clients=%d run_secs=%g warmup_secs=%g init=%v", strings.Join(scripts, ","),
-		w.cfg.Scale, w.cfg.Clients, w.cfg.RunSecs, w.cfg.WarmupSecs, w.cfg.Init)
+	return []workload.Setting{
+		workload.Show("scripts", strings.Join(scripts, ",")).For(StepRun),
+		workload.Show("scale", w.cfg.Scale),
+		workload.Show("clients", w.cfg.Clients).For(StepRun),
+		workload.Show("run_secs", w.cfg.RunSecs).For(StepRun),
+		workload.Show("warmup_secs", w.cfg.WarmupSecs).For(StepRun),
+	}
 }

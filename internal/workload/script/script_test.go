@@ -113,8 +113,8 @@ func TestWarmup(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := wl.(*Workload)
-	if w.cfg.WarmupSecs != 1 || !strings.Contains(w.Summary(), "warmup_secs=1") {
-		t.Fatalf("warm-up %g, summary %s", w.cfg.WarmupSecs, w.Summary())
+	if got := workload.Banner(w.Settings(), w.Steps()); w.cfg.WarmupSecs != 1 || !strings.Contains(got, "warmup_secs=1") {
+		t.Fatalf("warm-up %g, banner %s", w.cfg.WarmupSecs, got)
 	}
 	eng, dir := worktest.Engine(t, "sqlite", false, nil)
 	worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {

@@ -1,9 +1,6 @@
 package sysbench
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/spf13/pflag"
 
 	"github.com/rumbench/rumbench/internal/results"
@@ -89,9 +86,9 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 
 // Build makes the suite from the flags and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	p, err := workload.PickProfile("sysbench", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	changed := d.fs.Changed
 	c := Config{Tables: d.tables, TableSize: p.tableSize, Threads: d.threads, ReadSecs: p.readSecs,
@@ -112,7 +109,6 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if s.CleanupWaitSecs != nil {
 		c.CleanupWaitSecs = *s.CleanupWaitSecs
 	}
-	var err error
 	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.percentiles); err != nil {
 		return nil, err
 	}

@@ -262,11 +262,31 @@ func (w *Workload) Config() map[string]any {
 	return m
 }
 
-// Summary implements workload.Workload.
-func (w *Workload) Summary() string {
-	return fmt.Sprintf("tables=%d table_size=%d threads=%d read_secs=%g write_secs=%g warmup_secs=%g events=%d rand_type=%s prepared=%v pre=%v tests=%d seed=%d",
-		w.cfg.Tables, w.cfg.TableSize, w.cfg.Threads, w.cfg.ReadSecs, w.cfg.WriteSecs, w.cfg.WarmupSecs, w.cfg.Events,
-		w.cfg.RandType, w.cfg.Prepared, w.cfg.Pre, len(w.tests), w.cfg.Seed)
+// Settings implements workload.Workload: the tables' shape and the threads matter to every
+// step (the load runs up to --tables threads); the tests' settings to the tests, the lengths to
+// the read or the write tests.
+func (w *Workload) Settings() []workload.Setting {
+	var tests, reads, writes []string
+	for _, t := range w.tests {
+		tests = append(tests, t.Name)
+		if t.Write {
+			writes = append(writes, t.Name)
+		} else {
+			reads = append(reads, t.Name)
+		}
+	}
+	return []workload.Setting{
+		workload.Show("tables", w.cfg.Tables),
+		workload.Show("table_size", w.cfg.TableSize),
+		workload.Show("threads", w.cfg.Threads),
+		workload.Show("read_secs", w.cfg.ReadSecs).For(reads...),
+		workload.Show("write_secs", w.cfg.WriteSecs).For(writes...),
+		workload.Show("warmup_secs", w.cfg.WarmupSecs).For(tests...),
+		workload.Show("events", w.cfg.Events).For(tests...),
+		workload.Show("rand_type", w.cfg.RandType).For(tests...),
+		workload.Show("prepared", w.cfg.Prepared).For(tests...),
+		workload.Show("seed", w.cfg.Seed),
+	}
 }
 
 // cleanupWait is the wait after a flush: the configured one, or the reference's formula.

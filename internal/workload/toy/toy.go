@@ -71,9 +71,9 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 
 // Build makes the toy from --toy-rows and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	c, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: quick, standard)", s.Profile)
+	c, err := workload.PickProfile("toy", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	if d.fs.Changed("toy-rows") {
 		c.Rows = d.rows
@@ -99,9 +99,9 @@ func (w *Workload) Config() map[string]any {
 	return map[string]any{"rows": w.cfg.Rows, "probe_secs": w.cfg.Secs, "seed": w.cfg.Seed}
 }
 
-// Summary implements workload.Workload.
-func (w *Workload) Summary() string {
-	return fmt.Sprintf("rows=%d probe_secs=%g seed=%d", w.cfg.Rows, w.cfg.Secs, w.cfg.Seed)
+// Settings implements workload.Workload.
+func (w *Workload) Settings() []workload.Setting {
+	return []workload.Setting{workload.Show("rows", w.cfg.Rows), workload.Show("probe_secs", w.cfg.Secs).For("probe"), workload.Show("seed", w.cfg.Seed)}
 }
 
 var kvTable = &table.Table{Name: "toy", Columns: []table.Column{

@@ -19,7 +19,6 @@ package tpcc
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -98,9 +97,9 @@ func (d *definition) Flags() *pflag.FlagSet { return d.fs }
 
 // Build makes the workload from the flags and the profile.
 func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, ok := profiles[s.Profile]
-	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (valid: %s)", s.Profile, strings.Join(profileNames, ", "))
+	p, err := workload.PickProfile("tpcc", profiles, s.Profile)
+	if err != nil {
+		return nil, err
 	}
 	c := Config{Warehouses: p.warehouses, Terminals: p.terminals, Loaders: d.loaders, RunSecs: p.runSecs, Transactions: d.transactions, Think: d.think,
 		Scale: SpecScale, Seed: s.Seed}
@@ -120,7 +119,6 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 	if s.WarmupSecs != nil {
 		c.WarmupSecs = *s.WarmupSecs
 	}
-	var err error
 	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.pcts); err != nil {
 		return nil, err
 	}
@@ -213,10 +211,17 @@ func (w *Workload) Config() map[string]any {
 		"percentiles": c.Percentiles, "seed": c.Seed}
 }
 
-// Summary implements workload.Workload.
-func (w *Workload) Summary() string {
+// Settings implements workload.Workload.
+func (w *Workload) Settings() []workload.Setting {
 	c := &w.cfg
-	return fmt.Sprintf("warehouses=%d terminals=%d loaders=%d run_secs=%g think=%v seed=%d", c.Warehouses, c.Terminals, c.Loaders, c.RunSecs, c.Think, c.Seed)
+	return []workload.Setting{
+		workload.Show("warehouses", c.Warehouses),
+		workload.Show("loaders", c.Loaders).For(StepLoad),
+		workload.Show("terminals", c.Terminals).For(StepRun),
+		workload.Show("run_secs", c.RunSecs).For(StepRun),
+		workload.Show("think", c.Think).For(StepRun),
+		workload.Show("seed", c.Seed),
+	}
 }
 
 // SetClients implements workload.Concurrent: the run steps built from now on run n terminals

@@ -116,7 +116,8 @@ func TestReferenceSQL(t *testing.T) {
 				exec("TRUNCATE mysql.general_log")
 				exec("SET GLOBAL log_output = 'TABLE', GLOBAL general_log = 1")
 			}
-			w := build(t, "--workload-letter", "a", "-p", "recordcount=4", "--steps", "load")
+			// YCSB's load: one record per transaction (the quick profile batches 100).
+			w := build(t, "--workload-letter", "a", "-p", "recordcount=4", "--steps", "load", "--load-batch", "1")
 			exec(worktest.Mark("load"))
 			run := worktest.Steps(t, eng, dir, w, nil).(*Run)
 			c, err := run.stepClient(ctx, 0, 1)

@@ -225,3 +225,28 @@ func checkScans(t *testing.T, r *Run) {
 		}
 	}
 }
+
+// TestLoadBatchOfProfiles: the quick profile loads 100 records per transaction; small and
+// standard one, as YCSB; --load-batch sets it at any profile.
+func TestLoadBatchOfProfiles(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		args    []string
+		want    int
+	}{{"quick", nil, 100}, {"small", nil, 1}, {"standard", nil, 1}, {"quick", []string{"--load-batch", "1"}, 1}, {"small", []string{"--load-batch", "50"}, 50}} {
+		d := newDefinition()
+		if err := d.Flags().Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		w, err := d.Build(workload.Shared{Profile: c.profile, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.(*Workload).cfg.LoadBatch; got != c.want {
+			t.Errorf("--profile %s %v: load batch %d, want %d", c.profile, c.args, got, c.want)
+		}
+		if b := workload.Banner(w.Settings(), []string{StepLoad}); !strings.Contains(b, fmt.Sprintf("load_batch=%d ", c.want)) {
+			t.Errorf("--profile %s %v: banner of the load %q", c.profile, c.args, b)
+		}
+	}
+}
