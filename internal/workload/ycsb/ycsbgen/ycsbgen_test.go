@@ -378,8 +378,6 @@ func TestDiscreteChooserWorkloadMixes(t *testing.T) {
 	}
 }
 
-
-
 func TestNoAllocationsPerDraw(t *testing.T) {
 	r := gen.NewRand(1)
 	z := must(NewZipfian(0, 999, ZipfianConstant))
