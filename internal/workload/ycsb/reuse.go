@@ -29,7 +29,8 @@ func (w *Workload) DataConfig() map[string]any {
 	c := &w.cfg.Core
 	return map[string]any{"table": c.Table, "recordcount": c.RecordCount, "insertstart": c.InsertStart, "insertcount": c.InsertCount,
 		"fieldcount": c.FieldCount, "fieldlength": c.FieldLength, "minfieldlength": c.MinFieldLength,
-		"fieldlengthdistribution": c.FieldLengthDistribution, "zeropadding": c.ZeroPadding, "insertorder": c.InsertOrder, "seed": w.cfg.Seed}
+		"fieldlengthdistribution": c.FieldLengthDistribution, "fieldnameprefix": c.FieldNamePrefix, "zeropadding": c.ZeroPadding,
+		"insertorder": c.InsertOrder, "seed": w.cfg.Seed}
 }
 
 // Reopen implements workload.Reuser. The load wrote insertcount records; records above that
