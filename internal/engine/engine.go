@@ -76,6 +76,13 @@ type Spec struct {
 	// engine's cache (workload.CacheFor). 0: no such rule (no cache of its own, or one the page
 	// cache backs), the engine keeps the run's cache.
 	CachePerFileByte float64
+	// PerUnitBytes are figures measured on the engine that workloads size its cache and their
+	// disk estimates by, keyed by the unit a workload names (docs/engine-settings.md has the
+	// measurements): bytes on disk per unit of its data ("sysbench.row", "ycsb.record" of the
+	// default 1 KB shape, "tpcc.warehouse", "linkbench.node", "linkbench.link", "script.scale"),
+	// or a cache's bytes per row ("insert.row.cache"). A unit the engine has no figure for
+	// leaves its cache to the run. Workloads read them with workload.Measured.
+	PerUnitBytes map[string]float64
 	// SharedThreads, when set, says whether sessions of the engine opened with the options extra
 	// can share one thread: their sockets read together in a netblock.Group, which raw I/O
 	// allows. A workload whose clients share threads (the script workload's --jobs) refuses the

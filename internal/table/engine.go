@@ -54,6 +54,17 @@ type Info struct {
 	// that walks a table in ranges for its own checks walks it in as few ranges as its memory
 	// allows. Measured operations are not changed.
 	WholeRanges bool `json:"whole_ranges,omitempty"`
+	// Dialect is a SQL engine's dialect (DialectPostgres, DialectMySQL, DialectSQLite): the key
+	// of its statements' texts in Stmt.Dialects and of the DDL a workload writes for it; "" for
+	// an engine without SQL. Workloads read it, never the engine's name.
+	Dialect string `json:"dialect,omitempty"`
+	// TableEngine is the storage engine a MySQL-dialect server creates tables with ("InnoDB",
+	// "ROCKSDB"): the ENGINE= clause of DDL a workload writes itself; "" elsewhere.
+	TableEngine string `json:"table_engine,omitempty"`
+	// BinaryText says the engine binds byte values to text columns as binary, whatever their
+	// bytes (MySQL's own wire path into latin1 columns): a workload may then declare text
+	// columns for binary payloads, as a reference's DDL does.
+	BinaryText bool `json:"binary_text,omitempty"`
 	// Notes are caveats of the engine as opened, one line each (rumbench's settings an older
 	// server release does not know and was started without): the run prints and records them.
 	Notes []string `json:"notes,omitempty"`

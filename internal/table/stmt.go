@@ -13,6 +13,12 @@ const (
 	DialectSQLite   = "sqlite"
 )
 
+// The MySQL storage engines a server creates tables with (Info.TableEngine), as DDL names them.
+const (
+	TableEngineInnoDB  = "InnoDB"
+	TableEngineRocksDB = "ROCKSDB"
+)
+
 // StmtKind is what a statement does.
 type StmtKind uint8
 

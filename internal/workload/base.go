@@ -94,6 +94,11 @@ func (d *definition[C]) Flags() *pflag.FlagSet { return d.fs }
 
 func (d *definition[C]) Build(s Shared) (Workload, error) {
 	sh := d.shape
+	if spec, ok := Lookup(sh.Name); ok {
+		if err := spec.CheckProfile(s.Profile); err != nil {
+			return nil, err
+		}
+	}
 	c := d.cfg
 	sh.Settings.Apply(d.fs, &c, s.Profile)
 	b := &Base[C]{Cfg: c, Seed: s.Seed, name: sh.Name, settings: sh.Settings, decls: sh.Steps, clients: sh.Clients,

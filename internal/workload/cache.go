@@ -91,3 +91,18 @@ func unitBytes(b float64) string {
 	}
 	return fmt.Sprintf("%.1f bytes", b)
 }
+
+// Measured returns, by engine name, the figure every registered engine gives for unit in its
+// engine.Spec.PerUnitBytes (an engine without one is left out): what a workload sizes caches
+// and disk estimates by, without naming an engine.
+func Measured(unit string) map[string]float64 {
+	out := map[string]float64{}
+	for _, name := range engine.Names() {
+		if s, ok := engine.Lookup(name); ok {
+			if v, ok := s.PerUnitBytes[unit]; ok {
+				out[name] = v
+			}
+		}
+	}
+	return out
+}

@@ -66,6 +66,7 @@ func register(name, te, description string) {
 		// The buffer pool holds pages as on disk, plus a quarter free; MyRocks' block cache
 		// holds blocks uncompressed.
 		CachePerFileByte: map[string]float64{"innodb": 1.25, "rocksdb": 3}[te],
+		PerUnitBytes:     perUnitBytes[te],
 		// The client path: how the sessions talk to the server, not what it stores.
 		ClientOptions: append(sqlfam.ClientOptionKeys(), "insert", "wire"),
 		Open: func(ctx context.Context, o engine.Options) (table.Engine, error) {
@@ -157,6 +158,7 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 		}
 	}
 	info.Options["wire"] = wire
+	info.Dialect, info.TableEngine, info.BinaryText = table.DialectMySQL, map[string]string{"innodb": table.TableEngineInnoDB, "rocksdb": table.TableEngineRocksDB}[te], wire == "own"
 	complete, note := true, ""
 	if te == "innodb" {
 		complete, note = false, "InnoDB writes data pages with asynchronous I/O (io_uring or libaio), which the library does not see: data bytes are missing (their syncs are counted)"

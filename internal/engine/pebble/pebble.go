@@ -38,6 +38,7 @@ func init() {
 		// Its block cache holds blocks uncompressed. 3 is a margin, not a measured ratio:
 		// MyRocks' LinkBench graph (105 MB of files) missed a 64 MiB block cache and fit 512.
 		CachePerFileByte: 3,
+		PerUnitBytes:     perUnitBytes,
 		Description:      "LSM tree (CockroachDB Pebble v2, RocksDB-like), KV layout as MyRocks",
 		Options:          options,
 		Open:             open,

@@ -51,6 +51,7 @@ func init() {
 		Name: "postgres",
 		// shared_buffers hold pages as on disk, plus a quarter free.
 		CachePerFileByte: 1.25,
+		PerUnitBytes:     perUnitBytes,
 		Description:      "PostgreSQL (heap + B-tree indexes), private managed instance or --dsn; SQL family via pgx",
 		Options:          options,
 		Open:             open,
@@ -89,7 +90,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	}
 	info := table.Info{Name: "postgres", Options: map[string]string{
 		"cache_mb": strconv.FormatInt(o.CacheBytes>>20, 10), "sync": strconv.FormatBool(o.Sync),
-	}, LogFiles: []string{"pg_wal", "server.log"}} // the WAL and the managed server's log
+	}, LogFiles: []string{"pg_wal", "server.log"}, Dialect: table.DialectPostgres} // the WAL and the managed server's log
 	choice, err := sqlfam.ParseClientOptions("postgres", o.Extra, info.Options)
 	if err != nil {
 		return nil, err

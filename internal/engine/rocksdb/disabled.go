@@ -15,7 +15,7 @@ const unavailable = "this rumbench was built without RocksDB: build it with make
 func init() {
 	engine.Register(engine.Spec{
 		Name: name, Description: description, Options: options,
-		CachePerFileByte: 3, Unavailable: unavailable, // its block cache holds blocks uncompressed
+		CachePerFileByte: 3, PerUnitBytes: perUnitBytes, Unavailable: unavailable, // its block cache holds blocks uncompressed
 		Open: func(context.Context, engine.Options) (table.Engine, error) { return nil, errors.New(unavailable) },
 	})
 }

@@ -20,7 +20,7 @@ import (
 func init() {
 	engine.Register(engine.Spec{
 		Name: name, Description: description, Options: options,
-		CachePerFileByte: 3, Open: open, // its block cache holds blocks uncompressed
+		CachePerFileByte: 3, PerUnitBytes: perUnitBytes, Open: open, // its block cache holds blocks uncompressed
 		Check: func(extra map[string]string) error {
 			_, err := parse(extra)
 			return err

@@ -33,12 +33,13 @@ var options = map[string]string{
 
 func init() {
 	engine.Register(engine.Spec{
-		Name:        "sqlite",
-		Description: "B-tree (SQLite via mattn/go-sqlite3, WAL or rollback journal: journal_mode), SQL family",
-		Options:     options,
-		Open:        open,
-		SQL:         true,
-		MaxColumns:  2000, // SQLITE_MAX_COLUMN as go-sqlite3 compiles it
+		Name:         "sqlite",
+		PerUnitBytes: perUnitBytes,
+		Description:  "B-tree (SQLite via mattn/go-sqlite3, WAL or rollback journal: journal_mode), SQL family",
+		Options:      options,
+		Open:         open,
+		SQL:          true,
+		MaxColumns:   2000, // SQLITE_MAX_COLUMN as go-sqlite3 compiles it
 		Check: func(extra map[string]string) error {
 			_, err := parse(extra, true)
 			return err
@@ -106,6 +107,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	info := table.Info{
 		Name:    "sqlite",
 		Version: version,
+		Dialect: table.DialectSQLite,
 		// The write-ahead log and its index, or the rollback journal.
 		LogFiles: []string{"*-wal", "*-shm", "*-journal"},
 		Options: map[string]string{

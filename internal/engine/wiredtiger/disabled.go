@@ -16,7 +16,7 @@ func init() {
 	engine.Register(engine.Spec{
 		Name: name, Description: description, Options: options,
 		// Pages in memory take 2.7 times their files (LinkBench's quick load); eviction starts at 80%.
-		CachePerFileByte: 4, Unavailable: unavailable,
+		CachePerFileByte: 4, PerUnitBytes: perUnitBytes, Unavailable: unavailable,
 		Open: func(context.Context, engine.Options) (table.Engine, error) { return nil, errors.New(unavailable) },
 	})
 }

@@ -30,7 +30,7 @@ func init() {
 	engine.Register(engine.Spec{
 		Name: name, Description: description, Options: options,
 		// Pages in memory take 2.7 times their files (LinkBench's quick load); eviction starts at 80%.
-		CachePerFileByte: 4, Open: open,
+		CachePerFileByte: 4, PerUnitBytes: perUnitBytes, Open: open,
 		Check: func(extra map[string]string) error {
 			_, err := parse(extra)
 			return err

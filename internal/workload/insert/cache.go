@@ -12,11 +12,11 @@ const (
 	RegimeIOBound = workload.RegimeIOBound
 )
 
-// cacheBytesPerRow is, per engine, the cache a cached profile gives it per row the benchmark's
-// tables hold at their largest (rows loaded + rows written, all clients): the engine's
-// in-memory bytes per row of this benchmark (a row of about 60 bytes with its primary key and
-// three secondary index entries), measured with a cache that holds everything, times the
-// headroom its own tuning guide asks for. docs/engine-settings.md has the measurements.
+// unitRowCache names the figure (engine.Spec.PerUnitBytes) of the cache a cached profile gives an
+// engine per row the benchmark's tables hold at their largest (rows loaded + rows written, all
+// clients): the engine's in-memory bytes per row of this benchmark (a row of about 60 bytes with
+// its primary key and three secondary index entries), measured with a cache that holds everything,
+// times the headroom its own tuning guide asks for. docs/engine-settings.md has the measurements.
 //   - wiredtiger 1200: its pages take about 400 bytes a row in memory (cache: bytes currently in
 //     the cache, 100 MB at 250k rows, three times its files), of which about 230 are dirty
 //     before a checkpoint (cache: tracked dirty bytes, 57 MB); application threads evict once
@@ -29,17 +29,9 @@ const (
 //   - pebble, rocksdb, myrocks 50: about 21 bytes a row of compressed blocks, with their index
 //     and filter blocks, twice over.
 //
-// Engines not listed (lmdb and bbolt have no cache of their own; mongo, null) keep the run's
-// default. The cache is at least DefaultCacheMB.
-var cacheBytesPerRow = map[string]int64{
-	"wiredtiger": 1200,
-	"mysql":      1000,
-	"postgres":   600,
-	"sqlite":     80,
-	"pebble":     50,
-	"rocksdb":    50,
-	"myrocks":    50,
-}
+// Engines without the figure (lmdb and bbolt have no cache of their own; mongo, null) keep the
+// run's default. The cache is at least DefaultCacheMB.
+const unitRowCache = "insert.row.cache"
 
 // DefaultCacheMB is the cache an engine gets when the rule gives less, MiB (the --cache-mb
 // default).
@@ -49,7 +41,7 @@ const DefaultCacheMB = workload.DefaultCacheMB
 func (w *Workload) Regime() string { return w.cfg.Regime }
 
 // CacheMB implements workload.CachePlanner: in a cached profile, the cache for engine that
-// holds its in-memory working set at the benchmark's largest table size (cacheBytesPerRow ×
+// holds its in-memory working set at the benchmark's largest table size (unitRowCache ×
 // (Rows + Writes) × Clients), rounded up to a power of two MiB, at least DefaultCacheMB and at
 // most maxBytes (0: no bound); false for an engine without a rule and in an IO-bound profile.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
@@ -57,10 +49,11 @@ func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 }
 
 func cacheMB(c Config, engine string, maxBytes int64) (int64, bool) {
-	per, ok := cacheBytesPerRow[engine]
+	perRow, ok := workload.Measured(unitRowCache)[engine]
 	if !ok || c.Regime != RegimeCached {
 		return 0, false
 	}
+	per := int64(perRow)
 	clients := int64(max(c.Clients, 1))
 	return workload.CacheMiB(float64(per*(c.Rows+c.Writes)*clients>>20<<20), maxBytes), true // need in whole MiB, as the rule was stated
 }

@@ -2,32 +2,28 @@ package linkbench
 
 import "github.com/rumbench/rumbench/internal/workload"
 
-// graphBytes is, per engine, the bytes its tables and indexes take on disk per node (the node,
-// its count rows and its share of the tables' fixed cost) and per link, from the database sizes
-// after the loads of the quick profile and of the small one (both 100,000 nodes: 420,252 and
-// 4,597,662 links), the fork's DDL where it applies (MariaDB's 16 partitions are most of
-// InnoDB's bytes per node). docs/engine-settings.md has the measurements.
-var graphBytes = map[string]struct{ node, link float64 }{
-	"pebble":     {node: 529, link: 85.6},
-	"rocksdb":    {node: 360, link: 87.2},
-	"myrocks":    {node: 656, link: 95.1},
-	"wiredtiger": {node: 219, link: 82.6},
-	"mysql":      {node: 3379, link: 223.4},
-	"postgres":   {node: 1069, link: 338.5},
-}
+// unitNode and unitLink name the figures (engine.Spec.PerUnitBytes) of the bytes an engine's
+// tables and indexes take on disk per node (the node, its count rows and its share of the tables'
+// fixed cost) and per link, from the database sizes after the loads of the quick profile and of
+// the small one (both 100,000 nodes: 420,252 and 4,597,662 links), the fork's DDL where it applies
+// (MariaDB's 16 partitions are most of InnoDB's bytes per node). docs/engine-settings.md has the
+// measurements.
+const unitNode, unitLink = "linkbench.node", "linkbench.link"
 
 // Regime implements workload.CachePlanner.
 func (w *Workload) Regime() string { return w.cfg.Regime }
 
 // CacheMB implements workload.CachePlanner: in a cached profile, the cache that holds engine's
-// tables and indexes at this graph's size (workload.CacheForFiles of graphBytes of the graph's
-// nodes and links); false for an engine without a rule and in the IO-bound profile.
+// tables and indexes at this graph's size (workload.CacheForFiles of the engine's bytes per node
+// and per link of the graph's nodes and links); false for an engine without a rule and in the
+// IO-bound profile.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
-	per, ok := graphBytes[engine]
-	if !ok || w.cfg.Regime != workload.RegimeCached {
+	node, ok1 := workload.Measured(unitNode)[engine]
+	link, ok2 := workload.Measured(unitLink)[engine]
+	if !ok1 || !ok2 || w.cfg.Regime != workload.RegimeCached {
 		return 0, false
 	}
-	return workload.CacheForFiles(engine, per.node*float64(w.model.Nodes())+per.link*float64(w.links()), maxBytes)
+	return workload.CacheForFiles(engine, node*float64(w.model.Nodes())+link*float64(w.links()), maxBytes)
 }
 
 // links returns the number of links the load writes (all shards'): counted node by node up to

@@ -175,7 +175,7 @@ func (r *Run) newRequester(ctx context.Context, ss *workload.Sessions, q *lbgen.
 	if c.w, err = ss.Open(ctx, r.eng); err != nil {
 		return nil, err
 	}
-	if d == "mysql" {
+	if d == table.DialectMySQL {
 		if err := c.setImplicit(ctx); err != nil {
 			return nil, err
 		}

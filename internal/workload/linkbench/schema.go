@@ -140,15 +140,12 @@ var pgDDL = map[string][]string{
 		"PRIMARY KEY(id))"},
 }
 
-// dialectOf is the SQL dialect of a server engine the fork has a store for ("mysql" for
-// MariaDB/MySQL, "postgres"), "" for the other engines: the reference's connections and
-// transactions apply to those two.
+// dialectOf is the SQL dialect of a server engine the fork has a store for (MariaDB/MySQL,
+// PostgreSQL), "" for the other engines: the reference's connections and transactions apply to
+// those two.
 func dialectOf(info table.Info) string {
-	switch info.Name {
-	case "mysql", "myrocks":
-		return "mysql"
-	case "postgres":
-		return "postgres"
+	if info.Dialect == table.DialectMySQL || info.Dialect == table.DialectPostgres {
+		return info.Dialect
 	}
 	return ""
 }
@@ -161,11 +158,11 @@ func dialectOf(info table.Info) string {
 func referenceTable(info table.Info, t *table.Table) *table.Table {
 	var ddl []string
 	switch dialectOf(info) {
-	case "mysql":
-		if info.Options["table_engine"] == "innodb" && info.Options["wire"] == "own" {
+	case table.DialectMySQL:
+		if info.TableEngine == table.TableEngineInnoDB && info.BinaryText {
 			ddl = mysqlDDL[t.Name]
 		}
-	case "postgres":
+	case table.DialectPostgres:
 		ddl = pgDDL[t.Name]
 	}
 	if ddl == nil {
@@ -210,7 +207,7 @@ func newStmts() *stmts {
 		SQL: "DELETE FROM nodetable WHERE id=? and type =?"}
 	s.addNode = &table.Stmt{Table: nodeTable, Kind: table.InsertRow, Index: -1, AutoID: true, ReturnID: true,
 		SQL:      "INSERT INTO nodetable (type, version, time, data) VALUES (?, ?, ?, ?)",
-		Dialects: map[string]string{"postgres": "INSERT INTO nodetable (type, version, time, data) VALUES ($1, $2, $3, $4) RETURNING id"}}
+		Dialects: map[string]string{table.DialectPostgres: "INSERT INTO nodetable (type, version, time, data) VALUES ($1, $2, $3, $4) RETURNING id"}}
 
 	s.addLink = &table.Stmt{Table: linkTable, Kind: table.InsertRow, Index: -1, InsertCols: linkCols,
 		SQL: "INSERT INTO linktable (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)"}
@@ -221,7 +218,7 @@ func newStmts() *stmts {
 	s.linkForUpdate = &table.Stmt{Table: linkTable, Kind: table.Select, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
 		ForUpdate: true, Cols: []int{lVisibility}, SQL: forUpdate + " FOR UPDATE",
 		// SQLite has no FOR UPDATE: a write transaction there excludes every other writer.
-		Dialects: map[string]string{"sqlite": forUpdate}}
+		Dialects: map[string]string{table.DialectSQLite: forUpdate}}
 	s.hideLink = &table.Stmt{Table: linkTable, Kind: table.Update, Index: -1, Prefix: 2, Match: table.Eq, KeyOrder: byLink,
 		Set: []table.Assign{{Col: lVisibility, Const: true, Value: table.Value{I: visibilityHidden}}},
 		SQL: "UPDATE linktable SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"}
@@ -232,8 +229,8 @@ func newStmts() *stmts {
 	s.countIncUpsert = &table.Stmt{Table: countTable, Kind: table.Upsert, Index: -1, Set: incCount,
 		SQL: "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?",
 		Dialects: map[string]string{
-			"postgres": "INSERT INTO counttable(id, link_type, count, time, version) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET  count = counttable.count + $6, version = counttable.version + 1 , time = $7",
-			"sqlite":   "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id, link_type) DO UPDATE SET count = count + ?, version = version + 1, time = ?",
+			table.DialectPostgres: "INSERT INTO counttable(id, link_type, count, time, version) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ON CONSTRAINT counttable_pkey DO UPDATE SET  count = counttable.count + $6, version = counttable.version + 1 , time = $7",
+			table.DialectSQLite:   "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id, link_type) DO UPDATE SET count = count + ?, version = version + 1, time = ?",
 		}}
 	s.countInc = &table.Stmt{Table: countTable, Kind: table.Update, Index: -1, Prefix: 1, Match: table.Eq, Set: incCount,
 		SQL: "UPDATE counttable SET count = count + ?,     version = version + 1,     time = ? WHERE id = ? AND link_type = ?"}
@@ -243,7 +240,7 @@ func newStmts() *stmts {
 	s.getLinkList = &table.Stmt{Table: linkTable, Kind: table.Select, Index: 0, Prefix: 3, Consts: []table.Value{{I: visibilityDefault}},
 		Match: table.Between, Desc: true, Limit: true, Cols: linkCols,
 		SQL:      linkSelect + " FORCE INDEX(id1_type) " + listWhere,
-		Dialects: map[string]string{"postgres": linkSelect + listWhere, "sqlite": linkSelect + listWhere}}
+		Dialects: map[string]string{table.DialectPostgres: linkSelect + listWhere, table.DialectSQLite: linkSelect + listWhere}}
 	for n := 1; n <= maxMultiget; n++ {
 		// Sent as text with the ids written in, as the reference sends it (a Statement, not a
 		// prepared one): the arguments are integers, so the text cannot carry anything else.

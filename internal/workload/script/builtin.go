@@ -59,18 +59,18 @@ type schema struct {
 	keys   []string // statements after the load: primary keys, statistics
 }
 
-// schemaFor returns pgbench's tables for the SQL engine named engine (its dialect: sqlite,
-// postgres, mysql or myrocks). PostgreSQL gets pgbench's own DDL (fillfactor 100, primary keys
-// added after the load, then VACUUM ANALYZE); SQLite, MySQL and MyRocks declare the primary
-// keys with the tables (SQLite cannot add one later; InnoDB and MyRocks cluster rows by it).
-func schemaFor(engine string, scale int64) (schema, error) {
+// schemaFor returns pgbench's tables for a SQL engine (by its dialect, and a MySQL server's
+// table engine). PostgreSQL gets pgbench's own DDL (fillfactor 100, primary keys added after the
+// load, then VACUUM ANALYZE); SQLite, MySQL and MyRocks declare the primary keys with the
+// tables (SQLite cannot add one later; InnoDB and MyRocks cluster rows by it).
+func schemaFor(info table.Info, scale int64) (schema, error) {
 	key := "int"
 	if scale >= 20000 { // pgbench's rule: aid needs a bigint beyond 2^31 accounts
 		key = "bigint"
 	}
 	var s schema
-	switch engine {
-	case "postgres":
+	switch info.Dialect {
+	case table.DialectPostgres:
 		s.create = []string{
 			"CREATE TABLE pgbench_history (tid int, bid int, aid " + key + ", delta int, mtime timestamp, filler char(22))",
 			"CREATE TABLE pgbench_tellers (tid int not null, bid int, tbalance int, filler char(84)) WITH (fillfactor=100)",
@@ -86,13 +86,10 @@ func schemaFor(engine string, scale int64) (schema, error) {
 			"VACUUM ANALYZE pgbench_accounts",
 			"VACUUM ANALYZE pgbench_history",
 		}
-	case "sqlite", "mysql", "myrocks":
+	case table.DialectSQLite, table.DialectMySQL:
 		suffix := ""
-		switch engine {
-		case "mysql":
-			suffix = " ENGINE=InnoDB"
-		case "myrocks":
-			suffix = " ENGINE=ROCKSDB"
+		if info.TableEngine != "" {
+			suffix = " ENGINE=" + info.TableEngine
 		}
 		s.create = []string{
 			"CREATE TABLE pgbench_history (tid int, bid int, aid " + key + ", delta int, mtime timestamp NULL, filler char(22))" + suffix,
@@ -100,13 +97,13 @@ func schemaFor(engine string, scale int64) (schema, error) {
 			"CREATE TABLE pgbench_accounts (aid " + key + " not null PRIMARY KEY, bid int, abalance int, filler char(84))" + suffix,
 			"CREATE TABLE pgbench_branches (bid int not null PRIMARY KEY, bbalance int, filler char(88))" + suffix,
 		}
-		if engine == "sqlite" {
+		if info.Dialect == table.DialectSQLite {
 			s.keys = []string{"ANALYZE"}
 		} else {
 			s.keys = []string{"ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history"}
 		}
 	default:
-		return s, fmt.Errorf("no pgbench schema for engine %s (valid: sqlite, postgres, mysql, myrocks)", engine)
+		return s, fmt.Errorf("no pgbench schema for engine %s: it speaks no SQL dialect pgbench's tables are written for (postgres, mysql, sqlite)", info.Name)
 	}
 	return s, nil
 }

@@ -48,7 +48,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 		}
 	}
 	if w.cfg.Init {
-		sch, err := schemaFor(eng.Info().Name, w.cfg.Scale)
+		sch, err := schemaFor(eng.Info(), w.cfg.Scale)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +123,7 @@ func (r *run) initStep(ctx context.Context) (runner.Step, error) {
 	if err != nil {
 		return st, err
 	}
-	sch, err := schemaFor(r.eng.Info().Name, r.w.cfg.Scale)
+	sch, err := schemaFor(r.eng.Info(), r.w.cfg.Scale)
 	if err != nil {
 		return st, err
 	}
@@ -214,7 +214,7 @@ func (r *run) runStep(ctx context.Context) (runner.Step, error) {
 		}
 		c := &client{id: i, sess: s, sql: sq, vars: pgscript.NewVars(r.w.names, cfg.Scale, i, cfg.Seed),
 			out: table.NewRows(1, 4), text: make([]byte, 0, 256), stores: map[*pgscript.Command][]int{}, names: r.w.names,
-			preparedTx: r.eng.Info().Name == "postgres"}
+			preparedTx: r.eng.Info().Dialect == table.DialectPostgres}
 		for _, set := range cfg.Sets {
 			c.vars.V[set.Slot] = set.Value
 		}

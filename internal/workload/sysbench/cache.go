@@ -6,18 +6,11 @@ import (
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
-// diskRowBytes is, per engine, the bytes an sbtest table takes on disk per row with its index k
-// (`rumbench run --workload sysbench --tests point-query --table-size 200000 --cache-mb 1024`,
-// db_bytes after create-index, 200,000 rows; InnoDB's includes its tablespace's preallocated
-// extents). docs/engine-settings.md has them.
-var diskRowBytes = map[string]float64{
-	"pebble":     211.5,
-	"rocksdb":    231.8,
-	"myrocks":    379.7,
-	"wiredtiger": 182.8,
-	"mysql":      758.4,
-	"postgres":   419.6,
-}
+// rowUnit names the figure (engine.Spec.PerUnitBytes) of the bytes an sbtest table takes on disk
+// per row with its index k (`rumbench run --workload sysbench --tests point-query --table-size
+// 200000 --cache-mb 1024`, db_bytes after create-index, 200,000 rows; InnoDB's includes its
+// tablespace's preallocated extents). docs/engine-settings.md has them.
+const rowUnit = "sysbench.row"
 
 // Regime implements workload.CachePlanner: the suite is meant to run from the engines' caches,
 // as the reports run it (the standard profile where the host's memory holds it).
@@ -26,12 +19,12 @@ func (w *Workload) Regime() string { return workload.RegimeCached }
 // CacheMB implements workload.CachePlanner: the cache that holds engine's Tables × TableSize
 // rows (workload.CacheFor); false for an engine without a rule.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
-	return workload.CacheFor(engine, diskRowBytes, float64(w.cfg.Tables)*float64(w.cfg.TableSize), maxBytes)
+	return workload.CacheFor(engine, workload.Measured(rowUnit), float64(w.cfg.Tables)*float64(w.cfg.TableSize), maxBytes)
 }
 
-// DiskBytes implements workload.DiskPlanner: Tables × TableSize rows × diskRowBytes.
+// DiskBytes implements workload.DiskPlanner: Tables × TableSize rows × the figure.
 func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
-	b, how := workload.DiskFor(engine, diskRowBytes, float64(w.cfg.Tables)*float64(w.cfg.TableSize),
+	b, how := workload.DiskFor(engine, workload.Measured(rowUnit), float64(w.cfg.Tables)*float64(w.cfg.TableSize),
 		fmt.Sprintf("%d tables (--tables) × %d rows (--table-size)", w.cfg.Tables, w.cfg.TableSize), "row")
 	return b, how, true
 }

@@ -6,17 +6,11 @@ import (
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
-// warehouseBytes is, per engine, the bytes its nine tables and their indexes take on disk per
-// warehouse after the load (the quick profile's one warehouse: `rumbench run --workload tpcc
-// --engine ... --run-secs 20`, db_bytes of the load step). docs/engine-settings.md has them.
-var warehouseBytes = map[string]float64{
-	"pebble":     72.2e6,
-	"rocksdb":    75.8e6,
-	"myrocks":    107.1e6,
-	"wiredtiger": 70.8e6,
-	"mysql":      264.5e6,
-	"postgres":   158.3e6,
-}
+// warehouseUnit names the figure (engine.Spec.PerUnitBytes) of the bytes its nine tables and their
+// indexes take on disk per warehouse after the load (the quick profile's one warehouse: `rumbench
+// run --workload tpcc --engine ... --run-secs 20`, db_bytes of the load step).
+// docs/engine-settings.md has them.
+const warehouseUnit = "tpcc.warehouse"
 
 // runGrowth is the headroom for the orders, order lines and history rows a run adds.
 const runGrowth = 1.25
@@ -29,12 +23,12 @@ func (w *Workload) Regime() string { return workload.RegimeCached }
 // warehouses with the run's growth (workload.CacheFor of W × runGrowth warehouses); false for
 // an engine without a rule.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
-	return workload.CacheFor(engine, warehouseBytes, float64(w.cfg.Warehouses)*runGrowth, maxBytes)
+	return workload.CacheFor(engine, workload.Measured(warehouseUnit), float64(w.cfg.Warehouses)*runGrowth, maxBytes)
 }
 
-// DiskBytes implements workload.DiskPlanner: W warehouses × warehouseBytes, × runGrowth.
+// DiskBytes implements workload.DiskPlanner: W warehouses × the figure, × runGrowth.
 func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
-	b, how := workload.DiskFor(engine, warehouseBytes, float64(w.cfg.Warehouses), fmt.Sprintf("%d warehouses (--warehouses)", w.cfg.Warehouses), "warehouse")
+	b, how := workload.DiskFor(engine, workload.Measured(warehouseUnit), float64(w.cfg.Warehouses), fmt.Sprintf("%d warehouses (--warehouses)", w.cfg.Warehouses), "warehouse")
 	return b * runGrowth, fmt.Sprintf("%s, × %g for the run's growth", how, runGrowth), true
 }
 

@@ -43,7 +43,7 @@ type stmts struct {
 // forUpdate returns the dialect texts of a SELECT ... FOR UPDATE: SQLite has no FOR UPDATE (a
 // write transaction there excludes every other writer).
 func forUpdate(q string) (string, map[string]string) {
-	return q + " FOR UPDATE", map[string]string{"sqlite": q}
+	return q + " FOR UPDATE", map[string]string{table.DialectSQLite: q}
 }
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

@@ -6,19 +6,13 @@ import (
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
-// recordBytes is, per engine, the bytes usertable takes on disk per record of YCSB's default
-// shape, ten fields of 100 bytes (`rumbench run --workload ycsb -p recordcount=100000
-// --run-secs 1 --cache-mb 1024`, db_bytes after the load). The values are random bytes that
-// do not compress, so the LSMs' engine.Spec.CachePerFileByte of 3 (made for compressible data) overshoots:
-// the cache fills only with what the run reads. docs/engine-settings.md has them.
-var recordBytes = map[string]float64{
-	"pebble":     1077.7,
-	"rocksdb":    1092.1,
-	"myrocks":    1432.3,
-	"wiredtiger": 1157.0,
-	"mysql":      2104.0,
-	"postgres":   1531.2,
-}
+// recordUnit names the figure (engine.Spec.PerUnitBytes) of the bytes usertable takes on disk per
+// record of YCSB's default shape, ten fields of 100 bytes (`rumbench run --workload ycsb -p
+// recordcount=100000 --run-secs 1 --cache-mb 1024`, db_bytes after the load). The values are
+// random bytes that do not compress, so the LSMs' engine.Spec.CachePerFileByte of 3 (made for
+// compressible data) overshoots: the cache fills only with what the run reads.
+// docs/engine-settings.md has them.
+const recordUnit = "ycsb.record"
 
 // defaultFieldBytes is the fields' bytes of a record of the default shape.
 const defaultFieldBytes = 10 * 100
@@ -28,20 +22,20 @@ const defaultFieldBytes = 10 * 100
 func (w *Workload) Regime() string { return workload.RegimeCached }
 
 // CacheMB implements workload.CachePlanner: the cache that holds engine's records, scaled
-// from recordBytes by the records' field bytes (fieldcount × fieldlength against 1,000;
+// from recordUnit by the records' field bytes (fieldcount × fieldlength against 1,000;
 // workload.CacheFor); false for an engine without a rule.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 	c := &w.cfg.Core
 	shape := float64(max(c.FieldCount*int64(c.FieldLength), 1)) / defaultFieldBytes
-	return workload.CacheFor(engine, recordBytes, float64(c.RecordCount)*shape, maxBytes)
+	return workload.CacheFor(engine, workload.Measured(recordUnit), float64(c.RecordCount)*shape, maxBytes)
 }
 
-// DiskBytes implements workload.DiskPlanner: recordcount records × recordBytes, scaled by the
+// DiskBytes implements workload.DiskPlanner: recordcount records × the figure, scaled by the
 // records' field bytes as CacheMB scales it.
 func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
 	c := &w.cfg.Core
 	shape := float64(max(c.FieldCount*int64(c.FieldLength), 1)) / defaultFieldBytes
-	b, how := workload.DiskFor(engine, recordBytes, float64(c.RecordCount),
+	b, how := workload.DiskFor(engine, workload.Measured(recordUnit), float64(c.RecordCount),
 		fmt.Sprintf("%d records (recordcount)", c.RecordCount), "record")
 	return b * shape, fmt.Sprintf("%s, × %g for %d fields of %d bytes", how, shape, c.FieldCount, c.FieldLength), true
 }

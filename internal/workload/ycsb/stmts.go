@@ -38,7 +38,7 @@ func newTable(c *ycsbconf.Config) *table.Table {
 // its default flavor, DefaultDBFlavor) and their logical form. The binding reads every column
 // (SELECT *) whatever readallfields says, writes the fields of a record in the order its
 // CoreWorkload's HashMap of values iterates them (fieldOrder), and scans with ORDER BY and LIMIT,
-// or FETCH FIRST on PostgreSQL (its driver check for "postgres").
+// or FETCH FIRST on PostgreSQL (its driver check for PostgreSQL).
 type stmts struct {
 	t                 *table.Table
 	read, scan        *table.Stmt
@@ -67,7 +67,7 @@ func newStmts(c *ycsbconf.Config) *stmts {
 	// scan: SELECT * FROM usertable WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?
 	scan := fmt.Sprintf("SELECT * FROM %s WHERE %s >= ? ORDER BY %s", t.Name, refKey, refKey)
 	s.scan = &table.Stmt{Table: t, Kind: table.Select, Index: -1, Match: table.From, Cols: all,
-		SQL: scan + " LIMIT ?", Dialects: map[string]string{"postgres": scan + " FETCH FIRST ? ROWS ONLY"}}
+		SQL: scan + " LIMIT ?", Dialects: map[string]string{table.DialectPostgres: scan + " FETCH FIRST ? ROWS ONLY"}}
 	s.updateAll = s.update(s.order)
 	for f := range names {
 		s.updateOne = append(s.updateOne, s.update([]int{f}))
