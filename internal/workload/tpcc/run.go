@@ -148,7 +148,8 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 		c := newTerminal(r, sess, i)
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("terminal %d (warehouse %d, district %d)", i+1, c.w, c.d), Role: runner.Driver,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
-				if m.Ended(time.Now()) || cfg.Transactions > 0 && left.Add(-1) < 0 {
+				// --transactions counts the measured transactions: the warm-up's come first.
+				if now := time.Now(); m.Ended(now) || cfg.Transactions > 0 && m.InWindow(now) && left.Add(-1) < 0 {
 					return true, nil
 				}
 				tx := c.next()

@@ -232,7 +232,7 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 				if op != opRead && op != opScan {
 					m.Commit(1)
 				}
-				if left > 0 {
+				if left > 0 && m.InWindow(t0) {
 					left--
 				}
 				return false, nil
