@@ -134,7 +134,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	}
 	what := fmt.Sprintf("%d warehouses", hi-lo+1)
 	if r.w.split() {
-		what = fmt.Sprintf("warehouses %d..%d of %d (this shard's)", lo, hi, r.w.cfg.Warehouses)
+		what = fmt.Sprintf("warehouses %d..%d of %d (this shard's)", lo, hi, r.w.Cfg.Warehouses)
 	}
 	return fmt.Sprintf("consistency conditions 1-4 hold: %s, %d districts, %d new orders, %d order lines", what, districts, newOrders, lines), nil
 }

@@ -116,18 +116,15 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	if err := r.sessions.Close(); err != nil {
 		return runner.Step{}, err
 	}
-	switch name {
-	case StepLoad:
+	if name == StepLoad {
 		return r.loadStep(ctx)
-	case StepRun:
-		return r.runStep(ctx)
 	}
-	return runner.Step{}, fmt.Errorf("tpcc: unknown step %q (valid: %s, %s)", name, StepLoad, StepRun)
+	return r.runStep(ctx)
 }
 
 // runStep makes the terminals: each runs transactions in the mix until the step's time is up.
 func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	st := runner.Step{Name: StepRun, Presentation: runPresentation, Percentiles: cfg.Percentiles,
 		Warmup: time.Duration(cfg.WarmupSecs * float64(time.Second)), Duration: time.Duration(cfg.RunSecs * float64(time.Second))}
 	var kinds [numTx]runner.KindID
@@ -221,4 +218,4 @@ var keying = [numTx]time.Duration{18 * time.Second, 3 * time.Second, 2 * time.Se
 var thinkMean = [numTx]float64{12, 12, 10, 5, 5}
 
 // newRand returns terminal i's random source.
-func (r *Run) newRand(i int) gen.Rand { return seedOf(r.w.cfg.Seed, partRun, uint64(i)) }
+func (r *Run) newRand(i int) gen.Rand { return seedOf(r.w.Cfg.Seed, partRun, uint64(i)) }

@@ -46,10 +46,10 @@ type orderLine struct {
 // every warehouse and the next ones its other districts. Its random stream is numbered among
 // all shards' terminals.
 func newTerminal(r *Run, sess table.Session, i int) *terminal {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	lo, hi := r.w.ownWarehouses()
 	n := hi - lo + 1
-	return &terminal{r: r, st: r.w.st, sess: sess, rng: r.newRand(r.w.shard.Index*cfg.Terminals + i), w: lo + int64(i)%n, d: (int64(i)/n)%Districts + 1,
+	return &terminal{r: r, st: r.w.st, sess: sess, rng: r.newRand(r.w.Shard.Index*cfg.Terminals + i), w: lo + int64(i)%n, d: (int64(i)/n)%Districts + 1,
 		warehouses: int64(cfg.Warehouses), sc: cfg.Scale, c: r.w.run, args: make([]table.Value, 0, 32),
 		out: table.NewRows(16, 64), aux: table.NewRows(16, 64), wr: table.NewRows(1, 1), ids: make([]int64, 0, 20*maxLines),
 		last: make([]byte, 0, maxLastName), hData: make([]byte, 0, 24), cData: make([]byte, 0, 600)}
