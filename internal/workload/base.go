@@ -75,9 +75,10 @@ type Shape[C any] struct {
 	Build func(b *Base[C], s Shared) (Workload, error)
 	// Resolve completes the configuration after the profile's defaults are applied and
 	// before it is validated: defaults that follow other settings (a client count bounded by
-	// the data's size, settings read from a file the flags name). given says whether the
-	// command line gave a flag. Its error is the user's: one line naming the flag or the file.
-	Resolve func(c *C, given func(flag string) bool) error
+	// the data's size, settings read from files the flags name), for profile. given says
+	// whether the command line gave a flag. Its error is the user's: one line naming the flag
+	// or the file.
+	Resolve func(c *C, profile string, given func(flag string) bool) error
 	// RecordRun adds derived figures to the recorded configuration that do not shape the data
 	// (unlike Record's, they are not part of the reuse identity); a key may replace a
 	// setting's recorded value with its parsed form.
@@ -121,7 +122,7 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 	c := d.cfg
 	sh.Settings.Apply(d.fs, &c, s.Profile)
 	if sh.Resolve != nil {
-		if err := sh.Resolve(&c, d.fs.Changed); err != nil {
+		if err := sh.Resolve(&c, s.Profile, d.fs.Changed); err != nil {
 			return nil, err
 		}
 	}

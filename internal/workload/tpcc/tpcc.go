@@ -104,7 +104,7 @@ func newDefinition() workload.Definition { return workload.Define(shape) }
 
 // resolve gives the specification's scale and, when --warehouses is given without --terminals,
 // cuts the profile's terminals to 10 per warehouse.
-func resolve(c *Config, given func(string) bool) error {
+func resolve(c *Config, _ string, given func(string) bool) error {
 	if c.Scale == (Scale{}) {
 		c.Scale = SpecScale
 	}
