@@ -93,7 +93,11 @@ var kindLoad = runner.Kind{Name: "rows", Role: results.RoleWrite, Unit: "rows", 
 var loadPresentation = runner.Presentation{RateName: "ips", RateUnit: "rows/s", PerOp: "row loaded",
 	Note: "ips = rows loaded/s over the nine tables; per-op figures per row"}
 
-// loadStep loads the parts by Loaders clients taking them from one list.
+// loadStep loads the parts by Loaders clients taking them from one list. It is the workload's
+// own, not workload.Loader's: a part's rows span several tables, generated together (a
+// warehouse and its districts, customers and their history rows, orders with their lines and
+// new orders), where the Loader's batches are one table's each; and the step counts rows as
+// kind "rows" over the nine tables, as its results always have.
 func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	w := r.w
 	st := runner.Step{Name: StepLoad, Presentation: loadPresentation, Percentiles: w.Cfg.Percentiles}
