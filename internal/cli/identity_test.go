@@ -81,3 +81,21 @@ func TestReuseIdentityTPCC(t *testing.T) {
 		},
 		fixed: map[string]string{"items": "the specification's scale, no flag", "customers_per_district": "the specification's scale, no flag"}})
 }
+
+// TestReuseIdentityYCSB: every property of YCSB's data, changed on run --reuse with -p, and the
+// seed, are refused.
+func TestReuseIdentityYCSB(t *testing.T) {
+	prop := func(kv string) [2][]string {
+		k, _, _ := strings.Cut(kv, "=")
+		return [2][]string{{"-p", kv}, {"--property", k + "=..."}}
+	}
+	change := map[string][2][]string{"seed": {{"--seed", "7"}, {"--seed"}}}
+	for _, kv := range []string{"table=othertable", "recordcount=400", "insertstart=10", "insertcount=100", "fieldcount=4",
+		"fieldlength=50", "minfieldlength=5", "fieldlengthdistribution=uniform", "fieldnameprefix=col", "zeropadding=5",
+		"insertorder=ordered"} {
+		k, _, _ := strings.Cut(kv, "=")
+		change[k] = prop(kv)
+	}
+	checkIdentity(t, identityCase{workload: "ycsb", prepare: []string{"--run-secs", "1"},
+		workloadArgs: []string{"-p", "recordcount=300", "-p", "insertcount=200"}, change: change})
+}
