@@ -49,6 +49,7 @@ type Base[C any] struct {
 	validate func(*C) error
 	extra    func(*C) map[string]any
 	data     func(*C) (string, float64, float64)
+	shape    *Shape[C] // for the optional parts (Resolve, RecordRun, Shown, CheckShard, Part)
 	// tables and open, set by Opens, make Base open, reopen and attach the workload's runs.
 	tables func() []*table.Table
 	open   func(ctx context.Context, eng table.Engine, existing bool) (Run, error)
@@ -84,6 +85,25 @@ type Shape[C any] struct {
 	Data func(*C) (unit string, units, extra float64)
 	// Build makes the workload from its base.
 	Build func(b *Base[C], s Shared) (Workload, error)
+	// Resolve completes the configuration after the profile's defaults are applied and
+	// before it is validated: defaults that follow other settings (a client count bounded by
+	// the data's size, settings read from files the flags name), for profile. given says
+	// whether the command line gave a flag. Its error is the user's: one line naming the flag
+	// or the file.
+	Resolve func(c *C, profile string, given func(flag string) bool) error
+	// RecordRun adds derived figures to the recorded configuration that do not shape the data
+	// (unlike Record's, they are not part of the reuse identity); a key may replace a
+	// setting's recorded value with its parsed form.
+	RecordRun func(c *C) map[string]any
+	// Shown gives the banner's settings in place of the declared ones (a workload whose
+	// settings are mostly read from files shows what it read); each names its steps.
+	Shown func(c *C) []Setting
+	// CheckShard refuses a split the configuration cannot take (one line naming the flags)
+	// before SetShard keeps it.
+	CheckShard func(b *Base[C], s Shard) error
+	// Part says which part of the work this shard of a split run does (ShardPart: the banner
+	// and the recorded configuration).
+	Part func(b *Base[C]) string
 }
 
 // definition is a Definition made by Define.
@@ -117,8 +137,13 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 	}
 	c := d.cfg
 	sh.Settings.Apply(d.fs, &c, s.Profile)
+	if sh.Resolve != nil {
+		if err := sh.Resolve(&c, s.Profile, d.fs.Changed); err != nil {
+			return nil, err
+		}
+	}
 	b := &Base[C]{Cfg: c, Seed: s.Seed, name: sh.Name, settings: sh.Settings, decls: sh.Steps, clients: sh.Clients,
-		validate: sh.Validate, extra: sh.Record, data: sh.Data}
+		validate: sh.Validate, extra: sh.Record, data: sh.Data, shape: &sh}
 	all := StepNames(sh.Steps)
 	b.steps = all
 	list, flag := d.steps, "steps"
@@ -170,6 +195,9 @@ func (b *Base[C]) Config() map[string]any {
 	if b.extra != nil {
 		maps.Copy(m, b.extra(&b.Cfg))
 	}
+	if b.shape.RecordRun != nil {
+		maps.Copy(m, b.shape.RecordRun(&b.Cfg))
+	}
 	m["steps"], m["seed"] = b.steps, b.Seed
 	if part := b.ShardPart(); part != "" {
 		m["shard"] = part
@@ -179,7 +207,11 @@ func (b *Base[C]) Config() map[string]any {
 
 // Settings implements Workload: the declared settings, then the seed.
 func (b *Base[C]) Settings() []Setting {
-	return append(b.settings.Shown(&b.Cfg), Show("seed", b.Seed))
+	shown := b.settings.Shown(&b.Cfg)
+	if b.shape.Shown != nil {
+		shown = b.shape.Shown(&b.Cfg)
+	}
+	return append(shown, Show("seed", b.Seed))
 }
 
 // LoadSteps implements Reuser: the load steps among those that run.
@@ -212,6 +244,11 @@ func (b *Base[C]) DataConfig() map[string]any {
 
 // SetShard implements Sharder.
 func (b *Base[C]) SetShard(s Shard) error {
+	if b.shape.CheckShard != nil && s.Count > 1 {
+		if err := b.shape.CheckShard(b, s); err != nil {
+			return err
+		}
+	}
 	b.Shard = s
 	return nil
 }
@@ -220,6 +257,9 @@ func (b *Base[C]) SetShard(s Shard) error {
 func (b *Base[C]) ShardPart() string {
 	if b.Shard.Count <= 1 {
 		return ""
+	}
+	if b.shape.Part != nil {
+		return b.shape.Part(b)
 	}
 	return fmt.Sprintf("shard %s: its range of the load's batches and its clients", b.Shard)
 }
