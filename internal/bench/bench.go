@@ -153,52 +153,22 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The data directory is this run's until it ends: taken before anything in it is touched.
-	// A run whose every target is a --dsn server keeps no data in it: it neither creates nor
-	// locks it.
-	lock := &datalock.Lock{}
-	if localData(cfg) {
-		if lock, err = datalock.Acquire(cfg.DataDir, cfg.RunID); errors.Is(err, datalock.ErrHeld) {
-			return nil, UsageError{err}
-		}
-		if err != nil {
-			return nil, err
-		}
-		defer lock.Release()
+	lock, err := lockData(cfg)
+	if err != nil {
+		return nil, err
 	}
+	defer lock.Release()
 	if lock.Stale != "" {
 		event(cfg, "warning: data dir %s was locked by a run that is gone (%s); taking it over", cfg.DataDir, lock.Stale)
 	}
-	for _, t := range cfg.Targets {
-		for rep := 1; rep <= max(cfg.Repeat, 1) && !external(t); rep++ {
-			if err := prepareDir(targetDir(cfg, t, rep), cfg.Fresh); err != nil {
-				return nil, err
-			}
-		}
+	if err := prepareDirs(cfg); err != nil {
+		return nil, err
 	}
 	w, err := results.Create(cfg.Out, cfg.RunID, cfg.Private)
 	if err != nil {
 		return nil, WriteError{fmt.Errorf("%w (results dir %s: %s)", err, cfg.Out, SpaceLeft(cfg.Out))}
 	}
-	m := &results.Manifest{
-		SchemaVersion: results.SchemaVersion, RunID: w.RunID(), Label: cfg.Label,
-		Version: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Command: cfg.Command,
-		Config: cfg.Settings, Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(), Groups: groups(cfg.Workload.Name()),
-		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: results.StatusRunning, Private: cfg.Private,
-		Notes: []string{"storage and host CPU counters are system-wide: other activity on the device or host is counted too"},
-	}
-	if spec, ok := workload.Lookup(cfg.Workload.Name()); ok {
-		m.Summary, m.Headline = workload.SummaryColumns(spec, cfg.Workload.Steps()), append([]string(nil), spec.Headline...)
-	}
-	m.PID, m.Hostname = os.Getpid(), hostname()
-	m.Shard = cfg.Shard
-	m.Sweep = cfg.Sweep
-	if lock.Stale != "" {
-		m.Notes = append(m.Notes, "the data directory's lock was taken over from a run that is gone ("+lock.Stale+")")
-	}
-	if m.Host.DeviceError != "" {
-		m.Notes = append(m.Notes, "storage figures absent: "+m.Host.DeviceError)
-	}
+	m := newManifest(cfg, w.RunID(), lock.Stale)
 	if err := w.Manifest(m); err != nil {
 		// Nothing is measured yet: the run does not start, and leaves no directory without a
 		// run.json behind.
@@ -216,8 +186,70 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return out, err
 	}
 	defer undo()
-	var runErr, targetErr error
-reps:
+	runErr := runTargets(ctx, cfg, specs, w, m, mem)
+	return out, finishRun(ctx, cfg, w, out, runErr)
+}
+
+// lockData takes the data directory's lock: the directory is this run's until it ends, taken
+// before anything in it is touched. A run whose every target is a --dsn server keeps no data in
+// it: it neither creates nor locks it (the lock returned is then empty). A lock another run holds
+// is a UsageError.
+func lockData(cfg Config) (*datalock.Lock, error) {
+	if !localData(cfg) {
+		return &datalock.Lock{}, nil
+	}
+	lock, err := datalock.Acquire(cfg.DataDir, cfg.RunID)
+	if errors.Is(err, datalock.ErrHeld) {
+		return nil, UsageError{err}
+	}
+	return lock, err
+}
+
+// prepareDirs empties the data directory of every target's repetitions that keeps its data here
+// when Fresh (see prepareDir).
+func prepareDirs(cfg Config) error {
+	for _, t := range cfg.Targets {
+		for rep := 1; rep <= max(cfg.Repeat, 1) && !external(t); rep++ {
+			if err := prepareDir(targetDir(cfg, t, rep), cfg.Fresh); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// newManifest is the run's manifest as it starts (status running): the build, the command and
+// configuration, the workload, the host; stale is the holder line of the data directory's lock
+// taken over ("" when none was).
+func newManifest(cfg Config, runID, stale string) *results.Manifest {
+	m := &results.Manifest{
+		SchemaVersion: results.SchemaVersion, RunID: runID, Label: cfg.Label,
+		Version: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Command: cfg.Command,
+		Config: cfg.Settings, Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(), Groups: groups(cfg.Workload.Name()),
+		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: results.StatusRunning, Private: cfg.Private,
+		Notes: []string{"storage and host CPU counters are system-wide: other activity on the device or host is counted too"},
+	}
+	if spec, ok := workload.Lookup(cfg.Workload.Name()); ok {
+		m.Summary, m.Headline = workload.SummaryColumns(spec, cfg.Workload.Steps()), append([]string(nil), spec.Headline...)
+	}
+	m.PID, m.Hostname = os.Getpid(), hostname()
+	m.Shard = cfg.Shard
+	m.Sweep = cfg.Sweep
+	if stale != "" {
+		m.Notes = append(m.Notes, "the data directory's lock was taken over from a run that is gone ("+stale+")")
+	}
+	if m.Host.DeviceError != "" {
+		m.Notes = append(m.Notes, "storage figures absent: "+m.Host.DeviceError)
+	}
+	return m
+}
+
+// runTargets runs every target once per repetition, interleaved, and returns the run's error:
+// the first failure that stopped it, else the first target's own failure (an engine the memory
+// cap killed, a server that did not start), after which the others went on. It stops at the
+// first other failure and when ctx ends.
+func runTargets(ctx context.Context, cfg Config, specs []engine.Spec, w *results.Writer, m *results.Manifest, mem *memcap.Hierarchy) error {
+	var targetErr error
 	for rep := 1; rep <= max(cfg.Repeat, 1); rep++ {
 		if cfg.Repeat > 1 {
 			event(cfg, "repetition %d of %d", rep, cfg.Repeat)
@@ -247,16 +279,22 @@ reps:
 				continue
 			}
 			if err != nil {
-				runErr = err
+				return err
 			}
-			if runErr != nil || ctx.Err() != nil {
-				break reps
+			if ctx.Err() != nil {
+				return targetErr
 			}
 		}
 	}
-	if runErr == nil {
-		runErr = targetErr
-	}
+	return targetErr
+}
+
+// finishRun records how the run ended in its manifest (interrupted, failed with runErr, or ok),
+// fills out's steps, writes run.json and closes the run directory. It returns the run's error:
+// runErr, nil for an interrupted run, or a WriteError when the run directory could not be
+// written.
+func finishRun(ctx context.Context, cfg Config, w *results.Writer, out *Outcome, runErr error) error {
+	m := out.Manifest
 	m.End = time.Now().UTC()
 	switch {
 	case ctx.Err() != nil:
@@ -279,7 +317,7 @@ reps:
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = WriteError{fmt.Errorf("could not write the run's files: %w (results dir %s: %s)", err, cfg.Out, SpaceLeft(cfg.Out))}
 	}
-	return out, runErr
+	return runErr
 }
 
 // Validate checks what Run would refuse before it starts (engine names and options, non-empty

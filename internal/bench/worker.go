@@ -60,113 +60,167 @@ type message struct {
 // engine, and records what the worker streams back exactly as runEngine would in-process. A
 // worker the kernel killed for memory fails its step with an OOMError.
 func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g *memcap.Group) error {
-	label := cfg.Targets[i].Label
-	exe, err := os.Executable()
+	p, err := startWorker(cfg.Targets[i].Label, g)
 	if err != nil {
 		return err
-	}
-	cmd := exec.Command(exe, WorkerCommand)
-	// Its own process group: a terminal's Ctrl-C reaches the coordinator, which stops the
-	// worker; the worker dies with the coordinator.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	tail := &tailBuffer{max: 4096}
-	cmd.Stderr = tail
-	oomBefore := g.OOMKills()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: cannot start the engine worker: %w", label, err)
 	}
 	waited := false
 	defer func() {
 		if !waited {
-			cmd.Process.Kill()
-			cmd.Wait()
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
 		}
 	}()
-	if err := g.Add(cmd.Process.Pid); err != nil {
-		return fmt.Errorf("%s: %w", label, err)
+	if err := p.assign(cfg, i, out); err != nil {
+		return err
+	}
+	defer p.stopOn(ctx)()
+	var st workerStream
+	st.relay(p.stdout, out)
+	werr := p.cmd.Wait()
+	waited = true
+	return p.outcome(ctx, &st, werr, out)
+}
+
+// workerProcess is a started engine worker: its command, the pipes the coordinator holds and
+// the cgroup it runs in.
+type workerProcess struct {
+	label  string // the target's
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Reader
+	// tail keeps the end of the worker's standard error, for the message of a worker that died.
+	tail *tailBuffer
+	g    *memcap.Group
+	// oomBefore is the cgroup's OOM kill count before the worker started (-1: unknown).
+	oomBefore int64
+}
+
+// startWorker starts rumbench as an engine worker for the target labelled label, in a process
+// group of its own that dies with the coordinator; nothing is left running when it fails.
+func startWorker(label string, g *memcap.Group) (*workerProcess, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	p := &workerProcess{label: label, cmd: exec.Command(exe, WorkerCommand), tail: &tailBuffer{max: 4096}, g: g}
+	// Its own process group: a terminal's Ctrl-C reaches the coordinator, which stops the
+	// worker; the worker dies with the coordinator.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	if p.stdout, err = p.cmd.StdoutPipe(); err != nil {
+		return nil, err
+	}
+	p.cmd.Stderr = p.tail
+	p.oomBefore = g.OOMKills()
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: cannot start the engine worker: %w", label, err)
+	}
+	return p, nil
+}
+
+// assign places the worker in its cgroup, then sends it its assignment: target i of the run
+// cfg, in out's repetition, under the cgroup's cap.
+func (p *workerProcess) assign(cfg Config, i int, out *local) error {
+	g := p.g
+	if err := g.Add(p.cmd.Process.Pid); err != nil {
+		return fmt.Errorf("%s: %w", p.label, err)
 	}
 	spec := workerSpec{Args: cfg.Args, Target: i, Rep: max(out.rep, 1), RunID: out.runID(), Cgroup: g.Dir, CgroupVersion: g.Version, Limit: g.Limit,
 		GoLimit: goLimit(g.Limit, cfg.cacheBytes(cfg.Targets[i].Engine.Name))}
-	if err := json.NewEncoder(stdin).Encode(spec); err != nil {
-		return fmt.Errorf("%s: cannot reach the engine worker: %w", label, err)
+	if err := json.NewEncoder(p.stdin).Encode(spec); err != nil {
+		return fmt.Errorf("%s: cannot reach the engine worker: %w", p.label, err)
 	}
-	stdin.Close()
-	out.event("%s: engine worker pid %d in cgroup %s (cap %s)", label, cmd.Process.Pid, g.Dir, bytesText(uint64(g.Limit)))
+	p.stdin.Close()
+	out.event("%s: engine worker pid %d in cgroup %s (cap %s)", p.label, p.cmd.Process.Pid, g.Dir, bytesText(uint64(g.Limit)))
+	return nil
+}
 
-	// Cancellation: ask the worker to stop (it records the interrupted step), then kill it.
+// stopOn stops the worker when ctx ends: it asks the worker to stop (it records the interrupted
+// step), then kills it after workerStopGrace. The function returned ends the watch.
+func (p *workerProcess) stopOn(ctx context.Context) (done func()) {
 	stopped := make(chan struct{})
-	defer close(stopped)
 	go func() {
 		select {
 		case <-ctx.Done():
-			cmd.Process.Signal(syscall.SIGINT)
+			p.cmd.Process.Signal(syscall.SIGINT)
 			select {
 			case <-time.After(workerStopGrace):
-				cmd.Process.Kill()
+				p.cmd.Process.Kill()
 			case <-stopped:
 			}
 		case <-stopped:
 		}
 	}()
+	return func() { close(stopped) }
+}
 
-	var (
-		current  string    // the step running, "" between steps
-		began    time.Time // when it began
-		opened   *results.Target
-		sinkErr  error
-		finalErr *message
-	)
-	dec := json.NewDecoder(bufio.NewReaderSize(stdout, 1<<20))
+// workerStream is what the coordinator learnt from a worker's messages.
+type workerStream struct {
+	current  string    // the step running, "" between steps
+	began    time.Time // when it began
+	opened   *results.Target
+	sinkErr  error    // the first failure to record what the worker sent
+	finalErr *message // the worker's error message, if it sent one
+}
+
+// relay records each message the worker writes on r through out until the worker ends (or
+// dies), and keeps what the outcome needs.
+func (st *workerStream) relay(r io.Reader, out *local) {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	for {
 		var msg message
 		if err := dec.Decode(&msg); err != nil {
-			break // EOF: the worker ended (or died)
+			return // EOF: the worker ended (or died)
 		}
-		switch {
-		case msg.Opened != nil:
-			opened = msg.Opened
-			if err := out.opened(*msg.Opened); err != nil && sinkErr == nil {
-				sinkErr = err
-			}
-		case msg.Note != "":
-			out.note(msg.Note)
-		case msg.Begin != "":
-			current, began = msg.Begin, time.Now()
-		case msg.Interval != nil:
-			out.interval(msg.Interval)
-		case msg.Step != nil:
-			current = ""
-			if err := out.step(*msg.Step); err != nil && sinkErr == nil {
-				sinkErr = err
-			}
-		case msg.Check != nil:
-			if err := out.checked(*msg.Check); err != nil && sinkErr == nil {
-				sinkErr = err
-			}
-		case msg.Event != "":
-			out.event("%s", msg.Event)
-		case msg.Error != "":
-			m := msg
-			finalErr = &m
-		}
+		st.record(msg, out)
 	}
-	werr := cmd.Wait()
-	waited = true
+}
+
+// record records one message of the worker through out.
+func (st *workerStream) record(msg message, out *local) {
 	switch {
-	case finalErr != nil && finalErr.Usage:
-		return UsageError{errors.New(finalErr.Error)}
-	case finalErr != nil:
-		return errors.New(finalErr.Error)
-	case sinkErr != nil:
-		return sinkErr
+	case msg.Opened != nil:
+		st.opened = msg.Opened
+		st.recorded(out.opened(*msg.Opened))
+	case msg.Note != "":
+		out.note(msg.Note)
+	case msg.Begin != "":
+		st.current, st.began = msg.Begin, time.Now()
+	case msg.Interval != nil:
+		out.interval(msg.Interval)
+	case msg.Step != nil:
+		st.current = ""
+		st.recorded(out.step(*msg.Step))
+	case msg.Check != nil:
+		st.recorded(out.checked(*msg.Check))
+	case msg.Event != "":
+		out.event("%s", msg.Event)
+	case msg.Error != "":
+		st.finalErr = &msg
+	}
+}
+
+// recorded keeps err as the stream's failure to record, if it is the first.
+func (st *workerStream) recorded(err error) {
+	if err != nil && st.sinkErr == nil {
+		st.sinkErr = err
+	}
+}
+
+// outcome is the worker's result, once it ended with werr (cmd.Wait's): the error it sent, a
+// failure to record what it sent, the interruption, or for a worker that died without a word an
+// OOMError (its cgroup's OOM kill count rose) or the death, its step recorded failed.
+func (p *workerProcess) outcome(ctx context.Context, st *workerStream, werr error, out *local) error {
+	switch {
+	case st.finalErr != nil && st.finalErr.Usage:
+		return UsageError{errors.New(st.finalErr.Error)}
+	case st.finalErr != nil:
+		return errors.New(st.finalErr.Error)
+	case st.sinkErr != nil:
+		return st.sinkErr
 	case werr == nil:
 		return nil
 	case ctx.Err() != nil:
@@ -174,18 +228,18 @@ func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g
 	}
 	// The worker died without a word: the cap's OOM killer, or another signal or crash.
 	var failure error
-	if n := g.OOMKills(); n > oomBefore && oomBefore >= 0 {
-		failure = &OOMError{Target: label, Step: current, Limit: g.Limit}
+	if n := p.g.OOMKills(); n > p.oomBefore && p.oomBefore >= 0 {
+		failure = &OOMError{Target: p.label, Step: st.current, Limit: p.g.Limit}
 	} else {
-		failure = fmt.Errorf("%s: %s: the engine worker (pid %d) died: %v%s", label, orOpening(current), cmd.Process.Pid, werr, tail.text())
+		failure = fmt.Errorf("%s: %s: the engine worker (pid %d) died: %v%s", p.label, orOpening(st.current), p.cmd.Process.Pid, werr, p.tail.text())
 	}
-	if current != "" {
+	if st.current != "" {
 		// Nothing it measured survives but its intervals: the step is recorded failed, with
 		// the time it ran.
-		s := results.Step{Target: label, Step: current, Status: results.StatusFailed, Error: failure.Error(),
-			Start: began.UTC(), End: time.Now().UTC(), Degraded: []string{"the engine's process died: no figures"}}
-		if opened != nil {
-			s.Engine = opened.Engine.Name
+		s := results.Step{Target: p.label, Step: st.current, Status: results.StatusFailed, Error: failure.Error(),
+			Start: st.began.UTC(), End: time.Now().UTC(), Degraded: []string{"the engine's process died: no figures"}}
+		if st.opened != nil {
+			s.Engine = st.opened.Engine.Name
 		}
 		if err := out.step(s); err != nil {
 			return err

@@ -231,8 +231,42 @@ func perHost[T any](ps []shardOf[T], ops func(T) float64) []int {
 	return out
 }
 
+// mergeStep merges one step's records of the shards (ps, one per shard that has it, of shards
+// in all) into one record, as Merge describes.
 func mergeStep(ps []shardOf[Step], shards int) Step {
-	m := ps[0].v
+	sm := &stepMerge{m: ps[0].v, ps: ps}
+	sm.begin()
+	for i, p := range ps {
+		sm.add(i, p)
+	}
+	sm.missing(shards)
+	sm.rates()
+	sm.clientFigures()
+	sm.hostFigures()
+	sm.serverFigures()
+	sm.m.Latency = mergeLatency(ps)
+	return sm.m
+}
+
+// stepMerge is one step's merge over the shards: the merged record as it is built, and the
+// shards' sums its figures are made of.
+type stepMerge struct {
+	// m is the merged record: the first shard's, then each figure merged in turn.
+	m  Step
+	ps []shardOf[Step]
+	// The shards' sums: operations; writeUnits, rows written (ips × secs: the per-insert
+	// denominator); calls; ips, dps and qps, the role rates × secs; retries; the workload's
+	// rows; the headline rates.
+	ops, writeUnits, calls, ips, dps, qps, retries, rows, rate float64
+	// custom counts the shards whose rate is not their operations over their time: a rate the
+	// workload defines otherwise.
+	custom int
+}
+
+// begin clears what the merged record gathers from every shard (kinds are copied, not shared),
+// and gathers the shards' remarks.
+func (sm *stepMerge) begin() {
+	m := &sm.m
 	m.Kinds = slices.Clone(m.Kinds)
 	m.Degraded, m.Error, m.Syscalls, m.Memory = nil, "", nil, nil
 	// Other processes' CPU is each host's over its own window: not added up (a merged run's
@@ -240,7 +274,7 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 	m.OtherCPUPct = nil
 	// A workload's remarks are each shard's own findings on its part: kept, said per shard.
 	m.Remarks = nil
-	for _, p := range ps {
+	for _, p := range sm.ps {
 		for _, r := range p.v.Remarks {
 			shard := "?"
 			if p.m != nil && p.m.Shard != nil {
@@ -249,104 +283,145 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 			m.Remarks = append(m.Remarks, "shard "+shard+": "+r)
 		}
 	}
-	var ops, writeUnits, calls, ips, dps, qps, retries, rows float64
-	var custom, rate float64
-	for i, p := range ps {
-		s := p.v
-		if i > 0 {
-			for j := range m.Kinds {
-				if k := s.Kind(m.Kinds[j].Name); k != nil {
-					m.Kinds[j].Ops += k.Ops
-					m.Kinds[j].Units += k.Units
-					m.Kinds[j].MaxUs = max(m.Kinds[j].MaxUs, k.MaxUs)
-				}
-			}
-			if s.Start.Before(m.Start) {
-				m.Start = s.Start
-			}
-			if s.End.After(m.End) {
-				m.End = s.End
-			}
-			m.Secs = max(m.Secs, s.Secs)
-			m.SettleSecs = max(m.SettleSecs, s.SettleSecs)
-			if m.Settled == "" {
-				m.Settled = s.Settled
-			}
-			if s.DebtBytes != nil && (m.DebtBytes == nil || *s.DebtBytes > *m.DebtBytes) {
-				d := *s.DebtBytes
-				m.DebtBytes = &d
-			}
-			m.TargetIPS += s.TargetIPS
-		}
-		ops += float64(s.Ops)
-		writeUnits += s.IPS * s.Secs
-		calls += s.CallsPerSec * s.Secs
-		ips, dps, qps = ips+s.IPS*s.Secs, dps+s.DPS*s.Secs, qps+s.QPS*s.Secs
-		retries += float64(s.Retries)
-		rows += float64(s.Rows)
-		rate += s.Rate
-		if s.Secs > 0 && math.Abs(s.Rate-float64(s.Ops)/s.Secs) > 1e-6*max(s.Rate, 1) {
-			custom++
-		}
-		if s.Status != StatusOK && (m.Status == StatusOK || i == 0) {
-			m.Status = s.Status
-		}
-		idx := p.m.Shard.Index
-		if s.Error != "" {
-			m.Error = joinText(m.Error, fmt.Sprintf("shard %d: %s", idx, s.Error))
-		}
-		for _, d := range s.Degraded {
-			m.Degraded = append(m.Degraded, fmt.Sprintf("shard %d: %s", idx, d))
-		}
-		m.Shards = append(m.Shards, ShardStep{Shard: idx, RunID: p.m.RunID, Hostname: p.m.Hostname, Status: s.Status,
-			Ops: s.Ops, Secs: s.Secs, Rate: s.Rate, HostCPUPct: s.HostCPUPct, HostCPUUsPerOp: s.HostCPUUsPerOp,
-			ClientCPUUsPerOp: s.ClientCPUUsPerOp, ClientRSSMB: s.ClientRSSMB, ClientMaxRSSMB: s.ClientMaxRSSMB,
-			GBRead: s.GBRead, GBWritten: s.GBWritten, WriteKBPerOp: s.WriteKBPerOp, P99Us: p99(s)})
+}
+
+// add adds shard p, the i-th of ps, to the sums, the kinds, the window and the status.
+func (sm *stepMerge) add(i int, p shardOf[Step]) {
+	s := p.v
+	if i > 0 {
+		sm.addKinds(s)
+		sm.widen(s)
 	}
-	if len(ps) < shards {
-		m.Degraded = append(m.Degraded, fmt.Sprintf("%d of %d shards have no record of this step", shards-len(ps), shards))
+	sm.ops += float64(s.Ops)
+	sm.writeUnits += s.IPS * s.Secs
+	sm.calls += s.CallsPerSec * s.Secs
+	sm.ips, sm.dps, sm.qps = sm.ips+s.IPS*s.Secs, sm.dps+s.DPS*s.Secs, sm.qps+s.QPS*s.Secs
+	sm.retries += float64(s.Retries)
+	sm.rows += float64(s.Rows)
+	sm.rate += s.Rate
+	if s.Secs > 0 && math.Abs(s.Rate-float64(s.Ops)/s.Secs) > 1e-6*max(s.Rate, 1) {
+		sm.custom++
+	}
+	sm.addStatus(i, p)
+}
+
+// addKinds adds a later shard's per-kind counts and maxima to the merged kinds.
+func (sm *stepMerge) addKinds(s Step) {
+	m := &sm.m
+	for j := range m.Kinds {
+		if k := s.Kind(m.Kinds[j].Name); k != nil {
+			m.Kinds[j].Ops += k.Ops
+			m.Kinds[j].Units += k.Units
+			m.Kinds[j].MaxUs = max(m.Kinds[j].MaxUs, k.MaxUs)
+		}
+	}
+}
+
+// widen widens the merged step's window, time, settling and target to a later shard's.
+func (sm *stepMerge) widen(s Step) {
+	m := &sm.m
+	if s.Start.Before(m.Start) {
+		m.Start = s.Start
+	}
+	if s.End.After(m.End) {
+		m.End = s.End
+	}
+	m.Secs = max(m.Secs, s.Secs)
+	m.SettleSecs = max(m.SettleSecs, s.SettleSecs)
+	if m.Settled == "" {
+		m.Settled = s.Settled
+	}
+	if s.DebtBytes != nil && (m.DebtBytes == nil || *s.DebtBytes > *m.DebtBytes) {
+		d := *s.DebtBytes
+		m.DebtBytes = &d
+	}
+	m.TargetIPS += s.TargetIPS
+}
+
+// addStatus merges shard p's status, error and degradations (said per shard) and records its
+// own figures in Shards.
+func (sm *stepMerge) addStatus(i int, p shardOf[Step]) {
+	m, s := &sm.m, p.v
+	if s.Status != StatusOK && (m.Status == StatusOK || i == 0) {
+		m.Status = s.Status
+	}
+	idx := p.m.Shard.Index
+	if s.Error != "" {
+		m.Error = joinText(m.Error, fmt.Sprintf("shard %d: %s", idx, s.Error))
+	}
+	for _, d := range s.Degraded {
+		m.Degraded = append(m.Degraded, fmt.Sprintf("shard %d: %s", idx, d))
+	}
+	m.Shards = append(m.Shards, ShardStep{Shard: idx, RunID: p.m.RunID, Hostname: p.m.Hostname, Status: s.Status,
+		Ops: s.Ops, Secs: s.Secs, Rate: s.Rate, HostCPUPct: s.HostCPUPct, HostCPUUsPerOp: s.HostCPUUsPerOp,
+		ClientCPUUsPerOp: s.ClientCPUUsPerOp, ClientRSSMB: s.ClientRSSMB, ClientMaxRSSMB: s.ClientMaxRSSMB,
+		GBRead: s.GBRead, GBWritten: s.GBWritten, WriteKBPerOp: s.WriteKBPerOp, P99Us: p99(s)})
+}
+
+// missing degrades the merged step when fewer than shards shards have a record of it.
+func (sm *stepMerge) missing(shards int) {
+	m := &sm.m
+	if len(sm.ps) < shards {
+		m.Degraded = append(m.Degraded, fmt.Sprintf("%d of %d shards have no record of this step", shards-len(sm.ps), shards))
 		if m.Status == StatusOK {
 			m.Status = StatusDegraded
 		}
 	}
-	m.Ops, m.Retries, m.Rows = int64(ops), int64(retries), int64(rows)
-	per := func(total float64) float64 {
-		if ops == 0 {
-			return 0
-		}
-		return total / ops
+}
+
+// perOp is total per merged operation (0 without operations).
+func (sm *stepMerge) perOp(total float64) float64 {
+	if sm.ops == 0 {
+		return 0
 	}
+	return total / sm.ops
+}
+
+// rates sets the merged counts and rates: the summed operations over the longest shard's time,
+// or the summed rates for a rate the workload defines otherwise, and whether a paced step met
+// its summed target.
+func (sm *stepMerge) rates() {
+	m := &sm.m
+	m.Ops, m.Retries, m.Rows = int64(sm.ops), int64(sm.retries), int64(sm.rows)
 	if m.Secs > 0 {
-		m.Rate, m.CallsPerSec = ops/m.Secs, calls/m.Secs
-		m.IPS, m.DPS, m.QPS = ips/m.Secs, dps/m.Secs, qps/m.Secs
+		m.Rate, m.CallsPerSec = sm.ops/m.Secs, sm.calls/m.Secs
+		m.IPS, m.DPS, m.QPS = sm.ips/m.Secs, sm.dps/m.Secs, sm.qps/m.Secs
 	}
-	if custom > 0 {
-		m.Rate = rate // a rate the workload defines otherwise: the shards' rates add up
+	if sm.custom > 0 {
+		m.Rate = sm.rate // a rate the workload defines otherwise: the shards' rates add up
 	}
 	if m.TargetIPS > 0 {
 		met := m.IPS >= 0.95*m.TargetIPS
 		m.TargetMet = &met
 	}
-	// Client process figures: summed over the shards.
+}
+
+// clientFigures sets the client process figures: summed over the shards.
+func (sm *stepMerge) clientFigures() {
 	var clientCPU, processCPU, rss, maxRSS, obsPct, obsTick float64
-	for _, p := range ps {
+	for _, p := range sm.ps {
 		s, n := p.v, float64(p.v.Ops)
 		clientCPU += s.ClientCPUUsPerOp * n
 		processCPU += s.ProcessCPUUsPerOp * n
 		rss += s.ClientRSSMB
 		maxRSS += s.ClientMaxRSSMB
 		obsPct += s.ObserverCPUPct
-		obsTick += s.ObserverUsPerTick / float64(len(ps))
+		obsTick += s.ObserverUsPerTick / float64(len(sm.ps))
 	}
-	m.ClientCPUUsPerOp, m.ProcessCPUUsPerOp = per(clientCPU), per(processCPU)
+	m := &sm.m
+	m.ClientCPUUsPerOp, m.ProcessCPUUsPerOp = sm.perOp(clientCPU), sm.perOp(processCPU)
 	m.ClientRSSMB, m.ClientMaxRSSMB, m.ObserverCPUPct, m.ObserverUsPerTick = rss, maxRSS, obsPct, obsTick
-	// Host-wide figures: once per host, summed over hosts.
-	hosts := perHost(ps, func(s Step) float64 { return float64(s.Ops) })
+}
+
+// hostFigures sets the host-wide figures (host CPU, storage I/O, sizes on disk): once per host,
+// from the shard that did the most operations on it, summed over hosts.
+func (sm *stepMerge) hostFigures() {
+	m, ps := &sm.m, sm.ps
 	var hostCPUPct, hostCPU, reads, readKB, writes, writeKB, discardKB, flushes, cs float64
 	var readMB, writeMB, discardMB, gbRead, gbWritten float64
 	var dbBytes, dbApparent, logBytesOnDisk int64
 	m.Device = ""
-	for _, i := range hosts {
+	for _, i := range perHost(ps, func(s Step) float64 { return float64(s.Ops) }) {
 		s, n := ps[i].v, float64(ps[i].v.Ops)
 		hostCPUPct += s.HostCPUPct
 		hostCPU += s.HostCPUUsPerOp * n
@@ -364,11 +439,12 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 			m.Device = strings.TrimPrefix(m.Device+","+s.Device, ",")
 		}
 	}
+	per := sm.perOp
 	m.HostCPUPct, m.HostCPUUsPerOp = hostCPUPct, per(hostCPU)
 	m.ReadsPerOp, m.ReadKBPerOp, m.WriteKBPerOp, m.DiscardKBPerOp, m.FlushesPerOp, m.CSPerOp = per(reads), per(readKB), per(writeKB), per(discardKB), per(flushes), per(cs)
 	m.WritesPerInsert, m.WriteKBPerInsert = 0, 0
-	if writeUnits > 0 {
-		m.WritesPerInsert, m.WriteKBPerInsert = writes/writeUnits, writeKB/writeUnits
+	if sm.writeUnits > 0 {
+		m.WritesPerInsert, m.WriteKBPerInsert = writes/sm.writeUnits, writeKB/sm.writeUnits
 	}
 	m.ReadMBPerSec, m.WriteMBPerSec, m.DiscardMBPerSec, m.GBRead, m.GBWritten = readMB, writeMB, discardMB, gbRead, gbWritten
 	m.DBBytes, m.DBApparentBytes, m.LogBytes = dbBytes, dbApparent, logBytesOnDisk
@@ -376,9 +452,14 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 	if m.Rows > 0 {
 		m.BytesPerRow = float64(m.DBBytes) / float64(m.Rows)
 	}
-	// The shared server: the largest view any shard had of it.
+}
+
+// serverFigures sets the shared server's figures: the largest view any shard had of it, per
+// merged operation.
+func (sm *stepMerge) serverFigures() {
+	m := &sm.m
 	var serverCPU, logBytes, fsyncs float64
-	for i, p := range ps {
+	for i, p := range sm.ps {
 		s, n := p.v, float64(p.v.Ops)
 		serverCPU = max(serverCPU, s.ServerCPUUsPerOp*n)
 		logBytes = max(logBytes, s.LogBytesPerOp*n)
@@ -388,15 +469,13 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 		m.ServerCounters = maxCounters(m.ServerCounters, s.ServerCounters, i == 0)
 		m.EngineCounters = maxCounters(m.EngineCounters, s.EngineCounters, i == 0)
 	}
-	m.ServerCPUUsPerOp = per(serverCPU)
+	m.ServerCPUUsPerOp = sm.perOp(serverCPU)
 	if m.LogBytesPerOp >= 0 {
-		m.LogBytesPerOp = per(logBytes)
+		m.LogBytesPerOp = sm.perOp(logBytes)
 	}
 	if m.ServerFsyncsPerOp >= 0 {
-		m.ServerFsyncsPerOp = per(fsyncs)
+		m.ServerFsyncsPerOp = sm.perOp(fsyncs)
 	}
-	m.Latency = mergeLatency(ps)
-	return m
 }
 
 // maxCounters returns the largest value of each counter of acc and c (acc is copied first when

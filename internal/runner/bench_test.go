@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,5 +30,26 @@ func BenchmarkTick(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c.tick(time.Now(), false)
+	}
+}
+
+// BenchmarkWork is the runner's per-operation cost: a worker's loop (work) calling an operation
+// that records itself on its Meter, b.N times; the operation does nothing else.
+func BenchmarkWork(b *testing.B) {
+	m := NewMeter(len(testKinds), false)
+	n := 0
+	op := func(ctx context.Context, m *Meter) (bool, error) {
+		n++
+		if n > b.N {
+			return true, nil
+		}
+		m.Done(kIns, time.Now(), 1)
+		return false, nil
+	}
+	var ended atomic.Bool
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := work(context.Background(), Worker{Name: "w", Op: op}, m, time.Now(), &ended); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -310,50 +310,115 @@ func totalTicks(c sysstat.CPUStat) uint64 {
 
 // summarize computes the step's figures from the measured window [a, b].
 func (c *collector) summarize(a, b *snapshot) results.Step {
-	// secs is the operations' time, which rates divide by; wall adds the settling, which the
-	// figures per second of the device and the CPUs divide by (their counts include it).
-	wall := b.t.Sub(a.t).Seconds()
-	secs := wall
-	r := results.Step{
-		Target: c.tgt.Label, Step: c.st.Name, Start: a.t.UTC(), End: b.t.UTC(),
-		WarmupSec: a.t.Sub(c.start).Seconds(),
+	w := c.window(a, b)
+	r := c.stepHeader(w)
+	c.operationFigures(&r, w)
+	c.sizeFigures(&r)
+	c.processFigures(&r, w)
+	if a.sysOK && b.sysOK {
+		c.systemFigures(&r, w)
 	}
-	if !c.settleFrom.IsZero() && c.settleFrom.After(a.t) {
-		secs = c.settleFrom.Sub(a.t).Seconds()
-		r.SettleSecs, r.Settled = wall-secs, c.settled
+	c.serverFigures(&r, a, b, w.ops)
+	c.memoryFigures(&r, a, b, w.ops)
+	c.engineCounters(&r, b)
+	// A commit's syncs are the operations': a checkpoint's syncs in the settling are not a
+	// commit's (they show in fl/op, per op, with the settling's other writes).
+	if c.opsEnd != nil {
+		c.syscallFigures(&r, a, c.opsEnd, w.ops)
+	} else {
+		c.syscallFigures(&r, a, b, w.ops)
+	}
+	c.rateFigures(&r, w)
+	c.latencyFigures(&r, b)
+	if c.st.Finish != nil {
+		c.st.Finish(&r)
+	}
+	r.Degraded = c.degraded(&r)
+	return r
+}
+
+// window is the measured window a step's figures are computed over, and what they divide by.
+type window struct {
+	// a and b are the snapshots at the window's start and the step's end.
+	a, b *snapshot
+	// secs is the operations' time in seconds, which rates divide by; wall adds the settling,
+	// which the figures per second of the device and the CPUs divide by (their counts include
+	// it).
+	secs, wall float64
+	// ops is the headline rate's count, the denominator of the per-op figures.
+	ops float64
+	// written, deleted and reads are the role aggregates of the measured window: rows written
+	// and deleted by the write and delete kinds, calls of the read kinds.
+	written, deleted, reads int64
+	// ins is the denominator of the per-insert figures: the rate's count when its kinds write
+	// (an index build: per indexed row), else the rows written (background inserts).
+	ins float64
+}
+
+// window returns the measured window [a, b] with its times and counts.
+func (c *collector) window(a, b *snapshot) *window {
+	w := &window{a: a, b: b, wall: b.t.Sub(a.t).Seconds()}
+	w.secs = w.wall
+	if c.settles(a) {
+		w.secs = c.settleFrom.Sub(a.t).Seconds()
+	}
+	// The operations' counts are the measured window's own (see Meter), from zero.
+	w.ops = float64(c.rateCount(b, false))
+	w.written, w.deleted, w.reads = c.roleCounts(c.first, b, false)
+	w.ins = float64(w.written)
+	if c.rateWrites() {
+		w.ins = w.ops
+	}
+	return w
+}
+
+// settles says whether the step settled after a window that starts at a's instant.
+func (c *collector) settles(a *snapshot) bool {
+	return !c.settleFrom.IsZero() && c.settleFrom.After(a.t)
+}
+
+// stepHeader returns the step's record with what names and times it: target, step, engine,
+// presentation, window, warm-up and settling.
+func (c *collector) stepHeader(w *window) results.Step {
+	r := results.Step{
+		Target: c.tgt.Label, Step: c.st.Name, Start: w.a.t.UTC(), End: w.b.t.UTC(),
+		WarmupSec: w.a.t.Sub(c.start).Seconds(),
+	}
+	if c.settles(w.a) {
+		r.SettleSecs, r.Settled = w.wall-w.secs, c.settled
 		if debt := c.debt; debt >= 0 {
 			r.DebtBytes = &debt
 		}
 	}
-	r.Secs = secs
+	r.Secs = w.secs
 	if c.tgt.Engine != nil {
 		r.Engine = c.tgt.Engine.Info().Name
 	}
 	r.RateName, r.RateUnit, r.PerOp, r.Note, r.Group = c.st.RateName, c.st.RateUnit, c.st.PerOp, c.st.Note, c.st.Group
 	r.RateKinds = c.rateNames
-	// The operations' counts and histograms are the measured window's own (see Meter), from
-	// zero: those that ended before the warm-up's sample are in it; the system's figures are
-	// differences between the samples at the window's start and the step's end.
-	z := c.first
+	return r
+}
+
+// operationFigures fills the rates and the per-kind counts. The operations' counts and
+// histograms are the measured window's own (see Meter), from zero: those that ended before the
+// warm-up's sample are in it; the system's figures are differences between the samples at the
+// window's start and the step's end.
+func (c *collector) operationFigures(r *results.Step, w *window) {
+	z, b, secs := c.first, w.b, w.secs
 	r.Ops = c.rateCount(b, false)
-	ops := float64(r.Ops)
 	r.Rate = c.headline(z, b, secs, false)
 	r.CallsPerSec = per(float64(c.rateCalls(b)), secs)
-	written, deleted, reads := c.roleCounts(z, b, false)
-	r.IPS, r.DPS, r.QPS = per(float64(written), secs), per(float64(deleted), secs), per(float64(reads), secs)
-	r.Retries = b.retries - a.retries
+	r.IPS, r.DPS, r.QPS = per(float64(w.written), secs), per(float64(w.deleted), secs), per(float64(w.reads), secs)
+	r.Retries = b.retries - w.a.retries
 	r.Kinds = make([]results.Kind, len(c.st.Kinds))
 	for k, kd := range c.st.Kinds {
 		r.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].ops,
 			Units: b.kinds[k].units, MaxUs: float64(b.kinds[k].hist.Max) / 1e3}
 	}
-	// Writes are charged per row written by the rate's kinds when they write (an index build:
-	// per indexed row), else per row written by the step's write kinds (background inserts).
-	ins := float64(written)
-	if c.rateWrites() {
-		ins = ops
-	}
+}
 
+// sizeFigures fills the rows the workload holds and the engine's own size of its data.
+func (c *collector) sizeFigures(r *results.Step) {
 	if c.tgt.Rows != nil {
 		r.Rows = c.tgt.Rows()
 	}
@@ -365,51 +430,70 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		}
 		cancel()
 	}
+}
+
+// processFigures fills this process's CPU per op, the client's (the observer's left out) and
+// the observer's.
+func (c *collector) processFigures(r *results.Step, w *window) {
+	a, b, ops := w.a, w.b, w.ops
 	observer := float64(b.observerNs - a.observerNs)
 	r.ProcessCPUUsPerOp = per(float64(b.cpuNs-a.cpuNs)/1e3, ops)
 	r.ClientCPUUsPerOp = per((float64(b.cpuNs-a.cpuNs)-observer)/1e3, ops)
-	r.ObserverCPUPct = per(observer/1e9, wall) * 100
+	r.ObserverCPUPct = per(observer/1e9, w.wall) * 100
 	r.ObserverUsPerTick = per(observer/1e3, float64(c.ticks))
-	if a.sysOK && b.sysOK {
-		if b.sys.DirOK {
-			r.DBBytes, r.DBApparentBytes = b.sys.DirAllocated-b.sys.DirLogAllocated, b.sys.DirApparent-b.sys.DirLogApparent
-			r.LogBytes = b.sys.DirLogAllocated
-			r.BytesPerRow = per(float64(r.DBBytes), float64(r.Rows))
-		}
-		if !c.tgt.Sampler.HasDir() && r.EngineDBBytes > 0 {
-			// No data directory here (a --dsn server): the size is the server's own figure.
-			r.DBBytes = r.EngineDBBytes
-			r.BytesPerRow = per(float64(r.DBBytes), float64(r.Rows))
-		}
-		if a.sys.DiskOK && b.sys.DiskOK {
-			d := diskDelta(a.sys.Disk, b.sys.Disk)
-			r.Device = c.tgt.Sampler.Device().Name
-			r.ReadMBPerSec = per(float64(d.ReadSectors)*sysstat.SectorSize/mib, wall)
-			r.WriteMBPerSec = per(float64(d.WriteSectors)*sysstat.SectorSize/mib, wall)
-			r.DiscardMBPerSec = per(float64(d.DiscardSectors)*sysstat.SectorSize/mib, wall)
-			r.GBRead = float64(d.ReadSectors) * sysstat.SectorSize / gib
-			r.GBWritten = float64(d.WriteSectors) * sysstat.SectorSize / gib
-			r.ReadsPerOp = per(float64(d.ReadIOs), ops)
-			r.ReadKBPerOp = per(float64(d.ReadSectors)*sysstat.SectorSize/kib, ops)
-			r.WritesPerInsert = per(float64(d.WriteIOs), ins)
-			r.WriteKBPerInsert = per(float64(d.WriteSectors)*sysstat.SectorSize/kib, ins)
-			r.WriteKBPerOp = per(float64(d.WriteSectors)*sysstat.SectorSize/kib, ops)
-			r.DiscardKBPerOp = per(float64(d.DiscardSectors)*sysstat.SectorSize/kib, ops)
-			r.FlushesPerOp = per(float64(d.FlushIOs), ops)
-		}
-		busy := float64(b.sys.CPU.BusyTicks() - a.sys.CPU.BusyTicks())
-		r.HostCPUPct = per(busy, float64(totalTicks(b.sys.CPU)-totalTicks(a.sys.CPU))) * 100
-		r.HostCPUUsPerOp = per(busy/sysstat.UserHZ*1e6, ops)
-		r.CSPerOp = per(float64(b.sys.CPU.Ctxt-a.sys.CPU.Ctxt), ops)
-		if pct, ok := otherCPUPct(a, b); ok {
-			r.OtherCPUPct = &pct
-		}
-		r.ClientRSSMB = float64(b.sys.SelfRSSBytes) / mib
-		r.ClientMaxRSSMB = float64(b.sys.SelfHWMBytes) / mib
+}
+
+// systemFigures fills the figures of the system samples at both ends of the window: sizes on
+// disk, the device's I/O, the host's CPU and this process's memory.
+func (c *collector) systemFigures(r *results.Step, w *window) {
+	a, b, ops := w.a, w.b, w.ops
+	if b.sys.DirOK {
+		r.DBBytes, r.DBApparentBytes = b.sys.DirAllocated-b.sys.DirLogAllocated, b.sys.DirApparent-b.sys.DirLogApparent
+		r.LogBytes = b.sys.DirLogAllocated
+		r.BytesPerRow = per(float64(r.DBBytes), float64(r.Rows))
 	}
-	c.serverFigures(&r, a, b, ops)
-	c.memoryFigures(&r, a, b, ops)
-	// The engine's counters are read at the step's start and end only (warm-up included).
+	if !c.tgt.Sampler.HasDir() && r.EngineDBBytes > 0 {
+		// No data directory here (a --dsn server): the size is the server's own figure.
+		r.DBBytes = r.EngineDBBytes
+		r.BytesPerRow = per(float64(r.DBBytes), float64(r.Rows))
+	}
+	if a.sys.DiskOK && b.sys.DiskOK {
+		c.diskFigures(r, w)
+	}
+	busy := float64(b.sys.CPU.BusyTicks() - a.sys.CPU.BusyTicks())
+	r.HostCPUPct = per(busy, float64(totalTicks(b.sys.CPU)-totalTicks(a.sys.CPU))) * 100
+	r.HostCPUUsPerOp = per(busy/sysstat.UserHZ*1e6, ops)
+	r.CSPerOp = per(float64(b.sys.CPU.Ctxt-a.sys.CPU.Ctxt), ops)
+	if pct, ok := otherCPUPct(a, b); ok {
+		r.OtherCPUPct = &pct
+	}
+	r.ClientRSSMB = float64(b.sys.SelfRSSBytes) / mib
+	r.ClientMaxRSSMB = float64(b.sys.SelfHWMBytes) / mib
+}
+
+// diskFigures fills the device's I/O over the window: per second of wall time, per op, and
+// writes per row inserted.
+func (c *collector) diskFigures(r *results.Step, w *window) {
+	d := diskDelta(w.a.sys.Disk, w.b.sys.Disk)
+	ops, ins, wall := w.ops, w.ins, w.wall
+	r.Device = c.tgt.Sampler.Device().Name
+	r.ReadMBPerSec = per(float64(d.ReadSectors)*sysstat.SectorSize/mib, wall)
+	r.WriteMBPerSec = per(float64(d.WriteSectors)*sysstat.SectorSize/mib, wall)
+	r.DiscardMBPerSec = per(float64(d.DiscardSectors)*sysstat.SectorSize/mib, wall)
+	r.GBRead = float64(d.ReadSectors) * sysstat.SectorSize / gib
+	r.GBWritten = float64(d.WriteSectors) * sysstat.SectorSize / gib
+	r.ReadsPerOp = per(float64(d.ReadIOs), ops)
+	r.ReadKBPerOp = per(float64(d.ReadSectors)*sysstat.SectorSize/kib, ops)
+	r.WritesPerInsert = per(float64(d.WriteIOs), ins)
+	r.WriteKBPerInsert = per(float64(d.WriteSectors)*sysstat.SectorSize/kib, ins)
+	r.WriteKBPerOp = per(float64(d.WriteSectors)*sysstat.SectorSize/kib, ops)
+	r.DiscardKBPerOp = per(float64(d.DiscardSectors)*sysstat.SectorSize/kib, ops)
+	r.FlushesPerOp = per(float64(d.FlushIOs), ops)
+}
+
+// engineCounters fills the engine's own counters, read at the step's start and end only
+// (warm-up included): a level as it is at the end (table.LevelSuffix), a count as its change.
+func (c *collector) engineCounters(r *results.Step, b *snapshot) {
 	for k, v := range b.engine {
 		if v0, ok := c.first.engine[k]; ok {
 			if r.EngineCounters == nil {
@@ -422,28 +506,32 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 			}
 		}
 	}
-	// A commit's syncs are the operations': a checkpoint's syncs in the settling are not a
-	// commit's (they show in fl/op, per op, with the settling's other writes).
-	if c.opsEnd != nil {
-		c.syscallFigures(&r, a, c.opsEnd, ops)
-	} else {
-		c.syscallFigures(&r, a, b, ops)
-	}
+}
+
+// rateFigures fills the per-second rate's percentiles, the rate's noise over the measured
+// window and whether a paced step reached its target rate.
+func (c *collector) rateFigures(r *results.Step, w *window) {
 	r.RateP50, r.RateP99 = ratePercentile(c.rates, 0.50), ratePercentile(c.rates, 0.99)
 	r.RateIntervals = len(c.rates)
 	if c.based {
-		end := b.t
+		end := w.b.t
 		if !c.settleFrom.IsZero() {
 			end = c.settleFrom
 		}
-		c.series.add(end, c.rateCount(b, false), true)
-		r.RateCVPct, r.RateNoisePct, r.RateSlices = c.series.noise(a.t, end)
+		c.series.add(end, c.rateCount(w.b, false), true)
+		r.RateCVPct, r.RateNoisePct, r.RateSlices = c.series.noise(w.a.t, end)
 	}
 	if c.st.TargetInsertRate > 0 {
 		r.TargetIPS = c.st.TargetInsertRate
 		met := r.IPS >= 0.95*c.st.TargetInsertRate
 		r.TargetMet = &met
 	}
+}
+
+// latencyFigures fills each kind's response times (and from the intended start, for paced
+// workers) from its histograms of the measured window.
+func (c *collector) latencyFigures(r *results.Step, b *snapshot) {
+	z := c.first
 	var d hist.Snapshot
 	for k, kd := range c.st.Kinds {
 		d.Sub(&b.kinds[k].hist, &z.kinds[k].hist)
@@ -456,11 +544,6 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 			r.Latency = append(r.Latency, l)
 		}
 	}
-	if c.st.Finish != nil {
-		c.st.Finish(&r)
-	}
-	r.Degraded = c.degraded(&r)
-	return r
 }
 
 // minLateSecs is the least lateness of a tick counted as a starved sampler, whatever the tick

@@ -57,19 +57,11 @@ var ErrTimeLimit = errors.New("step duration limit reached")
 // also when Run returns an error (an operation failed) or ctx was cancelled (status
 // "interrupted", nil error).
 func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
-	tick := tgt.Tick
-	if tick <= 0 {
-		tick = time.Second
-	}
 	stepCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	bgCtx, stopBg := context.WithCancel(stepCtx)
 	defer stopBg()
-	limit := st.MaxDuration
-	if limit == 0 && st.Duration > 0 {
-		limit = SafetyNet(st.Warmup + st.Duration)
-	}
-	if limit > 0 {
+	if limit := timeLimit(st); limit > 0 {
 		t := time.AfterFunc(limit, func() { stop(ErrTimeLimit) })
 		defer t.Stop()
 	}
@@ -79,131 +71,198 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 	// apart from the workers.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c := newCollector(tgt, st)
-	c.interrupted = ctx
-	c.threadStart = sysstat.ThreadCPUNs()
-	start := time.Now()
-	c.begin(start)
-	// The measured window (see Meter): from the warm-up's end to the timed step's end.
-	var from, to time.Time
+	r := &stepRun{ctx: ctx, stepCtx: stepCtx, stop: stop, bgCtx: bgCtx, tgt: tgt, st: st, c: newCollector(tgt, st)}
+	r.c.interrupted = ctx
+	r.c.threadStart = sysstat.ThreadCPUNs()
+	r.start = time.Now()
+	r.c.begin(r.start)
+	from, to := windowBounds(st, r.start)
+	if st.Duration > 0 {
+		t := time.AfterFunc(st.Warmup+st.Duration, func() { r.ended.Store(true) })
+		defer t.Stop()
+	}
+	r.startWorkers(from, to)
+	r.observe(tickOf(tgt))
+	stopBg()
+	r.background.Wait()
+	r.settleWrites()
+	return r.finish(r.c.tick(time.Now(), true))
+}
+
+// stepRun is one step while it runs: its contexts, its workers and the first error that failed
+// it. The observer's goroutine (Run's) owns it; the workers share only ended, the wait groups
+// and fail.
+type stepRun struct {
+	// ctx is the run's context: its end is an interruption.
+	ctx context.Context
+	// stepCtx ends with the step: an operation's failure or the time limit, the cause said.
+	stepCtx context.Context
+	stop    context.CancelCauseFunc
+	// bgCtx is the background workers' context, which also ends when the drivers are done.
+	bgCtx context.Context
+	tgt   Setup
+	st    Step
+	c     *collector
+	start time.Time
+	// ended tells the workers' loops that the window of a timed step is over.
+	ended               atomic.Bool
+	drivers, background sync.WaitGroup
+	errOnce             sync.Once
+	// opErr is the first failure (an operation's, a panic, settling): set once through fail.
+	opErr error
+}
+
+// tickOf is the target's sampling interval: its Tick, or 1 s.
+func tickOf(tgt Setup) time.Duration {
+	if tgt.Tick <= 0 {
+		return time.Second
+	}
+	return tgt.Tick
+}
+
+// timeLimit is how long step st may run before it is stopped (0: no limit): its MaxDuration,
+// or for a timed step the SafetyNet of its planned length.
+func timeLimit(st Step) time.Duration {
+	if st.MaxDuration == 0 && st.Duration > 0 {
+		return SafetyNet(st.Warmup + st.Duration)
+	}
+	return st.MaxDuration
+}
+
+// windowBounds returns the measured window of a step started at start (see Meter): from the warm-up's
+// end to the timed step's end; a zero bound is open.
+func windowBounds(st Step, start time.Time) (from, to time.Time) {
 	if st.Warmup > 0 {
 		from = start.Add(st.Warmup)
 	}
-	// ended tells the workers' loops that the window of a timed step is over.
-	var ended atomic.Bool
 	if st.Duration > 0 {
 		to = start.Add(st.Warmup + st.Duration)
-		t := time.AfterFunc(st.Warmup+st.Duration, func() { ended.Store(true) })
-		defer t.Stop()
 	}
+	return from, to
+}
 
-	meters := make([]*Meter, len(st.Workers))
+// fail records err as the step's failure, if it is the first, and stops the step.
+func (r *stepRun) fail(err error) {
+	r.errOnce.Do(func() { r.opErr = err; r.stop(err) })
+}
+
+// startWorkers gives each of the step's workers a meter of the window [from, to), registered
+// with the collector, and starts its goroutine.
+func (r *stepRun) startWorkers(from, to time.Time) {
 	// Workers of a thread-bound engine stay on their threads when several of them compete for
 	// threads. A lone worker is left alone: pinned, it cost more client CPU (PostgreSQL
 	// update-index, one thread: 8.10 µs per statement pinned, 7.62 not; four threads: 14.84
 	// pinned, 15.29 not; medians of 8 alternating runs; docs/client-cost.md).
-	tb, ok := tgt.Engine.(table.ThreadBound)
-	pin := ok && tb.ThreadBound() && len(st.Workers) > 1
-	var drivers, background sync.WaitGroup
-	var errOnce sync.Once
-	var opErr error
-	fail := func(err error) {
-		errOnce.Do(func() { opErr = err; stop(err) })
-	}
-	for i, w := range st.Workers {
-		meters[i] = NewMeter(len(st.Kinds), w.Rate > 0)
-		meters[i].from, meters[i].to = from, to
-		c.meters = append(c.meters, meters[i])
-		wctx, wg := stepCtx, &drivers
+	tb, ok := r.tgt.Engine.(table.ThreadBound)
+	pin := ok && tb.ThreadBound() && len(r.st.Workers) > 1
+	for _, w := range r.st.Workers {
+		m := NewMeter(len(r.st.Kinds), w.Rate > 0)
+		m.from, m.to = from, to
+		r.c.meters = append(r.c.meters, m)
+		ctx, wg := r.stepCtx, &r.drivers
 		if w.Role == Background {
-			wctx, wg = bgCtx, &background
+			ctx, wg = r.bgCtx, &r.background
 		}
 		wg.Add(1)
-		go func(w Worker, m *Meter) {
-			defer wg.Done()
-			if w.Finish != nil {
-				defer w.Finish()
-			}
-			if pin {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-			}
-			defer func() {
-				// No panic of an engine or a workload ends the process: it fails the step.
-				if r := recover(); r != nil {
-					fail(fmt.Errorf("%s: panic: %v", w.Name, r))
-				}
-			}()
-			// Label the worker's CPU profile samples with its target and step.
-			pprof.SetGoroutineLabels(pprof.WithLabels(wctx, pprof.Labels("target", tgt.Label, "step", st.Name)))
-			if err := work(wctx, w, m, start, &ended); err != nil {
-				fail(fmt.Errorf("%s: %w", w.Name, err))
-			}
-		}(w, meters[i])
+		go r.runWorker(ctx, wg, w, m, pin)
 	}
-	driversDone := make(chan struct{})
-	go func() { drivers.Wait(); close(driversDone) }()
+}
 
+// runWorker is worker w's goroutine: its loop (work) on meter m until ctx ends, pinned to its
+// thread when pin is set; a panic or an error fails the step.
+func (r *stepRun) runWorker(ctx context.Context, wg *sync.WaitGroup, w Worker, m *Meter, pin bool) {
+	defer wg.Done()
+	if w.Finish != nil {
+		defer w.Finish()
+	}
+	if pin {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	defer func() {
+		// No panic of an engine or a workload ends the process: it fails the step.
+		if p := recover(); p != nil {
+			r.fail(fmt.Errorf("%s: panic: %v", w.Name, p))
+		}
+	}()
+	// Label the worker's CPU profile samples with its target and step.
+	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("target", r.tgt.Label, "step", r.st.Name)))
+	if err := work(ctx, w, m, r.start, &r.ended); err != nil {
+		r.fail(fmt.Errorf("%s: %w", w.Name, err))
+	}
+}
+
+// observe is the observer's loop while the drivers run: a tick every tick, a sample of the rate
+// every sliceSample, and the warm-up's end on a sample of its own.
+func (r *stepRun) observe(tick time.Duration) {
+	driversDone := make(chan struct{})
+	go func() { r.drivers.Wait(); close(driversDone) }()
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	// The warm-up ends on a sample of its own, and the ticks after it are counted from there,
 	// so that the measured window's figures start where its operations do.
 	var warmupEnd <-chan time.Time
-	if st.Warmup > 0 {
-		t := time.NewTimer(st.Warmup)
+	if r.st.Warmup > 0 {
+		t := time.NewTimer(r.st.Warmup)
 		defer t.Stop()
 		warmupEnd = t.C
 	}
 	sampler := time.NewTicker(sliceSample)
 	defer sampler.Stop()
-loop:
 	for {
 		select {
 		case now := <-sampler.C:
-			c.sample(now)
+			r.c.sample(now)
 		case <-ticker.C:
-			c.tick(time.Now(), false)
+			r.c.tick(time.Now(), false)
 		case now := <-warmupEnd:
-			if now.Sub(c.prev.t) > tick/100 { // else the tick just taken is the warm-up's end
-				c.tick(now, false)
+			if now.Sub(r.c.prev.t) > tick/100 { // else the tick just taken is the warm-up's end
+				r.c.tick(now, false)
 			}
-			c.startWindow()
+			r.c.startWindow()
 			ticker.Reset(tick)
 		case <-driversDone:
-			break loop
+			return
 		}
 	}
-	stopBg()
-	background.Wait()
-	// A write step that ended by itself (not failed, not interrupted) settles: the engine's
-	// deferred work for what it wrote goes into the step's figures, its time into SettleSecs.
-	if active := time.Since(start); opErr == nil && ctx.Err() == nil && c.wantsSettle(active) {
-		c.tick(time.Now(), false) // the last interval of the operations
-		c.settleFrom = c.prev.t
-		c.opsEnd = newSnapshot(len(st.Kinds))
-		c.opsEnd.copyFrom(c.prev)
-		// On a goroutine of its own: the engine's work (a checkpoint runs in the calling
-		// thread) must not count as the observer's, whose thread this is.
-		var did string
-		var debt int64
-		var err error
-		done := make(chan struct{})
-		go func() { defer close(done); did, debt, err = settle(ctx, tgt) }()
-		<-done
-		c.settled, c.debt = did, debt
-		if err != nil && ctx.Err() == nil {
-			fail(err)
-		}
-	}
-	res := c.tick(time.Now(), true)
+}
 
-	switch cause := context.Cause(stepCtx); {
-	case opErr != nil:
-		res.Status, res.Error = results.StatusFailed, opErr.Error()
-		return res, opErr
+// settleWrites settles a write step that ended by itself (not failed, not interrupted): the
+// engine's deferred work for what it wrote goes into the step's figures, its time into
+// SettleSecs.
+func (r *stepRun) settleWrites() {
+	c := r.c
+	if r.opErr != nil || r.ctx.Err() != nil || !c.wantsSettle(time.Since(r.start)) {
+		return
+	}
+	c.tick(time.Now(), false) // the last interval of the operations
+	c.settleFrom = c.prev.t
+	c.opsEnd = newSnapshot(len(r.st.Kinds))
+	c.opsEnd.copyFrom(c.prev)
+	// On a goroutine of its own: the engine's work (a checkpoint runs in the calling thread)
+	// must not count as the observer's, whose thread this is.
+	var did string
+	var debt int64
+	var err error
+	done := make(chan struct{})
+	go func() { defer close(done); did, debt, err = settle(r.ctx, r.tgt) }()
+	<-done
+	c.settled, c.debt = did, debt
+	if err != nil && r.ctx.Err() == nil {
+		r.fail(err)
+	}
+}
+
+// finish sets the status of the step's result res from what ended the step and returns it with
+// the step's failure, if any.
+func (r *stepRun) finish(res results.Step) (results.Step, error) {
+	switch cause := context.Cause(r.stepCtx); {
+	case r.opErr != nil:
+		res.Status, res.Error = results.StatusFailed, r.opErr.Error()
+		return res, r.opErr
 	case errors.Is(cause, ErrTimeLimit):
 		res.Status = results.StatusTimeLimit
-	case ctx.Err() != nil:
+	case r.ctx.Err() != nil:
 		res.Status = results.StatusInterrupted
 	case len(res.Degraded) > 0:
 		res.Status = results.StatusDegraded

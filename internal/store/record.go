@@ -43,16 +43,10 @@ func (s *Store) Record(ctx context.Context, run *results.Run) error {
 	return nil
 }
 
+// record writes run in one transaction: its earlier record deleted, then a row of runs, its
+// targets, steps (with their latency records) and intervals.
 func (s *Store) record(ctx context.Context, run *results.Run) error {
-	// The records are in the current model (results.Load upgrades older ones): the stored
-	// manifest says so, or a reader would upgrade them again.
-	current := *run.Manifest
-	current.SchemaVersion = results.SchemaVersion
-	if current.Abandoned() { // a killed run's directory, imported
-		current.Status = results.StatusAbandoned
-	}
-	m := &current
-	id := m.RunID
+	m := storedManifest(run)
 	manifest, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -71,11 +65,62 @@ func (s *Store) record(ctx context.Context, run *results.Run) error {
 	if err := s.schemaShared(ctx, tx); err != nil {
 		return err
 	}
+	r := &recording{s: s, tx: tx, run: run, m: m, id: m.RunID}
+	if err := r.clear(ctx); err != nil {
+		return err
+	}
+	if err := r.runRow(ctx, dir, manifest); err != nil {
+		return err
+	}
+	if err := r.targets(ctx); err != nil {
+		return err
+	}
+	if err := r.steps(ctx); err != nil {
+		return err
+	}
+	if err := r.intervals(ctx); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// storedManifest is run's manifest as the store keeps it: in the current model (results.Load
+// upgrades older ones: the stored manifest says so, or a reader would upgrade them again), and
+// abandoned when it is a killed run's directory, imported.
+func storedManifest(run *results.Run) *results.Manifest {
+	current := *run.Manifest
+	current.SchemaVersion = results.SchemaVersion
+	if current.Abandoned() {
+		current.Status = results.StatusAbandoned
+	}
+	return &current
+}
+
+// recording is one run's record being written in its transaction.
+type recording struct {
+	s   *Store
+	tx  *sql.Tx
+	run *results.Run
+	m   *results.Manifest // the manifest as stored
+	id  string            // the run's id
+}
+
+// clear deletes the run's earlier record, if any.
+func (r *recording) clear(ctx context.Context) error {
 	for _, t := range []string{"step_latency", "steps", "intervals", "targets", "runs"} {
-		if _, err := tx.ExecContext(ctx, s.d.q("DELETE FROM "+t+" WHERE run_id = ?"), id); err != nil {
+		if _, err := r.tx.ExecContext(ctx, r.s.d.q("DELETE FROM "+t+" WHERE run_id = ?"), r.id); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// runRow inserts the run's row: its summary columns, dir (absolute) and the manifest's JSON.
+func (r *recording) runRow(ctx context.Context, dir string, manifest []byte) error {
+	m, d := r.m, r.s.d
 	var engines, labels []string
 	for _, t := range m.Targets {
 		labels = append(labels, t.Label)
@@ -83,40 +128,50 @@ func (s *Store) record(ctx context.Context, run *results.Run) error {
 			engines = append(engines, t.Engine.Name)
 		}
 	}
-	_, err = tx.ExecContext(ctx, s.d.q(`INSERT INTO runs (run_id, label, workload, engines, targets, start_time, end_time,
+	_, err := r.tx.ExecContext(ctx, d.q(`INSERT INTO runs (run_id, label, workload, engines, targets, start_time, end_time,
 		status, error, rumbench_version, git_sha, result_schema_version, dir, steps_count, intervals_count, recorded_at, manifest)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		id, m.Label, m.Workload, strings.Join(engines, ","), strings.Join(labels, ","), s.d.timeArg(m.Start), s.d.timeArg(m.End),
-		m.Status, m.Error, m.Version, m.GitSHA, m.SchemaVersion, dir, len(run.Steps), len(run.Intervals),
-		s.d.timeArg(time.Now()), string(manifest))
+		r.id, m.Label, m.Workload, strings.Join(engines, ","), strings.Join(labels, ","), d.timeArg(m.Start), d.timeArg(m.End),
+		m.Status, m.Error, m.Version, m.GitSHA, m.SchemaVersion, dir, len(r.run.Steps), len(r.run.Intervals),
+		d.timeArg(time.Now()), string(manifest))
 	if err != nil {
 		return err
 	}
-	s.hook("runs")
+	r.s.hook("runs")
+	return nil
+}
 
-	rows := make([][]any, 0, len(m.Targets))
-	for i, t := range m.Targets {
+// targets inserts a row per target of the manifest.
+func (r *recording) targets(ctx context.Context) error {
+	rows := make([][]any, 0, len(r.m.Targets))
+	for i, t := range r.m.Targets {
 		doc, err := json.Marshal(t)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, []any{id, i, t.Label, t.Engine.Name, t.Engine.Family, t.Engine.Version, t.DataDir, t.Check, string(doc)})
+		rows = append(rows, []any{r.id, i, t.Label, t.Engine.Name, t.Engine.Family, t.Engine.Version, t.DataDir, t.Check, string(doc)})
 	}
-	if err := s.insert(ctx, tx, "targets", []string{"run_id", "seq", "label", "engine", "family", "engine_version", "data_dir", "check_result", "doc"}, rows); err != nil {
+	if err := r.s.insert(ctx, r.tx, "targets", []string{"run_id", "seq", "label", "engine", "family", "engine_version", "data_dir", "check_result", "doc"}, rows); err != nil {
 		return err
 	}
-	s.hook("targets")
+	r.s.hook("targets")
+	return nil
+}
 
+// steps inserts a row per step record, and a row per latency record of each into
+// step_latency (the step's own document leaves them out).
+func (r *recording) steps(ctx context.Context) error {
+	d := r.s.d
 	var stepRows, latRows [][]any
-	for i := range run.Steps {
-		st := run.Steps[i]
+	for i := range r.run.Steps {
+		st := r.run.Steps[i]
 		for j := range st.Latency {
 			doc, err := json.Marshal(&st.Latency[j])
 			if err != nil {
 				return err
 			}
-			row := []any{id, i, j, st.Target, st.Step, string(doc)}
-			latRows = append(latRows, s.d.values(row, reflect.ValueOf(st.Latency[j]), latencyCols))
+			row := []any{r.id, i, j, st.Target, st.Step, string(doc)}
+			latRows = append(latRows, d.values(row, reflect.ValueOf(st.Latency[j]), latencyCols))
 		}
 		if len(st.Latency) > 0 {
 			st.Latency = nil // kept in step_latency
@@ -125,33 +180,35 @@ func (s *Store) record(ctx context.Context, run *results.Run) error {
 		if err != nil {
 			return err
 		}
-		stepRows = append(stepRows, s.d.values([]any{id, i, string(doc)}, reflect.ValueOf(st), stepCols))
+		stepRows = append(stepRows, d.values([]any{r.id, i, string(doc)}, reflect.ValueOf(st), stepCols))
 	}
-	if err := s.insert(ctx, tx, "steps", append([]string{"run_id", "seq", "doc"}, names(stepCols)...), stepRows); err != nil {
+	if err := r.s.insert(ctx, r.tx, "steps", append([]string{"run_id", "seq", "doc"}, names(stepCols)...), stepRows); err != nil {
 		return err
 	}
-	s.hook("steps")
-	if err := s.insert(ctx, tx, "step_latency", append([]string{"run_id", "step_seq", "seq", "target", "step", "doc"}, names(latencyCols)...), latRows); err != nil {
+	r.s.hook("steps")
+	if err := r.s.insert(ctx, r.tx, "step_latency", append([]string{"run_id", "step_seq", "seq", "target", "step", "doc"}, names(latencyCols)...), latRows); err != nil {
 		return err
 	}
-	s.hook("step_latency")
+	r.s.hook("step_latency")
+	return nil
+}
 
-	ivRows := make([][]any, 0, len(run.Intervals))
-	for i := range run.Intervals {
-		doc, err := json.Marshal(&run.Intervals[i])
+// intervals inserts a row per interval record.
+func (r *recording) intervals(ctx context.Context) error {
+	ivs := r.run.Intervals
+	rows := make([][]any, 0, len(ivs))
+	for i := range ivs {
+		doc, err := json.Marshal(&ivs[i])
 		if err != nil {
 			return err
 		}
-		ivRows = append(ivRows, s.d.values([]any{id, i, string(doc)}, reflect.ValueOf(run.Intervals[i]), intervalCol))
+		rows = append(rows, r.s.d.values([]any{r.id, i, string(doc)}, reflect.ValueOf(ivs[i]), intervalCol))
 	}
-	if err := s.insert(ctx, tx, "intervals", append([]string{"run_id", "seq", "doc"}, names(intervalCol)...), ivRows); err != nil {
+	if err := r.s.insert(ctx, r.tx, "intervals", append([]string{"run_id", "seq", "doc"}, names(intervalCol)...), rows); err != nil {
 		return err
 	}
-	s.hook("intervals")
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return tx.Commit()
+	r.s.hook("intervals")
+	return nil
 }
 
 func (s *Store) hook(table string) {

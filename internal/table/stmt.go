@@ -219,10 +219,24 @@ func (s *Stmt) KeyCol() int { return s.KeyCols()[min(s.Prefix, len(s.KeyCols())-
 
 // Validate checks that the logical form is complete and consistent.
 func (s *Stmt) Validate() error {
-	t := s.Table
-	if t == nil {
+	if s.Table == nil {
 		return errors.New("statement has no table")
 	}
+	// In this order: a statement at fault in several ways is refused for the first.
+	checks := [...]func(*Stmt) error{(*Stmt).checkKey, (*Stmt).checkRows, (*Stmt).checkKeyOrder, (*Stmt).checkClauses,
+		(*Stmt).checkInsertCols, (*Stmt).checkMatch, (*Stmt).checkColumns, (*Stmt).checkKind}
+	for _, check := range checks {
+		if err := check(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkKey checks the key the predicate is on: the index, the primary key's size, the prefix
+// and its constants.
+func (s *Stmt) checkKey() error {
+	t := s.Table
 	if s.Index < -1 || s.Index >= len(t.Indexes) {
 		return fmt.Errorf("statement on %s: no index %d", t.Name, s.Index)
 	}
@@ -235,25 +249,43 @@ func (s *Stmt) Validate() error {
 	if len(s.Consts) > s.Prefix {
 		return fmt.Errorf("statement on %s: %d constant prefix values for a prefix of %d", t.Name, len(s.Consts), s.Prefix)
 	}
+	return nil
+}
+
+// checkRows checks that DESC and LIMIT apply to a range of rows a Select returns.
+func (s *Stmt) checkRows() error {
 	if (s.Desc || s.Limit) && (s.Kind != Select || s.Agg != NoAgg || s.Match == From || s.Match == In) {
-		return fmt.Errorf("statement on %s: DESC and LIMIT apply to row ranges (Between, All) of a Select without aggregate", t.Name)
+		return fmt.Errorf("statement on %s: DESC and LIMIT apply to row ranges (Between, All) of a Select without aggregate", s.Table.Name)
 	}
-	if s.KeyOrder != nil {
-		n := s.Prefix - len(s.Consts)
-		if s.Match == Eq {
-			n++
-		}
-		seen := map[int]bool{}
-		for _, p := range s.KeyOrder {
-			if p < 0 || p >= n || seen[p] {
-				seen[-1] = true
-			}
-			seen[p] = true
-		}
-		if len(s.KeyOrder) != n || seen[-1] || len(s.Consts) > 0 {
-			return fmt.Errorf("statement on %s: KeyOrder %v is not an order of the %d prefix (and Eq) arguments", t.Name, s.KeyOrder, n)
-		}
+	return nil
+}
+
+// checkKeyOrder checks that KeyOrder, when set, is an order of the prefix's (and an Eq
+// match's) arguments, with no constants in the prefix.
+func (s *Stmt) checkKeyOrder() error {
+	if s.KeyOrder == nil {
+		return nil
 	}
+	n := s.Prefix - len(s.Consts)
+	if s.Match == Eq {
+		n++
+	}
+	seen := map[int]bool{}
+	for _, p := range s.KeyOrder {
+		if p < 0 || p >= n || seen[p] {
+			seen[-1] = true
+		}
+		seen[p] = true
+	}
+	if len(s.KeyOrder) != n || seen[-1] || len(s.Consts) > 0 {
+		return fmt.Errorf("statement on %s: KeyOrder %v is not an order of the %d prefix (and Eq) arguments", s.Table.Name, s.KeyOrder, n)
+	}
+	return nil
+}
+
+// checkClauses checks FOR UPDATE and the AlsoEq columns against the statement they apply to.
+func (s *Stmt) checkClauses() error {
+	t := s.Table
 	if s.ForUpdate && (s.Kind != Select || s.Index != -1 || (s.Match != Eq && s.Match != In) || s.Prefix != t.Keys()-1) {
 		return fmt.Errorf("statement on %s: FOR UPDATE locks rows read by their whole primary key", t.Name)
 	}
@@ -262,6 +294,13 @@ func (s *Stmt) Validate() error {
 			return fmt.Errorf("statement on %s: AlsoEq compares non-key integer columns of a primary-key = or IN", t.Name)
 		}
 	}
+	return nil
+}
+
+// checkInsertCols checks an insert's column list and ReturnID: the list, when set, names every
+// column (but a generated key) once.
+func (s *Stmt) checkInsertCols() error {
+	t := s.Table
 	if s.InsertCols != nil {
 		seen := map[int]bool{}
 		for _, c := range s.InsertCols {
@@ -277,35 +316,55 @@ func (s *Stmt) Validate() error {
 	if s.ReturnID && (s.Kind != InsertRow || !s.AutoID) {
 		return fmt.Errorf("statement on %s: ReturnID needs an AutoID InsertRow", t.Name)
 	}
+	return nil
+}
+
+// checkMatch checks the In and From matches' own conditions.
+func (s *Stmt) checkMatch() error {
 	if s.Match == In && s.InLen <= 0 {
-		return fmt.Errorf("statement on %s: IN with no values", t.Name)
+		return fmt.Errorf("statement on %s: IN with no values", s.Table.Name)
 	}
 	if s.Match == From && (s.Index != -1 || s.Kind != Select || s.Agg != NoAgg || s.Prefix > 0) {
-		return fmt.Errorf("statement on %s: a From match is a primary-key Select of rows", t.Name)
+		return fmt.Errorf("statement on %s: a From match is a primary-key Select of rows", s.Table.Name)
 	}
-	col := func(c int) error {
-		if c < 0 || c >= len(t.Columns) {
-			return fmt.Errorf("statement on %s: no column %d", t.Name, c)
-		}
-		return nil
+	return nil
+}
+
+// checkCol checks that column c is one of the table's.
+func (s *Stmt) checkCol(c int) error {
+	if c < 0 || c >= len(s.Table.Columns) {
+		return fmt.Errorf("statement on %s: no column %d", s.Table.Name, c)
 	}
+	return nil
+}
+
+// checkColumns checks the columns a Select returns and those an Update assigns (never the
+// primary key's).
+func (s *Stmt) checkColumns() error {
 	for _, c := range s.Cols {
-		if err := col(c); err != nil {
+		if err := s.checkCol(c); err != nil {
 			return err
 		}
 	}
 	for _, a := range s.Set {
-		if err := col(a.Col); err != nil {
+		if err := s.checkCol(a.Col); err != nil {
 			return err
 		}
-		if a.Col < t.Keys() {
-			return fmt.Errorf("statement on %s: updating the primary key is not supported", t.Name)
+		if a.Col < s.Table.Keys() {
+			return fmt.Errorf("statement on %s: updating the primary key is not supported", s.Table.Name)
 		}
 	}
+	return nil
+}
+
+// checkKind checks what each kind of statement requires: a Select's aggregate and filter
+// columns, an Upsert's key, an Update's or Delete's primary-key match.
+func (s *Stmt) checkKind() error {
+	t := s.Table
 	switch s.Kind {
 	case Select:
 		if s.Agg != NoAgg {
-			if err := col(s.AggCol); err != nil {
+			if err := s.checkCol(s.AggCol); err != nil {
 				return err
 			}
 		}
@@ -316,7 +375,7 @@ func (s *Stmt) Validate() error {
 			return fmt.Errorf("statement on %s: ORDER BY a column the statement does not return", t.Name)
 		}
 		if s.Filter {
-			return col(s.FilterCol)
+			return s.checkCol(s.FilterCol)
 		}
 	case Upsert:
 		if s.AutoID {

@@ -84,9 +84,20 @@ func (s *session) compile(st *table.Stmt) (*plan, error) {
 	return p, nil
 }
 
+// argParts are a statement's arguments cut into their parts (split).
+type argParts struct {
+	// prefix is the key prefix's values, in key order, constants included; match the match's
+	// values; also the AlsoEq values.
+	prefix, match, also []table.Value
+	// count and offset are LIMIT's (-1 and 0 without Limit).
+	count, offset int64
+}
+
 // split cuts a statement's arguments into the key prefix (in key order, constants included),
 // the match's values, the AlsoEq values and the LIMIT count and offset (-1, 0 without Limit).
-func (s *session) split(st *table.Stmt, p *plan, args []table.Value) (prefix, match, also []table.Value, count, offset int64) {
+func (s *session) split(st *table.Stmt, p *plan, args []table.Value) argParts {
+	var prefix, match, also []table.Value
+	var count, offset int64
 	i := p.nset
 	nk := st.Prefix - len(st.Consts)
 	if st.KeyOrder != nil {
@@ -119,7 +130,7 @@ func (s *session) split(st *table.Stmt, p *plan, args []table.Value) (prefix, ma
 	if st.Limit {
 		count, offset = args[i].I, args[i+1].I
 	}
-	return prefix, match, also, count, offset
+	return argParts{prefix: prefix, match: match, also: also, count: count, offset: offset}
 }
 
 // keyWith returns prefix followed by v, in s.row.
@@ -265,22 +276,14 @@ func appendUpdate(dst []byte, ts *tstate, st *table.Stmt, vals []table.Value) []
 func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, out *table.Rows) (int64, error) {
 	s.pin()
 	defer s.unpin()
-	p := s.plans[st]
-	if p == nil {
-		var err error
-		if p, err = s.compile(st); err != nil {
-			return 0, err
-		}
-		s.plans[st] = p
-	}
-	if p.refused != nil {
-		return 0, p.refused
+	p, err := s.planOf(st)
+	if err != nil {
+		return 0, err
 	}
 	if len(args) != st.Args() {
 		return 0, fmt.Errorf("mongo: statement on %s takes %d arguments, got %d", st.Table.Name, st.Args(), len(args))
 	}
 	if st.Kind != table.Select {
-		var err error
 		if ctx, err = writeCtx(ctx); err != nil {
 			return 0, err
 		}
@@ -291,68 +294,110 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	case table.Upsert:
 		return s.upsert(ctx, st, p, args)
 	}
-	ts := p.ts
-	prefix, match, also, count, offset := s.split(st, p, args)
-	if s.e.findEach && st.Kind == table.Select && st.Agg == table.NoAgg && p.full && st.Match == table.In && len(match) > 1 {
-		return s.selectEach(ctx, st, p, prefix, match, also, out)
+	a := s.split(st, p, args)
+	if s.e.findEach && st.Kind == table.Select && st.Agg == table.NoAgg && p.full && st.Match == table.In && len(a.match) > 1 {
+		return s.selectEach(ctx, st, p, a.prefix, a.match, a.also, out)
 	}
-	s.fbuf = s.appendFilter(s.fbuf[:0], st, p, prefix, match, also)
+	s.fbuf = s.appendFilter(s.fbuf[:0], st, p, a.prefix, a.match, a.also)
 	filter := bson.Raw(s.fbuf)
-	octx := s.octx(ctx)
-	switch st.Kind {
-	case table.Update:
-		s.ubuf = appendUpdate(s.ubuf[:0], ts, st, args[:p.nset])
-		var res *mongo.UpdateResult
-		var err error
-		if st.Match == table.In && len(match) > 1 {
-			res, err = ts.coll.UpdateMany(octx, filter, bson.Raw(s.ubuf))
-		} else {
-			res, err = ts.coll.UpdateOne(octx, filter, bson.Raw(s.ubuf))
-		}
-		if err != nil {
-			return 0, s.fail(ctx, err)
-		}
-		return res.MatchedCount, nil
-	case table.Delete:
-		var res *mongo.DeleteResult
-		var err error
-		if st.Match == table.In && len(match) > 1 {
-			res, err = ts.coll.DeleteMany(octx, filter)
-		} else {
-			res, err = ts.coll.DeleteOne(octx, filter)
-		}
-		if err != nil {
-			return 0, s.fail(ctx, err)
-		}
-		return res.DeletedCount, nil
-	}
-	switch st.Agg {
-	case table.Count:
-		if !ts.t.Columns[st.AggCol].NotNull {
-			// COUNT(col) skips NULLs: {$and: [filter, {col: {$ne: null}}]}.
-			i, b := docStart(s.pbuf[:0])
-			var a, c, f int32
-			a, b = subStart(b, "$and", true)
-			b = bsoncore.AppendDocumentElement(b, "0", s.fbuf)
-			c, b = subStart(b, "1", false)
-			f, b = subStart(b, ts.field[st.AggCol], false)
-			b = bsoncore.AppendNullElement(b, "$ne")
-			s.pbuf = docEnd(docEnd(docEnd(docEnd(b, f), c), a), i)
-			filter = bson.Raw(s.pbuf)
-		}
-		opts := options.Count()
-		if p.hint != "" {
-			opts.SetHint(p.hint)
-		}
-		n, err := ts.coll.CountDocuments(octx, filter, opts)
-		if err != nil {
-			return 0, s.fail(ctx, err)
-		}
-		out.Append()[0] = table.Value{I: n}
-		return 1, nil
-	case table.Sum, table.Distinct:
+	many := st.Match == table.In && len(a.match) > 1
+	switch {
+	case st.Kind == table.Update:
+		return s.update(ctx, st, p, filter, args[:p.nset], many)
+	case st.Kind == table.Delete:
+		return s.delete(ctx, p.ts, filter, many)
+	case st.Agg == table.Count:
+		return s.count(ctx, st, p, filter, out)
+	case st.Agg == table.Sum || st.Agg == table.Distinct:
 		return s.aggregate(ctx, st, p, filter, out)
 	}
+	return s.find(ctx, st, p, filter, &a, out)
+}
+
+// planOf returns st's plan, worked out on its first run in the session, or why st does not run.
+func (s *session) planOf(st *table.Stmt) (*plan, error) {
+	p := s.plans[st]
+	if p == nil {
+		var err error
+		if p, err = s.compile(st); err != nil {
+			return nil, err
+		}
+		s.plans[st] = p
+	}
+	if p.refused != nil {
+		return nil, p.refused
+	}
+	return p, nil
+}
+
+// update runs an Update of the rows filter matches (updateMany when many, else updateOne) with
+// the assignments' values vals, and returns the rows matched.
+func (s *session) update(ctx context.Context, st *table.Stmt, p *plan, filter bson.Raw, vals []table.Value, many bool) (int64, error) {
+	ts := p.ts
+	s.ubuf = appendUpdate(s.ubuf[:0], ts, st, vals)
+	octx := s.octx(ctx)
+	var res *mongo.UpdateResult
+	var err error
+	if many {
+		res, err = ts.coll.UpdateMany(octx, filter, bson.Raw(s.ubuf))
+	} else {
+		res, err = ts.coll.UpdateOne(octx, filter, bson.Raw(s.ubuf))
+	}
+	if err != nil {
+		return 0, s.fail(ctx, err)
+	}
+	return res.MatchedCount, nil
+}
+
+// delete runs a Delete of the rows filter matches (deleteMany when many, else deleteOne) and
+// returns the rows deleted.
+func (s *session) delete(ctx context.Context, ts *tstate, filter bson.Raw, many bool) (int64, error) {
+	octx := s.octx(ctx)
+	var res *mongo.DeleteResult
+	var err error
+	if many {
+		res, err = ts.coll.DeleteMany(octx, filter)
+	} else {
+		res, err = ts.coll.DeleteOne(octx, filter)
+	}
+	if err != nil {
+		return 0, s.fail(ctx, err)
+	}
+	return res.DeletedCount, nil
+}
+
+// count runs a COUNT(AggCol) of the rows filter (in s.fbuf) matches as a count command and
+// appends its one row to out.
+func (s *session) count(ctx context.Context, st *table.Stmt, p *plan, filter bson.Raw, out *table.Rows) (int64, error) {
+	ts := p.ts
+	if !ts.t.Columns[st.AggCol].NotNull {
+		// COUNT(col) skips NULLs: {$and: [filter, {col: {$ne: null}}]}.
+		i, b := docStart(s.pbuf[:0])
+		var a, c, f int32
+		a, b = subStart(b, "$and", true)
+		b = bsoncore.AppendDocumentElement(b, "0", s.fbuf)
+		c, b = subStart(b, "1", false)
+		f, b = subStart(b, ts.field[st.AggCol], false)
+		b = bsoncore.AppendNullElement(b, "$ne")
+		s.pbuf = docEnd(docEnd(docEnd(docEnd(b, f), c), a), i)
+		filter = bson.Raw(s.pbuf)
+	}
+	opts := options.Count()
+	if p.hint != "" {
+		opts.SetHint(p.hint)
+	}
+	n, err := ts.coll.CountDocuments(s.octx(ctx), filter, opts)
+	if err != nil {
+		return 0, s.fail(ctx, err)
+	}
+	out.Append()[0] = table.Value{I: n}
+	return 1, nil
+}
+
+// find runs a Select of rows (NoAgg, OrderBy) as a find of the rows filter matches: projected
+// on the statement's columns, sorted and limited as it says (a: its arguments' parts).
+func (s *session) find(ctx context.Context, st *table.Stmt, p *plan, filter bson.Raw, a *argParts, out *table.Rows) (int64, error) {
+	ts := p.ts
 	opts := options.Find()
 	if len(st.Cols) > 0 {
 		s.pbuf = s.appendProjection(s.pbuf[:0], ts, st.Cols)
@@ -369,22 +414,22 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	}
 	switch {
 	case st.Match == table.From:
-		if match[1].I <= 0 {
+		if a.match[1].I <= 0 {
 			return 0, nil
 		}
-		opts.SetLimit(match[1].I)
+		opts.SetLimit(a.match[1].I)
 	case st.Limit:
-		if count <= 0 {
+		if a.count <= 0 {
 			return 0, nil
 		}
-		opts.SetLimit(count)
-		if offset > 0 {
-			opts.SetSkip(offset)
+		opts.SetLimit(a.count)
+		if a.offset > 0 {
+			opts.SetSkip(a.offset)
 		}
 	case p.full && st.Match == table.Eq:
 		opts.SetLimit(1)
 	}
-	cur, err := ts.coll.Find(octx, filter, opts)
+	cur, err := ts.coll.Find(s.octx(ctx), filter, opts)
 	if err != nil {
 		return 0, s.fail(ctx, err)
 	}

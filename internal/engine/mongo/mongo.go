@@ -443,6 +443,24 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 // describe asks the server what it is (hello, buildInfo, serverStatus) and records the
 // effective options in Info.
 func (e *eng) describe(ctx context.Context) error {
+	if err := e.hello(ctx); err != nil {
+		return err
+	}
+	build, err := e.buildInfo(ctx)
+	if err != nil {
+		return err
+	}
+	storage := e.storageEngine(ctx)
+	if err := e.chooseModes(build); err != nil {
+		return err
+	}
+	e.recordInfo(build, storage)
+	return nil
+}
+
+// hello asks the server its topology and limits (hello), and sets the write batch and command
+// sizes and whether inserts go lean.
+func (e *eng) hello(ctx context.Context) error {
 	var hello struct {
 		SetName           string `bson:"setName"`
 		Msg               string `bson:"msg"`
@@ -463,19 +481,37 @@ func (e *eng) describe(ctx context.Context) error {
 	// The defaults are MongoDB's since 3.6.
 	e.maxBatch, e.maxCmd = cmp.Or(hello.MaxWriteBatchSize, 100000), cmp.Or(hello.MaxBsonObjectSize, 16<<20)+16<<10
 	e.insertLean = e.insertWC != nil && (e.topology == "standalone" || !e.retryWrites)
-	var build struct {
-		Version         string `bson:"version"`
-		FerretDBVersion string `bson:"ferretdbVersion"`
-	}
-	if err := e.client.Database("admin").RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&build); err != nil {
-		return err
-	}
+	return nil
+}
+
+// serverBuild is what buildInfo says of the server: its MongoDB version and, for FerretDB, its
+// own ("" for a MongoDB server).
+type serverBuild struct {
+	Version         string `bson:"version"`
+	FerretDBVersion string `bson:"ferretdbVersion"`
+}
+
+// buildInfo asks the server its versions.
+func (e *eng) buildInfo(ctx context.Context) (serverBuild, error) {
+	var build serverBuild
+	err := e.client.Database("admin").RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&build)
+	return build, err
+}
+
+// storageEngine asks the server its storage engine (serverStatus): "" when it does not say.
+func (e *eng) storageEngine(ctx context.Context) string {
 	var status struct {
 		StorageEngine struct {
 			Name string `bson:"name"`
 		} `bson:"storageEngine"`
 	}
 	_ = e.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status)
+	return status.StorageEngine.Name
+}
+
+// chooseModes sets what the engine does on this server: transactions (txn=on is refused on a
+// standalone server), the _id format, and one find per key of an IN list.
+func (e *eng) chooseModes(build serverBuild) error {
 	switch e.cfg.txn {
 	case "on":
 		if e.topology == "standalone" {
@@ -489,6 +525,12 @@ func (e *eng) describe(ctx context.Context) error {
 	// Over SQLite FerretDB scans the table for an _id equality too: one $in find (one scan) is
 	// cheaper than a scan per key. The backend of a dsn FerretDB is not known: per key.
 	e.findEach = build.FerretDBVersion != "" && (e.srv == nil || e.cfg.backend != server.BackendSQLite)
+	return nil
+}
+
+// versionText names the server and its version for Info: MongoDB's, FerretDB's, or a managed
+// server's.
+func (e *eng) versionText(build serverBuild) string {
 	version := "MongoDB " + build.Version
 	if build.FerretDBVersion != "" {
 		version = "FerretDB " + build.FerretDBVersion + " (MongoDB-compatible " + build.Version + ")"
@@ -496,6 +538,13 @@ func (e *eng) describe(ctx context.Context) error {
 	if e.srv != nil {
 		version = e.srv.Version() + ", MongoDB-compatible " + build.Version
 	}
+	return version
+}
+
+// recordInfo records the engine's Info: the server's version, storage engine (storage) and
+// topology, and the effective options (a wire=own that cannot serve this server's writes falls
+// back to the driver here).
+func (e *eng) recordInfo(build serverBuild, storage string) {
 	txn, idf := "per-statement", "native"
 	if e.txn {
 		txn = "transactions"
@@ -516,10 +565,10 @@ func (e *eng) describe(ctx context.Context) error {
 	if rc == "" {
 		rc = "server default"
 	}
-	e.info = table.Info{Name: Name, Family: "document", Version: version, Stores: true, LogFiles: logFiles, Options: map[string]string{
+	e.info = table.Info{Name: Name, Family: "document", Version: e.versionText(build), Stores: true, LogFiles: logFiles, Options: map[string]string{
 		"database": e.cfg.database, "w": e.cfg.w, "j": j, "wtimeout_ms": strconv.FormatInt(e.cfg.wtimeout.Milliseconds(), 10),
 		"read_concern": rc, "txn": txn, "id_format": idf, "io": e.cfg.io, "wire": wire,
-		"server.topology": e.topology, "server.storage_engine": orNotReported(status.StorageEngine.Name),
+		"server.topology": e.topology, "server.storage_engine": orNotReported(storage),
 		"server_config": e.cfg.serverConfig,
 	}}
 	if e.srv != nil {
@@ -541,7 +590,6 @@ func (e *eng) describe(ctx context.Context) error {
 	if e.findEach {
 		e.info.Options["in_lists"] = "one find per key (FerretDB pushes no $in down)"
 	}
-	return nil
 }
 
 // serverName names the server for messages.

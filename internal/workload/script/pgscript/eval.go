@@ -322,7 +322,8 @@ func bitwise(o op, l, r Value) (Value, error) {
 	return IntValue(x >> uint(y)), nil
 }
 
-// call evaluates a function on its evaluated arguments.
+// call evaluates a function on its evaluated arguments: NULL when one of them is NULL (but
+// debug's).
 func call(o op, a []Value, vars *Vars) (Value, error) {
 	for _, v := range a {
 		if v.T == Null && o != fDebug {
@@ -335,20 +336,7 @@ func call(o op, a []Value, vars *Vars) (Value, error) {
 	case fPi:
 		return DoubleValue(math.Pi), nil
 	case fAbs:
-		if a[0].T == Double {
-			return DoubleValue(math.Abs(a[0].F)), nil
-		}
-		x, err := a[0].AsInt()
-		if err != nil {
-			return a[0], err
-		}
-		if x == math.MinInt64 {
-			return a[0], errBigint
-		}
-		if x < 0 {
-			x = -x
-		}
-		return IntValue(x), nil
+		return abs(a[0])
 	case fInt:
 		x, err := a[0].AsInt()
 		return IntValue(x), err
@@ -356,17 +344,7 @@ func call(o op, a []Value, vars *Vars) (Value, error) {
 		x, err := a[0].AsDouble()
 		return DoubleValue(x), err
 	case fSqrt, fLn, fExp:
-		x, err := a[0].AsDouble()
-		if err != nil {
-			return a[0], err
-		}
-		switch o {
-		case fSqrt:
-			return DoubleValue(math.Sqrt(x)), nil
-		case fLn:
-			return DoubleValue(math.Log(x)), nil
-		}
-		return DoubleValue(math.Exp(x)), nil
+		return mathFunc(o, a[0])
 	case fPow:
 		x, err := a[0].AsDouble()
 		if err != nil {
@@ -375,32 +353,80 @@ func call(o op, a []Value, vars *Vars) (Value, error) {
 		y, err := a[1].AsDouble()
 		return DoubleValue(math.Pow(x, y)), err
 	case fHashMurmur2, fHashFNV1a:
-		v, err := a[0].AsInt()
-		if err != nil {
-			return a[0], err
-		}
-		seed, err := a[1].AsInt()
-		if err != nil {
-			return a[1], err
-		}
-		if o == fHashFNV1a {
-			return IntValue(HashFNV1a(v, uint64(seed))), nil
-		}
-		return IntValue(HashMurmur2(v, uint64(seed))), nil
+		return hash(o, a)
 	case fPermute:
-		var x [3]int64
-		for i := range x {
-			var err error
-			if x[i], err = a[i].AsInt(); err != nil {
-				return a[i], err
-			}
-		}
-		if x[1] <= 0 {
-			return a[1], fmt.Errorf("permute size parameter must be greater than zero (not %d)", x[1])
-		}
-		return IntValue(Permute(x[0], x[1], x[2])), nil
+		return permute(a)
 	}
-	// The random functions.
+	return random(o, a, vars)
+}
+
+// abs is abs(x): an integer's, out of range for the least bigint, or a double's.
+func abs(x Value) (Value, error) {
+	if x.T == Double {
+		return DoubleValue(math.Abs(x.F)), nil
+	}
+	i, err := x.AsInt()
+	if err != nil {
+		return x, err
+	}
+	if i == math.MinInt64 {
+		return x, errBigint
+	}
+	if i < 0 {
+		i = -i
+	}
+	return IntValue(i), nil
+}
+
+// mathFunc is sqrt, ln or exp of x as a double.
+func mathFunc(o op, x Value) (Value, error) {
+	d, err := x.AsDouble()
+	if err != nil {
+		return x, err
+	}
+	switch o {
+	case fSqrt:
+		return DoubleValue(math.Sqrt(d)), nil
+	case fLn:
+		return DoubleValue(math.Log(d)), nil
+	}
+	return DoubleValue(math.Exp(d)), nil
+}
+
+// hash is hash_murmur2 or hash_fnv1a of a[0] with seed a[1].
+func hash(o op, a []Value) (Value, error) {
+	v, err := a[0].AsInt()
+	if err != nil {
+		return a[0], err
+	}
+	seed, err := a[1].AsInt()
+	if err != nil {
+		return a[1], err
+	}
+	if o == fHashFNV1a {
+		return IntValue(HashFNV1a(v, uint64(seed))), nil
+	}
+	return IntValue(HashMurmur2(v, uint64(seed))), nil
+}
+
+// permute is permute(i, size, seed); size must be positive.
+func permute(a []Value) (Value, error) {
+	var x [3]int64
+	for i := range x {
+		var err error
+		if x[i], err = a[i].AsInt(); err != nil {
+			return a[i], err
+		}
+	}
+	if x[1] <= 0 {
+		return a[1], fmt.Errorf("permute size parameter must be greater than zero (not %d)", x[1])
+	}
+	return IntValue(Permute(x[0], x[1], x[2])), nil
+}
+
+// random is one of the random functions of [a[0], a[1]]: random, and random_gaussian,
+// random_exponential and random_zipfian with their parameter a[2] checked, from vars' generator.
+func random(o op, a []Value, vars *Vars) (Value, error) {
 	lo, err := a[0].AsInt()
 	if err != nil {
 		return a[0], err
