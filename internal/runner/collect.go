@@ -54,6 +54,8 @@ type collector struct {
 	// opsEnd is the snapshot at the end of the operations when the step settled (nil
 	// otherwise): the syncs-per-commit figures end there.
 	opsEnd *snapshot
+	// lastEngine is the engine's counters as last read (Setup.OnSample's stall figures).
+	lastEngine map[string]int64
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -74,6 +76,7 @@ func (c *collector) begin(now time.Time) {
 	c.prev.copyFrom(c.first)
 	c.base.copyFrom(c.first)
 	c.based = c.st.Warmup <= 0
+	c.publish(c.first, 0, false)
 }
 
 // takeExtra completes a snapshot with this process's and the observer's CPU time and the
@@ -137,6 +140,7 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 	if c.tgt.OnTick != nil {
 		c.tgt.OnTick(&iv)
 	}
+	c.publish(c.cur, iv.Rate, final)
 	c.prev, c.cur = c.cur, c.prev
 	if !final {
 		return results.Step{}
