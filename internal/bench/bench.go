@@ -19,6 +19,7 @@ import (
 	"github.com/rumbench/rumbench/internal/datalock"
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/input"
+	"github.com/rumbench/rumbench/internal/live"
 	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/results"
@@ -117,6 +118,10 @@ type Config struct {
 	OnTick  func(iv *results.Interval)
 	OnStep  func(s results.Step)
 	OnEvent func(format string, args ...any)
+	// OnSample, when set, receives every live sample of every step (runner.Setup.OnSample),
+	// those of an engine worker's steps too, streamed to this process: the metrics endpoint.
+	// Its Rep is set as the step records' is.
+	OnSample func(s *live.Sample)
 }
 
 // WriteError is a failure to write the run directory (a full --out): what it says could not be
@@ -501,6 +506,9 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	}
 	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency,
 		PSSEvery: cfg.PSSEvery, Memory: mem, OnTick: out.interval, Settle: cfg.Settle, SettleDir: dir}
+	if out.live() {
+		setup.OnSample = out.sample
+	}
 	base := results.Target{Label: label, Engine: eng.Info(), DataDir: dir, Of: t.Of, Clients: t.Clients}
 	if sw := cfg.Sweep; sw != nil && sw.LoadOnce {
 		if err := runSweep(ctx, cfg, base, run, skip, setup, dir, out); err != nil || ctx.Err() != nil {
