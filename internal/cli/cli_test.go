@@ -159,6 +159,12 @@ func TestUsageErrors(t *testing.T) {
 			`rumbench: --out /etc/hostname: is a file, not a directory`},
 		{"out not creatable", []string{"run", "--out", "/proc/rumbench-results"},
 			`rumbench: --out /proc/rumbench-results: cannot be created: /proc is not writable: no such file or directory`},
+		{"metrics on every interface", []string{"run", "--metrics-listen", ":9400"},
+			`rumbench: --metrics-listen ":9400" listens beyond this host: add --metrics-listen-any to allow it (the pages carry no secrets, but anyone who reaches the port reads them)`},
+		{"metrics address without a port", []string{"run", "--metrics-listen", "127.0.0.1"},
+			`rumbench: --metrics-listen "127.0.0.1": want HOST:PORT, e.g. 127.0.0.1:9400 (127.0.0.1:0 picks a free port)`},
+		{"metrics any alone", []string{"run", "--metrics-listen-any"},
+			`rumbench: --metrics-listen-any goes with --metrics-listen ADDR`},
 		{"non-empty data dir", append([]string{"run", "--engine", "bbolt"}, d...),
 			`rumbench: data dir ` + filepath.Join(data, "bbolt") + ` is not empty (use --fresh to empty it, or another --data-dir)`},
 	}

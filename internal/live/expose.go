@@ -67,7 +67,7 @@ var counters = []counterFamily{
 		func(s *Sample) float64 { return float64(s.AppEvictions) }},
 }
 
-// gauges are the gauges of a step that come from its latest sample.
+// gauges are the gauges of a step that come from its latest sample, exposed while it runs.
 var gauges = []counterFamily{
 	{"rumbench_client_rss_bytes", "bytes", "this process's resident memory",
 		func(s *Sample) float64 { return float64(s.ClientRSSBytes) }},
@@ -199,7 +199,14 @@ func writeFamilies(w *openmetrics.Writer, run Run, entries []*entry, stamped boo
 		}
 		x.sample("rumbench_step_running", ls, v, p.UnixMs)
 	})
+	// Gauges are of the running steps only: a finished step's last rate or memory would
+	// otherwise stay on a dashboard for the rest of the run (its counters stay, with their
+	// final values). A past run's series have them at each point, its end's included.
+	current := func(e *entry, p *Sample, last bool) bool { return stamped || running(e, p, last) }
 	each(func(e *entry, ls []openmetrics.Label, p *Sample, last bool) {
+		if !current(e, p, last) {
+			return
+		}
 		x.family("rumbench_rate_per_second", openmetrics.Gauge, "", "the step's headline rate over the last interval, per second (or as its workload scales it: rate_name)")
 		x.sample("rumbench_rate_per_second", with(ls, openmetrics.Label{Name: "rate_name", Value: LabelValue(p.RateName)}), p.Rate, p.UnixMs)
 	})
@@ -264,7 +271,7 @@ func writeFamilies(w *openmetrics.Writer, run Run, entries []*entry, stamped boo
 	})
 	for _, g := range gauges {
 		each(func(e *entry, ls []openmetrics.Label, p *Sample, last bool) {
-			if v := g.value(p); v >= 0 {
+			if v := g.value(p); v >= 0 && current(e, p, last) {
 				x.family(g.name, openmetrics.Gauge, g.unit, g.help)
 				x.sample(g.name, ls, v, p.UnixMs)
 			}

@@ -74,7 +74,13 @@ func TestRegistryExposition(t *testing.T) {
 			t.Errorf("exposition lacks %q:\n%s", want, got)
 		}
 	}
-	// Figures not measured have no series; the exposition ends with # EOF.
+	// A finished step's gauges are gone (its counters stay); figures not measured have no
+	// series; the exposition ends with # EOF.
+	for _, gone := range []string{`rumbench_rate_per_second{` + l + `"l.i0"`, `rumbench_client_rss_bytes{` + l + `"l.i0"`} {
+		if strings.Contains(got, gone) {
+			t.Errorf("exposition has %s of a finished step", gone)
+		}
+	}
 	for _, absent := range []string{"rumbench_server_rss_bytes", "rumbench_syncs", "rumbench_stall", "rumbench_memory_pressure_ratio"} {
 		if strings.Contains(got, absent) {
 			t.Errorf("exposition has %s, which was not measured", absent)

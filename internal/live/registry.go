@@ -53,6 +53,13 @@ func NewRegistry(run Run) *Registry {
 	return &Registry{run: run, scraped: make(chan struct{})}
 }
 
+// SetRun renames the run (its id once its directory is made).
+func (r *Registry) SetRun(run Run) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.run = run
+}
+
 // Observe records s as the latest sample of its target × step. The registry keeps s: the
 // caller must not change it afterwards.
 func (r *Registry) Observe(s *Sample) {
