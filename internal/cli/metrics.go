@@ -54,7 +54,7 @@ func startMetrics(env *Env, m *metricsFlags, cfg *bench.Config) (*metricsEndpoin
 	}
 	run := live.Run{ID: cfg.RunID, Label: cfg.Label, Workload: cfg.Workload.Name(), Version: bench.Version}
 	if cfg.Shard != nil {
-		run.Shard = fmt.Sprintf("%d/%d", cfg.Shard.Index, cfg.Shard.Count)
+		run.Shard = live.ShardName(cfg.Shard.Index, cfg.Shard.Count)
 	}
 	reg := live.NewRegistry(run)
 	ln, err := live.Listen("--metrics-listen", m.listen, m.any, live.Handler(reg))

@@ -157,31 +157,37 @@ func failed(e *entry, p *Sample, last bool) bool {
 }
 
 // writeFamilies writes the series of entries (each point of each, with its timestamp when
-// stamped), family by family.
-func writeFamilies(w *openmetrics.Writer, run Run, entries []*entry, stamped bool) {
+// stamped), family by family; an entry's run is runs[entry.run].
+func writeFamilies(w *openmetrics.Writer, runs []Run, entries []*entry, stamped bool) {
 	x := &exposition{w: w, stamped: stamped}
-	rl := runLabels(run)
-	info := with(rl, openmetrics.Label{Name: "version", Value: LabelValue(run.Version)})
-	first, last := int64(math.MaxInt64), int64(math.MinInt64)
-	for _, e := range entries {
-		for _, p := range e.points {
-			first, last = min(first, p.UnixMs), max(last, p.UnixMs)
-		}
-	}
 	x.family("rumbench_run", openmetrics.Info, "", "the run: its id, label, workload, shard and rumbench's version")
-	if stamped {
-		if len(entries) > 0 {
+	rls := make([][]openmetrics.Label, len(runs))
+	for ri, run := range runs {
+		rls[ri] = runLabels(run)
+		info := with(rls[ri], openmetrics.Label{Name: "version", Value: LabelValue(run.Version)})
+		if !stamped {
+			x.sample("rumbench_run_info", info, 1, 0)
+			continue
+		}
+		// A past run's info at its first and last points.
+		first, last := int64(math.MaxInt64), int64(math.MinInt64)
+		for _, e := range entries {
+			for _, p := range e.points {
+				if e.run == ri {
+					first, last = min(first, p.UnixMs), max(last, p.UnixMs)
+				}
+			}
+		}
+		if first <= last {
 			x.sample("rumbench_run_info", info, 1, first)
 			if last != first {
 				x.sample("rumbench_run_info", info, 1, last)
 			}
 		}
-	} else {
-		x.sample("rumbench_run_info", info, 1, 0)
 	}
 	labels := make([][]openmetrics.Label, len(entries))
 	for i, e := range entries {
-		labels[i] = stepLabels(rl, e)
+		labels[i] = stepLabels(rls[e.run], e)
 	}
 	each := func(fn func(e *entry, ls []openmetrics.Label, p *Sample, last bool)) {
 		for i, e := range entries {
@@ -192,6 +198,9 @@ func writeFamilies(w *openmetrics.Writer, run Run, entries []*entry, stamped boo
 	}
 
 	each(func(e *entry, ls []openmetrics.Label, p *Sample, last bool) {
+		if p.partial && !p.Final {
+			return
+		}
 		x.family("rumbench_step_running", openmetrics.Gauge, "", "1 while the step runs, 0 once it has ended")
 		v := 0.0
 		if running(e, p, last) {
@@ -202,7 +211,7 @@ func writeFamilies(w *openmetrics.Writer, run Run, entries []*entry, stamped boo
 	// Gauges are of the running steps only: a finished step's last rate or memory would
 	// otherwise stay on a dashboard for the rest of the run (its counters stay, with their
 	// final values). A past run's series have them at each point, its end's included.
-	current := func(e *entry, p *Sample, last bool) bool { return stamped || running(e, p, last) }
+	current := func(e *entry, p *Sample, last bool) bool { return !p.partial && (stamped || running(e, p, last)) }
 	each(func(e *entry, ls []openmetrics.Label, p *Sample, last bool) {
 		if !current(e, p, last) {
 			return
@@ -220,6 +229,9 @@ func writeFamilies(w *openmetrics.Writer, run Run, entries []*entry, stamped boo
 	}
 	for _, kind := range []string{"retried", "failed"} {
 		each(func(e *entry, ls []openmetrics.Label, p *Sample, last bool) {
+			if p.Retries < 0 {
+				return
+			}
 			x.family("rumbench_errors", openmetrics.Counter, "", "errors of the step: retried (operations abandoned after a deadlock or lock conflict and tried again) and failed (1 once an operation's error failed the step)")
 			v := float64(p.Retries)
 			if kind == "failed" {
@@ -247,11 +259,17 @@ func writeFamilies(w *openmetrics.Writer, run Run, entries []*entry, stamped boo
 		}
 	}
 	eachKind(func(ls []openmetrics.Label, k *Kind, p *Sample) {
+		if k.Ops < 0 {
+			return
+		}
 		x.family("rumbench_operations", openmetrics.Counter, "", "operations of a kind that ended since the step's start, warm-up included")
 		x.sample("rumbench_operations_total", with(ls, openmetrics.Label{Name: "kind", Value: LabelValue(k.Name)},
 			openmetrics.Label{Name: "role", Value: LabelValue(k.Role)}), float64(k.Ops), p.UnixMs)
 	})
 	eachKind(func(ls []openmetrics.Label, k *Kind, p *Sample) {
+		if k.Units < 0 {
+			return
+		}
 		x.family("rumbench_operation_units", openmetrics.Counter, "", "units (rows, statements) of a kind's operations that ended since the step's start, warm-up included")
 		x.sample("rumbench_operation_units_total", with(ls, openmetrics.Label{Name: "kind", Value: LabelValue(k.Name)},
 			openmetrics.Label{Name: "unit", Value: LabelValue(k.Unit)}), float64(k.Units), p.UnixMs)

@@ -43,6 +43,8 @@ type entry struct {
 	rep                  int
 	// points are its samples in time order: the latest alone in a registry.
 	points []*Sample
+	// run is the index of its run (a past run's history may hold several; a registry one).
+	run int
 	// done says the step has ended (its record arrived); status is the record's status.
 	done   bool
 	status string
@@ -132,7 +134,7 @@ func (r *Registry) Write(w io.Writer) error {
 	close(r.scraped)
 	r.scraped = make(chan struct{})
 	ow := openmetrics.NewWriter(w)
-	writeFamilies(ow, r.run, r.entries, false)
+	writeFamilies(ow, []Run{r.run}, r.entries, false)
 	r.mu.Unlock()
 	return ow.End()
 }

@@ -82,6 +82,10 @@ type Sample struct {
 	ServerRSSBytes int64   `json:"server_rss_bytes"`
 	MemoryPressure float64 `json:"memory_pressure"`
 	DBBytes        int64   `json:"db_bytes"`
+
+	// partial marks a point of a past run that holds only its step record's figures (the
+	// histogram and the counts only the record has): the interval's figures are left out.
+	partial bool
 }
 
 // Kind is one operation kind of a sample.
