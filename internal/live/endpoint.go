@@ -1,6 +1,7 @@
 package live
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -83,9 +84,18 @@ func (l *Listener) Addr() string { return l.ln.Addr().String() }
 // URL returns http://ADDR + path.
 func (l *Listener) URL(path string) string { return "http://" + l.Addr() + path }
 
-// Close stops listening and closes every connection.
+// closeGrace is how long Close lets the requests in flight finish.
+const closeGrace = 2 * time.Second
+
+// Close stops listening, lets the requests in flight finish (a scrape of a run's last counts)
+// for at most closeGrace, then closes every connection.
 func (l *Listener) Close() error {
-	err := l.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	defer cancel()
+	err := l.srv.Shutdown(ctx)
+	if err != nil {
+		err = l.srv.Close()
+	}
 	<-l.served
 	return err
 }

@@ -61,7 +61,7 @@ var counters = []counterFamily{
 		func(s *Sample) float64 { return nonNegative(s.ServerCPUNs, 1e9) }},
 	{"rumbench_context_switches", "", "the host's context switches since the step's start (system-wide)",
 		func(s *Sample) float64 { return float64(s.ContextSwitches) }},
-	{"rumbench_stall", "seconds", "time the engine's callers waited on its cache or write stalls since the step's start, as last read (stall_us/op's numerator)",
+	{"rumbench_stall_seconds", "seconds", "time the engine's callers waited on its cache or write stalls since the step's start, as last read (stall_us/op's numerator)",
 		func(s *Sample) float64 { return nonNegative(s.StallUs, 1e6) }},
 	{"rumbench_app_evictions", "", "pages the engine's callers evicted from its cache themselves since the step's start, as last read (appevict/op's numerator)",
 		func(s *Sample) float64 { return float64(s.AppEvictions) }},

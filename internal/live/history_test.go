@@ -28,7 +28,7 @@ func TestWriteRuns(t *testing.T) {
 		Latency: []results.Latency{{Kind: "range_query", Count: 30, MeanUs: 150, Buckets: s.Buckets(nil)}}}
 	iv := func(T float64, ops int64) results.Interval {
 		return results.Interval{Target: "sqlite", Step: "qr100", T: T, Secs: 1, RateName: "qps", Rate: 15, RateKinds: []string{"range_query"},
-			Kinds:        []results.Kind{{Name: "range_query", Role: "read", Unit: "rows", Ops: ops, Units: 10 * ops}},
+			Kinds:         []results.Kind{{Name: "range_query", Role: "read", Unit: "rows", Ops: ops, Units: 10 * ops}},
 			WriteMBPerSec: 1, ClientCPUPct: 50, ClientRSSMB: 10}
 	}
 	run := &results.Run{Manifest: &results.Manifest{RunID: "20261121T120000Z-insert", Label: "insert", Workload: "insert", Version: "v1"},

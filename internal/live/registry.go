@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"sync"
@@ -31,9 +32,9 @@ type Registry struct {
 	// scrapes are the times of the scrapes served (the first and the last two are enough:
 	// the longest gap between two is kept).
 	scrapes   int
-	lastScr   time.Time
+	lastScr   time.Time // when the last scrape's exposition was taken
 	maxGap    time.Duration
-	scraped   chan struct{} // closed and replaced at each scrape
+	scraped   chan struct{} // closed and replaced at each scrape written
 	published time.Time     // when the last sample or step end arrived
 }
 
@@ -122,21 +123,37 @@ func (r *Registry) add(target string, rep int, step string) *entry {
 }
 
 // Write writes the registry's exposition (every kept series with its latest value, no
-// timestamps) to w and counts it as a scrape.
+// timestamps) to w and, once it is written, counts it as a scrape. The exposition is made
+// under the registry's lock and written after it is released: a slow reader never holds up
+// the runner's samples.
 func (r *Registry) Write(w io.Writer) error {
+	var b bytes.Buffer
+	ow := openmetrics.NewWriter(&b)
 	r.mu.Lock()
-	now := time.Now()
-	if r.scrapes > 0 {
-		r.maxGap = max(r.maxGap, now.Sub(r.lastScr))
-	}
-	r.scrapes++
-	r.lastScr = now
-	close(r.scraped)
-	r.scraped = make(chan struct{})
-	ow := openmetrics.NewWriter(w)
+	taken := time.Now()
 	writeFamilies(ow, []Run{r.run}, r.entries, false)
 	r.mu.Unlock()
-	return ow.End()
+	if err := ow.End(); err != nil {
+		return err
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return err
+	}
+	r.served(taken)
+	return nil
+}
+
+// served counts a scrape whose exposition was taken at taken and written.
+func (r *Registry) served(taken time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.scrapes > 0 {
+		r.maxGap = max(r.maxGap, taken.Sub(r.lastScr))
+	}
+	r.scrapes++
+	r.lastScr = taken
+	close(r.scraped)
+	r.scraped = make(chan struct{})
 }
 
 // Linger bounds the wait for a last scrape at a run's end (AwaitScrape).
@@ -148,8 +165,8 @@ const (
 	lingerOneScrape = 16 * time.Second
 )
 
-// AwaitScrape waits, when the registry has been scraped, for a scrape that starts after the
-// last sample or step end was published, so that a scraper sees a run's final counts; at most
+// AwaitScrape waits, when the registry has been scraped, for a scrape taken after the last
+// sample or step end was published and written, so that a scraper has a run's final counts; at most
 // the longest gap between two scrapes seen plus half of it and a second (MaxLinger at most),
 // and not after ctx ends. It returns at once when nothing ever scraped, and says how long it
 // waited and whether the scrape came.
@@ -163,18 +180,25 @@ func (r *Registry) AwaitScrape(ctx context.Context) (time.Duration, bool) {
 	if r.scrapes > 1 {
 		limit = min(r.maxGap+r.maxGap/2+time.Second, MaxLinger)
 	}
-	ch := r.scraped
 	r.mu.Unlock()
 	start := time.Now()
 	t := time.NewTimer(limit)
 	defer t.Stop()
-	select {
-	case <-ch:
-		return time.Since(start), true
-	case <-t.C:
-	case <-ctx.Done():
+	for {
+		r.mu.Lock()
+		done, ch := r.lastScr.After(r.published), r.scraped
+		r.mu.Unlock()
+		if done {
+			return time.Since(start), true
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return time.Since(start), false
+		case <-ctx.Done():
+			return time.Since(start), false
+		}
 	}
-	return time.Since(start), false
 }
 
 // Scrapes returns the number of scrapes served.

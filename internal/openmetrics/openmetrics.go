@@ -47,6 +47,9 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: bufio.NewWriterSize(w, 3
 // type, its unit ("seconds", "bytes"; "" for none: a family with a unit must end in "_" + unit)
 // and one line of help. Every sample of the family must follow before the next Family.
 func (w *Writer) Family(name string, t Type, unit, help string) {
+	if unit != "" && !strings.HasSuffix(name, "_"+unit) && w.err == nil {
+		w.err = fmt.Errorf("openmetrics: family %s has unit %s but does not end in _%s", name, unit, unit)
+	}
 	w.printf("# TYPE %s %s\n", name, t)
 	if unit != "" {
 		w.printf("# UNIT %s %s\n", name, unit)

@@ -55,3 +55,11 @@ func TestAppendFloat(t *testing.T) {
 		}
 	}
 }
+
+func TestUnitSuffix(t *testing.T) {
+	w := NewWriter(&bytes.Buffer{})
+	w.Family("demo_stall", Counter, "seconds", "x")
+	if err := w.End(); err == nil {
+		t.Error("a unit that is not the name's suffix was written")
+	}
+}
