@@ -165,6 +165,8 @@ func TestUsageErrors(t *testing.T) {
 			`rumbench: --metrics-listen "127.0.0.1": want HOST:PORT, e.g. 127.0.0.1:9400 (127.0.0.1:0 picks a free port)`},
 		{"metrics any alone", []string{"run", "--metrics-listen-any"},
 			`rumbench: --metrics-listen-any goes with --metrics-listen ADDR`},
+		{"serve on every interface", []string{"serve", "--listen", ":8080"},
+			`rumbench: --listen ":8080" listens beyond this host: add --listen-any to allow it (the pages carry no secrets, but anyone who reaches the port reads them)`},
 		{"non-empty data dir", append([]string{"run", "--engine", "bbolt"}, d...),
 			`rumbench: data dir ` + filepath.Join(data, "bbolt") + ` is not empty (use --fresh to empty it, or another --data-dir)`},
 	}
