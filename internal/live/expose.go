@@ -187,7 +187,10 @@ func writeFamilies(w *openmetrics.Writer, runs []Run, entries []*entry, stamped 
 	}
 	labels := make([][]openmetrics.Label, len(entries))
 	for i, e := range entries {
-		labels[i] = stepLabels(rls[e.run], e)
+		if e.labels == nil {
+			e.labels = stepLabels(rls[e.run], e)
+		}
+		labels[i] = e.labels
 	}
 	each := func(fn func(e *entry, ls []openmetrics.Label, p *Sample, last bool)) {
 		for i, e := range entries {

@@ -36,6 +36,7 @@ type Registry struct {
 	maxGap    time.Duration
 	scraped   chan struct{} // closed and replaced at each scrape written
 	published time.Time     // when the last sample or step end arrived
+	size      int           // the last exposition's, bytes: the next one's buffer
 }
 
 // entry is one target × step of a registry, or of a past run's history.
@@ -46,6 +47,8 @@ type entry struct {
 	points []*Sample
 	// run is the index of its run (a past run's history may hold several; a registry one).
 	run int
+	// labels are its series' labels, made at its first exposition (nil: to be made).
+	labels []openmetrics.Label
 	// done says the step has ended (its record arrived); status is the record's status.
 	done   bool
 	status string
@@ -61,6 +64,9 @@ func (r *Registry) SetRun(run Run) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.run = run
+	for _, e := range r.entries {
+		e.labels = nil
+	}
 }
 
 // Observe records s as the latest sample of its target × step. The registry keeps s: the
@@ -130,6 +136,7 @@ func (r *Registry) Write(w io.Writer) error {
 	var b bytes.Buffer
 	ow := openmetrics.NewWriter(&b)
 	r.mu.Lock()
+	b.Grow(r.size)
 	taken := time.Now()
 	writeFamilies(ow, []Run{r.run}, r.entries, false)
 	r.mu.Unlock()
@@ -139,14 +146,15 @@ func (r *Registry) Write(w io.Writer) error {
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return err
 	}
-	r.served(taken)
+	r.served(taken, b.Len())
 	return nil
 }
 
-// served counts a scrape whose exposition was taken at taken and written.
-func (r *Registry) served(taken time.Time) {
+// served counts a scrape whose exposition of size bytes was taken at taken and written.
+func (r *Registry) served(taken time.Time, size int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.size = size
 	if r.scrapes > 0 {
 		r.maxGap = max(r.maxGap, taken.Sub(r.lastScr))
 	}

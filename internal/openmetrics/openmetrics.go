@@ -166,7 +166,7 @@ func appendEscaped(b []byte, s string) []byte {
 	return b
 }
 
-// escapeHelp escapes a help text as OpenMetrics wants it ('\\', '"' and line feeds).
-func escapeHelp(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
-}
+// helpEscaper escapes a help text as OpenMetrics wants it ('\\', '"' and line feeds).
+var helpEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+func escapeHelp(s string) string { return helpEscaper.Replace(s) }
