@@ -61,9 +61,8 @@ func history(st *results.Step, ivs []results.Interval) *entry {
 	window := &Sample{Target: st.Target, Rep: st.Rep, Step: st.Step, Engine: st.Engine, UnixMs: st.Start.UnixMilli(), partial: true}
 	window.markUnmeasured()
 	window.Ops, window.ClientCPUNs, window.ObserverCPUNs, window.Commits = -1, -1, -1, -1
-	end := stepEnd(st)
-	end.UnixMs = st.Start.UnixMilli() // its figures at the window's start: nothing yet
-	zero(end, window)
+	// The record's figures are zero at the window's start.
+	zero(stepEnd(st), window)
 	for i := range ivs {
 		iv := &ivs[i]
 		if iv.Target != st.Target || iv.Rep != st.Rep || iv.Step != st.Step {
