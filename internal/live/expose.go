@@ -15,10 +15,11 @@ import (
 // MaxLabelChars-1 characters and "…".
 const MaxLabelChars = input.EchoChars
 
-// LabelValue is a value as a label carries it: passwords masked (redact.DSN), at most
-// MaxLabelChars characters.
+// LabelValue is a value as a label carries it: passwords masked (redact.DSN), characters that
+// could drive a terminal escaped (input.Printable: a run directory from elsewhere may hold
+// them), at most MaxLabelChars characters.
 func LabelValue(s string) string {
-	s = redact.DSN(s)
+	s = input.Printable(redact.DSN(s))
 	if utf8.RuneCountInString(s) <= MaxLabelChars {
 		return s
 	}

@@ -114,6 +114,9 @@ func TestLabelValues(t *testing.T) {
 	if !strings.Contains(got, `shard="1/4"`) {
 		t.Errorf("no shard label:\n%s", got)
 	}
+	if got := LabelValue("a\x1b[2Jb"); got != `a\x1b[2Jb` {
+		t.Errorf("LabelValue of an escape sequence: %q", got)
+	}
 	if LabelValue("pebble@8") != "pebble@8" {
 		t.Errorf("LabelValue changed a plain value")
 	}
