@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -90,7 +91,7 @@ func TestServeInBrowser(t *testing.T) {
 		"--query-secs", "12", "--label", "live", "--out", out, "--data-dir", t.TempDir(), "--quiet")
 
 	srvCtx, stopServe := context.WithCancel(context.Background())
-	_, srvErr, srvDone := command(srvCtx, "serve", "--out", out, "--listen", "127.0.0.1:0")
+	_, srvErr, srvDone := command(srvCtx, "serve", "--store", filepath.Join(out, "rumbench.db"), "--listen", "127.0.0.1:0")
 	defer func() {
 		stopServe()
 		if code := <-srvDone; code != 0 {
