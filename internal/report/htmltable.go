@@ -172,7 +172,7 @@ details{margin:6px 0}pre{font-size:11px;background:#f8f8f8;padding:6px;overflow-
 <p class="note">Throughput by client count (a concurrency sweep), one line per target; speedup is over the smallest count, eff the speedup per client (1.00 is linear).</p>
 {{range .Scaling}}<h4>{{.Name}}</h4><div class="charts">{{range .Charts}}<div class="chart" id="{{.ID}}"></div>{{end}}</div>
 {{range .Tables}}{{.}}{{end}}{{end}}{{end}}
-{{if .Compare}}<h2>Comparison (relative to {{.BaseLabel}})</h2>
+{{if .Compare}}<h2 id="comparison">Comparison (relative to {{.BaseLabel}})</h2>
 <p class="note">Each value is value(column) / value(base); 0/0 is 1, x/0 is inf. {{.Legend}}</p>
 <div class="charts">{{range .Compare}}<div class="chart" id="{{.ID}}"></div>{{end}}</div>
 {{range .CompareTab}}{{.}}{{end}}{{end}}

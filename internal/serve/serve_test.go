@@ -151,9 +151,9 @@ func TestServeInBrowser(t *testing.T) {
 		chromedp.Click(fmt.Sprintf(`input[value=%q]`, a), chromedp.ByQuery),
 		chromedp.Click(fmt.Sprintf(`input[value=%q]`, b), chromedp.ByQuery),
 		chromedp.Click(`#compare button`, chromedp.ByQuery),
-		chromedp.WaitVisible(`body > h1`, chromedp.ByQuery),
-		chromedp.Sleep(300*time.Millisecond),
-		chromedp.Evaluate(`Array.from(document.querySelectorAll('h2')).map(h => h.textContent).find(s => s.startsWith('Comparison')) || ''`, &heading),
+		chromedp.WaitVisible(`#comparison`, chromedp.ByQuery),
+		chromedp.Sleep(300*time.Millisecond), // echarts paints on the next animation frame
+		chromedp.Text(`#comparison`, &heading, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll('td.num').length`, &rows),
 		chromedp.Evaluate(browsertest.InspectJS, &charts),
 	); err != nil {
