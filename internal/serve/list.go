@@ -133,7 +133,7 @@ form.filters{margin:10px 0}form.filters label{margin-right:10px;font-size:13px}i
 <button type="submit">filter</button> <a href="/">all runs</a>
 </form>
 <form method="get" action="/compare" id="compare">
-<p class="note">{{.Total}} runs{{if .Limited}}, the newest {{len .Runs}} shown{{end}}. Tick two or more to compare them (the first ticked is the base).</p>
+<p class="note">{{.Total}} runs{{if .Limited}}, the newest {{len .Runs}} shown{{end}}. Tick two or more to compare them: relative to the first ticked, in the list's order.</p>
 <table id="runs"><thead><tr><th></th><th>run</th><th>label</th><th>workload</th><th>targets</th><th>start (UTC)</th><th>duration</th><th>status</th><th>steps</th></tr></thead>
 <tbody>{{range .Runs}}<tr><td><input type="checkbox" name="run" value="{{.ID}}"></td><td><a href="/run/{{.ID}}">{{.ID}}</a></td><td>{{.Label}}</td><td>{{.Workload}}</td><td>{{.Targets}}</td><td>{{.Start}}</td><td>{{.Duration}}</td><td class="{{.Status}}">{{.Status}}</td><td>{{.Steps}}</td></tr>
 {{end}}</tbody></table>
