@@ -12,7 +12,7 @@ APT     := DEBIAN_FRONTEND=noninteractive apt-get -y -q
 ## TAGS: the cgo engines built in (each needs its Debian -dev package, installed by deps)
 TAGS    ?= rocksdb wiredtiger
 
-.PHONY: build run test bench deps server-deps browser-deps clean syncshim ferretdb vs-sysbench vs-pgbench vs-ycsb vs-linkbench sysbench-deps pyload-deps java-deps
+.PHONY: build run test bench deps server-deps browser-deps prometheus-deps clean syncshim ferretdb vs-sysbench vs-pgbench vs-ycsb vs-linkbench sysbench-deps pyload-deps java-deps
 
 build: deps syncshim
 	CGO_ENABLED=1 $(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/rumbench ./cmd/rumbench
@@ -40,7 +40,7 @@ run: build
 	./bin/rumbench run $(ARGS)
 
 ## test: vet and every test (real engines and private servers, no mocks)
-test: deps server-deps browser-deps pyload-deps syncshim ferretdb
+test: deps server-deps browser-deps prometheus-deps pyload-deps syncshim ferretdb
 	$(GO) vet -tags "$(TAGS)" ./...
 	RUMBENCH_SYNCSHIM=$(CURDIR)/$(SHIM) RUMBENCH_FERRETDB=$(CURDIR)/$(FERRETDB) CGO_ENABLED=1 $(GO) test -tags "$(TAGS)" -count=1 -timeout 30m ./...
 
@@ -138,6 +138,15 @@ browser-deps:
 		echo "installing chromium (HTML report browser test)"; \
 		$(APT) update && { $(APT) install --no-install-recommends chromium || \
 			$(APT) install --no-install-recommends chromium; }; }
+
+## prometheus-deps: Prometheus and promtool from Debian, for the tests of the live metrics
+## endpoint, the Grafana dashboard's queries and the openmetrics export (internal/live);
+## the tests start their own private server on 127.0.0.1 (the package's service is not used)
+prometheus-deps:
+	@command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || { \
+		echo "installing prometheus (live metrics tests)"; \
+		$(APT) update && { $(APT) install --no-install-recommends prometheus || \
+			$(APT) install --no-install-recommends prometheus; }; }
 
 clean:
 	rm -rf bin rumbench-data vs-sysbench-data

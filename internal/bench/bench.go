@@ -19,6 +19,7 @@ import (
 	"github.com/rumbench/rumbench/internal/datalock"
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/input"
+	"github.com/rumbench/rumbench/internal/live"
 	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/results"
@@ -119,6 +120,10 @@ type Config struct {
 	OnTick  func(iv *results.Interval)
 	OnStep  func(s results.Step)
 	OnEvent func(format string, args ...any)
+	// OnSample, when set, receives every live sample of every step (runner.Setup.OnSample),
+	// those of an engine worker's steps too, streamed to this process: the metrics endpoint.
+	// Its Rep is set as the step records' is.
+	OnSample func(s *live.Sample)
 }
 
 // WriteError is a failure to write the run directory (a full --out): what it says could not be
@@ -486,16 +491,8 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	}
 	var eng table.Engine
 	defer func() {
-		if eng != nil {
-			var cerr error
-			if cc, ok := eng.(table.ContextCloser); ok && ctx.Err() != nil {
-				cerr = cc.CloseContext(ctx) // interrupted: do not wait for a clean shutdown
-			} else {
-				cerr = eng.Close()
-			}
-			if cerr != nil && err == nil && ctx.Err() == nil {
-				err = fmt.Errorf("%s: close: %w", label, cerr)
-			}
+		if cerr := closeEngine(ctx, eng); cerr != nil && err == nil && ctx.Err() == nil {
+			err = fmt.Errorf("%s: close: %w", label, cerr)
 		}
 	}()
 	if t.Clients > 0 {
@@ -544,20 +541,12 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	}
 	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency,
 		PSSEvery: cfg.PSSEvery, Memory: mem, OnTick: out.interval, Settle: cfg.Settle, SettleDir: dir}
+	if out.live() {
+		setup.OnSample = out.sample
+	}
 	base := results.Target{Label: label, Engine: eng.Info(), DataDir: dir, Of: t.Of, Clients: t.Clients}
-	if sw := cfg.Sweep; sw != nil && sw.LoadOnce {
-		if err := runSweep(ctx, cfg, base, run, skip, setup, dir, out); err != nil || ctx.Err() != nil {
-			return err
-		}
-	} else {
-		for _, name := range cfg.Workload.Steps() {
-			if skip[name] {
-				continue
-			}
-			if err := runStep(ctx, cfg, label, run, setup, name, dir, out); err != nil || ctx.Err() != nil {
-				return err
-			}
-		}
+	if err := runSteps(ctx, cfg, base, run, skip, setup, dir, out); err != nil || ctx.Err() != nil {
+		return err
 	}
 	check, err := run.Check(ctx)
 	if err != nil {
@@ -575,6 +564,35 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 		return err
 	}
 	return out.checked(check)
+}
+
+// closeEngine closes eng (nil: nothing opened); an interrupted run's (ctx done) without waiting
+// for a clean shutdown.
+func closeEngine(ctx context.Context, eng table.Engine) error {
+	if eng == nil {
+		return nil
+	}
+	if cc, ok := eng.(table.ContextCloser); ok && ctx.Err() != nil {
+		return cc.CloseContext(ctx)
+	}
+	return eng.Close()
+}
+
+// runSteps runs the workload's steps on the target (base) but those skip names: a sweep's counts
+// on data loaded once, or each step in turn.
+func runSteps(ctx context.Context, cfg Config, base results.Target, run workload.Run, skip map[string]bool, setup runner.Setup, dir string, out sink) error {
+	if sw := cfg.Sweep; sw != nil && sw.LoadOnce {
+		return runSweep(ctx, cfg, base, run, skip, setup, dir, out)
+	}
+	for _, name := range cfg.Workload.Steps() {
+		if skip[name] {
+			continue
+		}
+		if err := runStep(ctx, cfg, base.Label, run, setup, name, dir, out); err != nil || ctx.Err() != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newSampler samples the system for a target whose data directory is dir; for a --dsn server

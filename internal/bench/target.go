@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/live"
 	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/server"
@@ -27,6 +28,9 @@ type sink interface {
 	// begin says a step is about to run (a worker killed during it is then blamed on it).
 	begin(step string)
 	interval(iv *results.Interval)
+	// live says whether live samples are wanted (Config.OnSample); sample passes one on.
+	live() bool
+	sample(s *live.Sample)
 	// step records a step's result; the error is a failure to record it.
 	step(s results.Step) error
 	// checked records the invariant check's outcome.
@@ -71,6 +75,13 @@ func (l *local) interval(iv *results.Interval) {
 	if l.cfg.OnTick != nil {
 		l.cfg.OnTick(iv)
 	}
+}
+
+func (l *local) live() bool { return l.cfg.OnSample != nil }
+
+func (l *local) sample(s *live.Sample) {
+	s.Rep = l.rep
+	l.cfg.OnSample(s)
 }
 
 func (l *local) step(s results.Step) error {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/live"
 	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/results"
 )
@@ -39,6 +40,8 @@ type workerSpec struct {
 	CgroupVersion int      `json:"cgroup_version"`
 	Limit         int64    `json:"limit_bytes"`
 	GoLimit       int64    `json:"go_limit_bytes"`
+	// Live asks for the steps' live samples (the coordinator serves a metrics endpoint).
+	Live bool `json:"live,omitempty"`
 }
 
 // message is one line a worker writes on its standard output: exactly one field is set. The
@@ -48,9 +51,11 @@ type message struct {
 	Note     string            `json:"note,omitempty"`
 	Begin    string            `json:"begin,omitempty"`
 	Interval *results.Interval `json:"interval,omitempty"`
-	Step     *results.Step     `json:"step,omitempty"`
-	Check    *string           `json:"check,omitempty"`
-	Event    string            `json:"event,omitempty"`
+	// Sample is a step's live sample (workerSpec.Live): one a tick.
+	Sample *live.Sample  `json:"sample,omitempty"`
+	Step   *results.Step `json:"step,omitempty"`
+	Check  *string       `json:"check,omitempty"`
+	Event  string        `json:"event,omitempty"`
 	// Error ends a worker that failed; Usage marks an error in the user's input.
 	Error string `json:"error,omitempty"`
 	Usage bool   `json:"usage,omitempty"`
@@ -129,7 +134,7 @@ func (p *workerProcess) assign(cfg Config, i int, out *local) error {
 		return fmt.Errorf("%s: %w", p.label, err)
 	}
 	spec := workerSpec{Args: cfg.Args, Target: i, Rep: max(out.rep, 1), RunID: out.runID(), Cgroup: g.Dir, CgroupVersion: g.Version, Limit: g.Limit,
-		GoLimit: goLimit(g.Limit, cfg.cacheBytes(cfg.Targets[i].Engine.Name))}
+		GoLimit: goLimit(g.Limit, cfg.cacheBytes(cfg.Targets[i].Engine.Name)), Live: out.live()}
 	if err := json.NewEncoder(p.stdin).Encode(spec); err != nil {
 		return fmt.Errorf("%s: cannot reach the engine worker: %w", p.label, err)
 	}
@@ -191,6 +196,10 @@ func (st *workerStream) record(msg message, out *local) {
 		st.current, st.began = msg.Begin, time.Now()
 	case msg.Interval != nil:
 		out.interval(msg.Interval)
+	case msg.Sample != nil:
+		if out.live() {
+			out.sample(msg.Sample)
+		}
 	case msg.Step != nil:
 		st.current = ""
 		st.recorded(out.step(*msg.Step))
@@ -264,7 +273,7 @@ func Worker(ctx context.Context, in io.Reader, out io.Writer, build func(args []
 	if err := json.NewDecoder(in).Decode(&spec); err != nil {
 		return fmt.Errorf("engine worker: reading the assignment: %w (this command is started by rumbench run)", err)
 	}
-	r := &remote{enc: json.NewEncoder(out), id: spec.RunID}
+	r := &remote{enc: json.NewEncoder(out), id: spec.RunID, wantSamples: spec.Live}
 	err := worker(ctx, spec, r, build)
 	if err != nil {
 		var ue UsageError
@@ -302,6 +311,8 @@ type remote struct {
 	enc *json.Encoder
 	err error
 	id  string // the run's id
+	// wantSamples says whether the coordinator asked for live samples.
+	wantSamples bool
 }
 
 func (r *remote) send(m message) error {
@@ -317,6 +328,8 @@ func (r *remote) opened(t results.Target) error { return r.send(message{Opened: 
 func (r *remote) note(s string)                 { r.send(message{Note: s}) }
 func (r *remote) begin(step string)             { r.send(message{Begin: step}) }
 func (r *remote) interval(iv *results.Interval) { r.send(message{Interval: iv}) }
+func (r *remote) live() bool                    { return r.wantSamples }
+func (r *remote) sample(s *live.Sample)         { r.send(message{Sample: s}) }
 func (r *remote) step(s results.Step) error     { return r.send(message{Step: &s}) }
 func (r *remote) checked(check string) error    { return r.send(message{Check: &check}) }
 func (r *remote) runID() string                 { return r.id }

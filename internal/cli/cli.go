@@ -257,7 +257,7 @@ func newRoot(env *Env) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%v (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(env), newPrepareCmd(env), newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env), newRunsCmd(env), newMetricsCmd(env), newRecipesCmd(env), newServersCmd(env))
+	root.AddCommand(newRunCmd(env), newPrepareCmd(env), newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env), newRunsCmd(env), newMetricsCmd(env), newRecipesCmd(env), newServersCmd(env), newServeCmd(env))
 	root.AddCommand(newReportCmd(env), newCompareCmd(env), newWorkerCmd(env), newMergeCmd(env), newKubeCmd(env))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/bench"
 	"github.com/rumbench/rumbench/internal/input"
+	"github.com/rumbench/rumbench/internal/live"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/store"
@@ -41,7 +42,7 @@ func (o *outputFlags) add(cmd *cobra.Command, formats []string) {
 	fl.StringVar(&o.store, "store", "", "results store to read runs from when their directory is gone (default <out>/rumbench.db; a SQLite file or a postgres:// URL)")
 }
 
-var reportFormats = []string{"text", "md", "csv", "tsv", "json", "html", "gobench"}
+var reportFormats = []string{"text", "md", "csv", "tsv", "json", "html", "gobench", "openmetrics"}
 
 func newReportCmd(env *Env) *cobra.Command {
 	o := &outputFlags{}
@@ -52,8 +53,9 @@ func newReportCmd(env *Env) *cobra.Command {
 response times. RUN is a run directory or a run id (or a unique prefix of one) under --out.
 
 Formats: text (as rumbench run prints), md (Markdown), csv and tsv (one block per table, full
-precision), json, html (one self-contained file with charts) and gobench (Go benchmark lines for
-benchstat). text and md show the brief view of the step tables (rates, size, I/O, syncs, CPU and
+precision), json, html (one self-contained file with charts), gobench (Go benchmark lines for
+benchstat) and openmetrics (the runs' series with timestamps, as --metrics-listen serves them
+live, for "promtool tsdb create-blocks-from openmetrics": docs/live.md). text and md show the brief view of the step tables (rates, size, I/O, syncs, CPU and
 memory per op, worst response time, and any column that flags trouble); --wide shows every
 figure, as the other formats do.`,
 		Args: needRuns,
@@ -71,6 +73,8 @@ figure, as the other formats do.`,
 					return report.HTML(w, runs, report.HTMLOptions{})
 				case "gobench":
 					return report.GoBench(w, runs)
+				case "openmetrics":
+					return live.WriteRuns(w, runs)
 				}
 				view := viewOf(o.wide)
 				if o.format != "text" && o.format != "md" {

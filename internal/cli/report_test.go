@@ -94,7 +94,7 @@ func TestReportCommand(t *testing.T) {
 	}{
 		{[]string{"report", "--out", out, "2026"}, `rumbench: run "2026" is ambiguous in ` + out + `: 20261121T120000Z-insert, 20261121T130000Z-insert`},
 		{[]string{"report", "--out", out, "nosuch"}, `rumbench: run "nosuch": no such run in ` + out + ` (latest: 20261121T120000Z-insert, 20261121T130000Z-insert)`},
-		{[]string{"report", "--out", out, "2026112113", "--format", "xml"}, `rumbench: unknown format "xml" (valid: text, md, csv, tsv, json, html, gobench)`},
+		{[]string{"report", "--out", out, "2026112113", "--format", "xml"}, `rumbench: unknown format "xml" (valid: text, md, csv, tsv, json, html, gobench, openmetrics)`},
 		{[]string{"report", out}, `rumbench: ` + out + ` is not a run directory (it holds no run.json)`},
 		{[]string{"compare"}, `rumbench: rumbench compare needs at least one RUN: a run directory, or a run id (or unique prefix) under --out`},
 	} {

@@ -62,6 +62,7 @@ type runFlags struct {
 	checkExprs                      []check.Expr
 	file, replay                    string
 	shardFlags                      shardFlags
+	metrics                         metricsFlags
 	cmdFlags                        *pflag.FlagSet      // the command's flags, the workload's included
 	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
 	// sweep is the workload's client-count flag, which takes a list (a concurrency sweep); nil
@@ -166,6 +167,7 @@ insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" show
 	fl.StringVarP(&f.file, "file", "f", "", "run file: a YAML mapping of these flags' long names to values (docs/usage.md: Using rumbench in CI); the command line's flags override it")
 	fl.StringVar(&f.replay, "replay", "", "run again the run in this directory, from the run file it holds ("+RunFileName+")")
 	f.shardFlags.add(fl)
+	f.metrics.add(fl)
 	fl.IntVar(&f.readaheadKB, "readahead-kb", 0, "set the data device's readahead to this many KiB for the run, restored after (root; 0: leave it)")
 	// The chosen workload's own flags: the workload is named on the command line, so it is
 	// known before the arguments are parsed.
@@ -406,6 +408,9 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 		return bench.Config{}, err
 	}
 	runs := bench.RunSteps(bench.Config{Workload: wl, Prepare: f.prepare, Reuse: f.reuse})
+	if err := f.metrics.check(); err != nil {
+		return bench.Config{}, err
+	}
 	for _, e := range f.checkExprs {
 		if e.Step != "" && !slices.Contains(runs, e.Step) {
 			return bench.Config{}, usagef("--check %q: step %q is not one this run runs (valid: %s)", input.Short(e.Text), input.Short(e.Step), strings.Join(runs, ", "))
@@ -764,6 +769,11 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			fmt.Fprintln(env.Stderr, "rumbench: "+line)
 		}
 	}
+	metrics, err := startMetrics(env, &f.metrics, &cfg)
+	if err != nil {
+		return err
+	}
+	defer metrics.stop(envCtx, env)
 	ctx, cancelCause := context.WithCancelCause(envCtx)
 	defer cancelCause(nil)
 	shard, err := joinGroup(ctx, env, &cfg, storeAt, time.Duration(f.shardFlags.barrierTimeout*float64(time.Second)))
@@ -778,6 +788,7 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	// cannot be written is said then, once the run directory is written (a full --out is
 	// the run's failure, said in one line, not the store's).
 	cfg.OnStart = func(dir string) {
+		metrics.started(dir)
 		writeRunFile(env, cmd.Flags(), dir, filepath.Base(dir), cfg.Private)
 		if err := recordStarted(ctx, storeAt, dir); err != nil {
 			fmt.Fprintf(env.Stderr, "rumbench: warning: %v; the run goes on (rumbench runs import records its directory later)\n", err)

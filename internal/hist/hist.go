@@ -202,3 +202,31 @@ func (s *Snapshot) AddBuckets(b []Bucket) {
 		s.Total += x.Count
 	}
 }
+
+// CountsAtMost sets dst[i] to the number of values of s at most bounds[i] ns, for bounds in
+// increasing order: the cumulative counts of a histogram with those upper bounds (a
+// Prometheus classic histogram's buckets). A bucket of s is counted at the first bound at
+// least its upper bound, so a value up to one bucket's width (1/64 of it) below a bound may be
+// counted at the next bound; values above the last bound are in none of dst (the caller's
+// +Inf bucket is Total). dst must be as long as bounds.
+func (s *Snapshot) CountsAtMost(bounds []int64, dst []int64) {
+	j := 0
+	var seen int64
+	for i, c := range s.Counts {
+		if c == 0 {
+			continue
+		}
+		up := bucketUpper(i)
+		for j < len(bounds) && bounds[j] < up {
+			dst[j] = seen
+			j++
+		}
+		if j == len(bounds) {
+			return
+		}
+		seen += c
+	}
+	for ; j < len(bounds); j++ {
+		dst[j] = seen
+	}
+}

@@ -135,3 +135,37 @@ func TestAddBuckets(t *testing.T) {
 		}
 	}
 }
+
+func TestCountsAtMost(t *testing.T) {
+	h := New()
+	// 10 values of 500 ns, 5 of 1500 ns, 3 of 1 ms, 2 of 20 s (above the last bound).
+	for v, n := range map[int64]int{500: 10, 1500: 5, 1_000_000: 3, 20_000_000_000: 2} {
+		for range n {
+			h.Record(v)
+		}
+	}
+	var s Snapshot
+	h.Snapshot(&s)
+	bounds := []int64{1000, 2000, 999_000, 1_000_000, 10_000_000_000}
+	got := make([]int64, len(bounds))
+	s.CountsAtMost(bounds, got)
+	// 1 ms is in the bucket [999424, 1007615]: its upper bound is above 1 ms, so its values
+	// are counted at the next bound (10 s), one bucket's width late.
+	if lo, up := bucketUpper(bucketOf(1_000_000)-1)+1, bucketUpper(bucketOf(1_000_000)); lo != 999424 || up != 1007615 {
+		t.Fatalf("1 ms is in bucket [%d, %d]", lo, up)
+	}
+	want := []int64{10, 15, 15, 15, 18}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("CountsAtMost(%v) = %v, want %v", bounds, got, want)
+			break
+		}
+	}
+	var empty Snapshot
+	empty.CountsAtMost(bounds, got)
+	for _, c := range got {
+		if c != 0 {
+			t.Errorf("empty snapshot: %v", got)
+		}
+	}
+}

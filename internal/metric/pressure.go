@@ -35,9 +35,27 @@ var evictCounters = []string{
 // sumCounters returns the sum of the step's engine and server counters named in names, and
 // whether the step reports any of them.
 func sumCounters(s *results.Step, names []string) (int64, bool) {
+	return sumOf(names, s.EngineCounters, s.ServerCounters)
+}
+
+// StallUsOf returns the stall time in counter maps (an engine's and a server's counters, as
+// table.CounterReporter and a server sample give them), µs: the sum of the stall counters
+// StallUs adds, and whether any map holds one of them.
+func StallUsOf(counters ...map[string]int64) (int64, bool) { return sumOf(stallCounters, counters...) }
+
+// AppEvictionsOf returns the pages the engine's callers freed in its cache themselves, from
+// counter maps as StallUsOf takes them (the counters AppEvictions adds), and whether any map
+// holds one of them.
+func AppEvictionsOf(counters ...map[string]int64) (int64, bool) {
+	return sumOf(evictCounters, counters...)
+}
+
+// sumOf returns the sum of the counters named in names (matched without regard to case) in
+// the maps, and whether any map holds one of them.
+func sumOf(names []string, maps ...map[string]int64) (int64, bool) {
 	var sum int64
 	found := false
-	for _, m := range []map[string]int64{s.EngineCounters, s.ServerCounters} {
+	for _, m := range maps {
 		for k, v := range m {
 			for _, n := range names {
 				if strings.EqualFold(k, n) {

@@ -5,58 +5,18 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/rumbench/rumbench/internal/cli"
 	"github.com/rumbench/rumbench/internal/report"
+	"github.com/rumbench/rumbench/internal/report/browsertest"
 	"github.com/rumbench/rumbench/internal/results"
 )
-
-// chromium finds the browser binary; make test installs the Debian package chromium.
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("chromium not found: make test installs it (apt-get install chromium)")
-	return ""
-}
-
-// chartState is what the page reports about one chart.
-type chartState struct {
-	ID      string `json:"id"`
-	Series  []int  `json:"series"`  // data points per series, from echarts' getOption()
-	Painted int    `json:"painted"` // canvas pixels drawn (alpha != 0)
-	Pixels  int    `json:"pixels"`
-}
-
-const inspectJS = `(() => {
-  const out = [];
-  document.querySelectorAll('.chart').forEach(el => {
-    const inst = echarts.getInstanceByDom(el);
-    const st = {id: el.id, series: [], painted: 0, pixels: 0};
-    if (inst) {
-      (inst.getOption().series || []).forEach(s => st.series.push((s.data || []).length));
-    }
-    const cv = el.querySelector('canvas');
-    if (cv) {
-      const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
-      st.pixels = d.length / 4;
-      for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) st.painted++;
-    }
-    out.push(st);
-  });
-  return out;
-})()`
 
 // layoutState is where the summary stands on the page.
 type layoutState struct {
@@ -142,7 +102,6 @@ func sweepReport(t *testing.T) string {
 // red when worse by its metric's direction; the screenshot is kept in
 // $RUMBENCH_ARTIFACTS (default a new temporary directory).
 func TestHTMLInBrowser(t *testing.T) {
-	bin := chromium(t)
 	out, data := t.TempDir(), t.TempDir()
 	var stdout, stderr bytes.Buffer
 	code := cli.Main(cli.Env{Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv, Now: time.Now,
@@ -166,56 +125,16 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Chromium may still write to its profile as it exits: remove it after, tolerating a race.
-	profile, err := os.MkdirTemp("", "rumbench-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for i := 0; i < 10 && os.RemoveAll(profile) != nil; i++ {
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.UserDataDir(profile), chromedp.WindowSize(1300, 900),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx, console := browsertest.New(t, 90*time.Second)
 
-	var mu sync.Mutex
-	var consoleErrors []string
-	chromedp.ListenTarget(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.APITypeError || ev.Type == runtime.APITypeWarning {
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, string(a.Value)+a.Description)
-				}
-				consoleErrors = append(consoleErrors, fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " ")))
-			}
-		case *runtime.EventExceptionThrown:
-			consoleErrors = append(consoleErrors, "exception: "+ev.ExceptionDetails.Error())
-		}
-	})
-
-	var charts []chartState
+	var charts []browsertest.ChartState
 	var shot []byte
 	var first layoutState
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate("file://"+abs),
 		chromedp.WaitVisible("body > h1", chromedp.ByQuery),
 		chromedp.Sleep(300*time.Millisecond), // echarts paints on the next animation frame
-		chromedp.Evaluate(inspectJS, &charts),
+		chromedp.Evaluate(browsertest.InspectJS, &charts),
 		chromedp.Evaluate(layoutJS, &first),
 		chromedp.FullScreenshot(&shot, 100),
 	); err != nil {
@@ -263,12 +182,12 @@ func TestHTMLInBrowser(t *testing.T) {
 	// A concurrency sweep: its scaling chart (rate by clients, a line per engine, a point per
 	// count) renders above its table.
 	sweepPage := sweepReport(t)
-	var sweepCharts []chartState
+	var sweepCharts []browsertest.ChartState
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate("file://"+sweepPage),
 		chromedp.WaitVisible("body > h1", chromedp.ByQuery),
 		chromedp.Sleep(300*time.Millisecond),
-		chromedp.Evaluate(inspectJS, &sweepCharts),
+		chromedp.Evaluate(browsertest.InspectJS, &sweepCharts),
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -320,9 +239,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Errorf("chart %s looks blank: %d of %d pixels painted", c.ID, c.Painted, c.Pixels)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, e := range consoleErrors {
+	for _, e := range console.Errors() {
 		t.Errorf("page logged %s", e)
 	}
 }

@@ -26,6 +26,10 @@ type HTMLOptions struct {
 	Base string
 	// Alpha is the significance level of the comparison of repeated runs (0: DefaultAlpha).
 	Alpha float64
+	// Live, when set, is the URL of the page's charts as HTMLCharts writes them (a run in
+	// progress, served by rumbench serve): the page polls it every 2 s and redraws its charts,
+	// and reloads itself when a chart comes or goes or the run is no longer running.
+	Live string
 }
 
 // chart is one echarts chart: the id of its div and its option object.
@@ -63,6 +67,8 @@ type htmlPage struct {
 	Scaling []htmlStep
 	Steps   []htmlStep
 	Charts  []chart
+	// Live is HTMLOptions.Live.
+	Live string
 }
 
 // RelativeLegend explains the colors of the relative cells of the HTML report.
@@ -76,21 +82,44 @@ var RelativeLegend = fmt.Sprintf("Colors of a ratio to the base: green better, r
 // percentile curves from the histograms, the step tables (colored as the reference colors them)
 // and the background writers' target check; each run's manifest in a collapsed block.
 func HTML(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
-	p := &htmlPage{Title: "rumbench report", ECharts: template.JS(echartsJS)}
+	p, err := buildPage(runs, opt)
+	if err != nil {
+		return err
+	}
+	return pageTemplate.Execute(w, p)
+}
+
+// HTMLCharts writes, as JSON, the charts the HTML report of runs draws: {"status": the first
+// run's status, "charts": [{"id", "option"}]}, what a live page (HTMLOptions.Live) polls.
+func HTMLCharts(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
+	p, err := buildPage(runs, opt)
+	if err != nil {
+		return err
+	}
+	status := ""
+	if len(runs) > 0 {
+		status = runs[0].Manifest.Status
+	}
+	return json.NewEncoder(w).Encode(map[string]any{"status": status, "charts": p.Charts})
+}
+
+// buildPage computes the HTML report's page for runs.
+func buildPage(runs []*results.Run, opt HTMLOptions) (*htmlPage, error) {
+	p := &htmlPage{Title: "rumbench report", ECharts: template.JS(echartsJS), Live: opt.Live}
 	if len(runs) == 1 {
 		p.Title = "rumbench " + runs[0].Manifest.RunID
 	}
 	for i, r := range runs {
 		m, err := json.MarshalIndent(r.Manifest, "", "  ")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		p.Runs = append(p.Runs, htmlRun{Label: fmt.Sprintf("r%d", i+1), ID: r.Manifest.RunID, Status: r.Manifest.Status,
 			Manifest: string(m)})
 	}
 	sum, err := SummaryTable(runs, opt.Base)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if sum != nil {
 		p.Summary = tableHTML(sum)
@@ -106,7 +135,7 @@ func HTML(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
 			p.CompareTab = append(p.CompareTab, tableHTML(t))
 		}
 	} else if err != nil && !errors.Is(err, ErrNothingToCompare) && len(runs) > 0 && hasSteps(runs) {
-		return err
+		return nil, err
 	}
 	p.Scaling = scalingSections(runs)
 	p.Steps = stepSections(runs)
@@ -117,7 +146,7 @@ func HTML(w io.Writer, runs []*results.Run, opt HTMLOptions) error {
 	for _, s := range p.Steps {
 		p.Charts = append(p.Charts, s.Charts...)
 	}
-	return pageTemplate.Execute(w, p)
+	return p, nil
 }
 
 // scalingSections is the view of the runs' concurrency sweeps: per step, a chart of the rate
@@ -160,9 +189,17 @@ func seriesLabel(nruns, ri int, target string) string {
 	return target
 }
 
-// stepSections builds the charts and tables of every step (in order of first appearance).
+// stepSections builds the charts and tables of every step (in order of first appearance),
+// then the charts of steps that have intervals and no record yet (a run in progress).
 func stepSections(runs []*results.Run) []htmlStep {
 	order := stepOrder(runs, "", true)
+	for _, r := range runs {
+		for _, iv := range r.Intervals {
+			if !slices.Contains(order, iv.Step) {
+				order = append(order, iv.Step)
+			}
+		}
+	}
 	var all []results.Step
 	for ri, r := range runs {
 		for _, s := range r.Steps {

@@ -130,3 +130,39 @@ func TestHTMLSysbenchRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLLive: a run in progress whose current step has intervals and no record yet gets
+// that step's per-second charts; HTMLCharts writes the page's charts with the run's status,
+// and a page with Live polls its URL.
+func TestHTMLLive(t *testing.T) {
+	r := sampleRun()
+	r.Manifest.Status = results.StatusRunning
+	r.Intervals = []results.Interval{
+		{Target: "pebble", Step: "l.i0", T: 1, Rate: 160000, Kinds: []results.Kind{kind("insert", results.RoleWrite, 10, 1000, 4000)}},
+		{Target: "pebble", Step: "l.i1", T: 1, Rate: 90000, Kinds: []results.Kind{kind("insert", results.RoleWrite, 10, 1000, 3000)}},
+		{Target: "pebble", Step: "l.i1", T: 2, Rate: 95000, Kinds: []results.Kind{kind("insert", results.RoleWrite, 20, 2000, 3000)}},
+	}
+	var b bytes.Buffer
+	if err := HTMLCharts(&b, []*results.Run{r}, HTMLOptions{Live: "/run/x/charts"}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	if !strings.HasPrefix(got, `{"charts":[`) || !strings.Contains(got, `"status":"running"`) ||
+		!strings.Contains(got, `"text":"l.i1: throughput per second"`) || !strings.Contains(got, `[[1,90000],[2,95000]]`) {
+		t.Errorf("charts of a run in progress:\n%.2000s", got)
+	}
+	b.Reset()
+	if err := HTML(&b, []*results.Run{r}, HTMLOptions{Live: "/run/x/charts"}); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); !strings.Contains(page, `var url = "/run/x/charts";`) || !strings.Contains(page, `id="live-note"`) {
+		t.Errorf("live page lacks its poll: %s", page[len(page)-1500:])
+	}
+	b.Reset()
+	if err := HTML(&b, []*results.Run{r}, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "live-note") {
+		t.Errorf("a page without Live polls")
+	}
+}

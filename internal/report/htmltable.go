@@ -164,6 +164,7 @@ details{margin:6px 0}pre{font-size:11px;background:#f8f8f8;padding:6px;overflow-
 </head><body>
 <h1>{{.Title}}</h1>
 <ul>{{range .Runs}}<li>{{.Label}}: {{.ID}}{{if .Status}} ({{.Status}}){{end}}</li>{{end}}</ul>
+{{if .Live}}<p class="note" id="live-note">The run is in progress: its charts are redrawn every 2 s, and the page reloads when a step ends.</p>{{end}}
 {{if .Summary}}<h2 id="summary">Summary</h2>
 {{if .Legend}}<p class="note legend">{{.Legend}}</p>{{end}}
 <div id="summary-table">{{.Summary}}</div>{{end}}
@@ -171,7 +172,7 @@ details{margin:6px 0}pre{font-size:11px;background:#f8f8f8;padding:6px;overflow-
 <p class="note">Throughput by client count (a concurrency sweep), one line per target; speedup is over the smallest count, eff the speedup per client (1.00 is linear).</p>
 {{range .Scaling}}<h4>{{.Name}}</h4><div class="charts">{{range .Charts}}<div class="chart" id="{{.ID}}"></div>{{end}}</div>
 {{range .Tables}}{{.}}{{end}}{{end}}{{end}}
-{{if .Compare}}<h2>Comparison (relative to {{.BaseLabel}})</h2>
+{{if .Compare}}<h2 id="comparison">Comparison (relative to {{.BaseLabel}})</h2>
 <p class="note">Each value is value(column) / value(base); 0/0 is 1, x/0 is inf. {{.Legend}}</p>
 <div class="charts">{{range .Compare}}<div class="chart" id="{{.ID}}"></div>{{end}}</div>
 {{range .CompareTab}}{{.}}{{end}}{{end}}
@@ -188,6 +189,24 @@ rumbenchCharts.forEach(function (c) {
   echarts.init(el).setOption(c.option);
 });
 </script>
+{{if .Live}}<script>
+(function () {
+  var url = {{.Live}};
+  function ids(list) { return list.map(function (c) { return c.id; }).join(","); }
+  var shown = ids(rumbenchCharts);
+  function poll() {
+    fetch(url, {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (d) {
+      if (d.status !== "running" || ids(d.charts) !== shown) { location.reload(); return; }
+      d.charts.forEach(function (c) {
+        var inst = echarts.getInstanceByDom(document.getElementById(c.id));
+        if (inst) { inst.setOption(c.option, true); }
+      });
+      setTimeout(poll, 2000);
+    }).catch(function () { setTimeout(poll, 5000); });
+  }
+  setTimeout(poll, 2000);
+})();
+</script>{{end}}
 </body></html>
 `))
 

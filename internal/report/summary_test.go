@@ -241,7 +241,7 @@ func TestHTMLSummaryFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	sum, cmp := strings.Index(page, `<h2 id="summary">`), strings.Index(page, "<h2>Comparison")
+	sum, cmp := strings.Index(page, `<h2 id="summary">`), strings.Index(page, `<h2 id="comparison">Comparison`)
 	if sum < 0 || cmp < 0 || sum > cmp || strings.Index(page, "<table") < sum {
 		t.Errorf("the summary (at %d) is not the first table, before the comparison (at %d)", sum, cmp)
 	}

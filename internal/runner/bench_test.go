@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/hist"
 	"github.com/rumbench/rumbench/internal/sysstat"
 )
 
@@ -51,5 +52,24 @@ func BenchmarkWork(b *testing.B) {
 	b.ResetTimer()
 	if err := work(context.Background(), Worker{Name: "w", Op: op}, m, time.Now(), &ended); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkLiveSample measures what the metrics endpoint adds to a tick: one live sample of a
+// step of three kinds (their histograms converted to classic buckets), on the observer's
+// thread.
+func BenchmarkLiveSample(b *testing.B) {
+	st := Step{Name: "s", Kinds: Kinds{{Name: "a"}, {Name: "b"}, {Name: "c"}}, RateKinds: []KindID{0}}
+	c := newCollector(Setup{Label: "t"}, st)
+	h := hist.New()
+	for i := range 100000 {
+		h.Record(int64(1000 + i*37))
+	}
+	for k := range c.cur.kinds {
+		h.Snapshot(&c.cur.kinds[k].hist)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.sample(c.first, c.cur, 100, false)
 	}
 }

@@ -56,6 +56,8 @@ type collector struct {
 	opsEnd *snapshot
 	// series is the rate kinds' measured count over the measured window, for its noise.
 	series rateSeries
+	// lastEngine is the engine's counters as last read (Setup.OnSample's stall figures).
+	lastEngine map[string]int64
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -79,10 +81,12 @@ func (c *collector) begin(now time.Time) {
 	if c.based {
 		c.series.add(now, 0, true)
 	}
+	c.publish(c.first, 0, false)
 }
 
-// sample adds the rate kinds' measured count now to the series (the observer's 20 ms tick).
-func (c *collector) sample(now time.Time) {
+// sampleRate adds the rate kinds' measured count now to the series (the observer's 20 ms
+// tick).
+func (c *collector) sampleRate(now time.Time) {
 	if !c.based {
 		return
 	}
@@ -161,6 +165,7 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 	if c.tgt.OnTick != nil {
 		c.tgt.OnTick(&iv)
 	}
+	c.publish(c.cur, iv.Rate, final)
 	c.prev, c.cur = c.cur, c.prev
 	if !final {
 		return results.Step{}
@@ -172,7 +177,7 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 func (c *collector) startWindow() {
 	c.base.copyFrom(c.prev)
 	c.based = true
-	c.sample(c.base.t)
+	c.sampleRate(c.base.t)
 }
 
 // timeout is d, or a quarter second when the run was interrupted: Ctrl-C must end a run within

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/hist"
+	"github.com/rumbench/rumbench/internal/live"
 	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/syncacct"
@@ -31,6 +32,10 @@ type Setup struct {
 	// OnTick receives every interval record as soon as it is taken (results writer, progress
 	// display). It must not block for long.
 	OnTick func(iv *results.Interval)
+	// OnSample, when set, receives the step's live sample at its start and at every tick (see
+	// live.Sample), built on the observer's thread from what the tick merged; nil builds none.
+	// It must not block for long; the sample is the receiver's.
+	OnSample func(s *live.Sample)
 	// Tick is the sampling interval; 0 means 1 s.
 	Tick time.Duration
 	// PSSEvery, when > 0, also reads a managed server's PSS on the ticks this far apart (it is
@@ -212,7 +217,7 @@ func (r *stepRun) observe(tick time.Duration) {
 	for {
 		select {
 		case now := <-sampler.C:
-			r.c.sample(now)
+			r.c.sampleRate(now)
 		case <-ticker.C:
 			r.c.tick(time.Now(), false)
 		case now := <-warmupEnd:
