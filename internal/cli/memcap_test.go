@@ -34,8 +34,8 @@ func TestIOBoundProfile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		if cfg.MemoryLimit != c.limit || cfg.CacheBytes != c.cache {
-			t.Errorf("%v: cap %d, cache %d; want %d, %d", c.args, cfg.MemoryLimit, cfg.CacheBytes, c.limit, c.cache)
+		if cfg.MemoryLimit != c.limit || cfg.CacheMB<<20 != c.cache {
+			t.Errorf("%v: cap %d, cache %d; want %d, %d", c.args, cfg.MemoryLimit, cfg.CacheMB<<20, c.limit, c.cache)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -328,17 +329,6 @@ func buildConfig(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags)
 	return buildBenchConfig(ctx, env, f, wl)
 }
 
-// sqlEngines returns the names of the engines that run SQL text, sorted.
-func sqlEngines() []string {
-	var names []string
-	for _, n := range engine.Names() {
-		if s, _ := engine.Lookup(n); s.SQL {
-			names = append(names, n)
-		}
-	}
-	return names
-}
-
 // serverEngines returns the names of the engines on a database server, sorted.
 func serverEngines() []string {
 	var names []string
@@ -350,11 +340,9 @@ func serverEngines() []string {
 	return names
 }
 
-// maxCacheMB bounds --cache-mb: 16 TiB, more than any host has, far below where the size in
-// bytes overflows.
-const maxCacheMB = 16 << 20
-
-// buildBenchConfig makes the run's configuration around workload wl.
+// buildBenchConfig makes the run's configuration around workload wl: the flags parsed into what
+// bench.Config holds (engines and their options, targets, the settle mode, the memory cap, the
+// checks); the bounds of each setting are bench.Validate's.
 func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Workload) (bench.Config, error) {
 	settle, err := runner.ParseSettleMode(f.settle)
 	if err != nil {
@@ -364,14 +352,9 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 	if err != nil {
 		return bench.Config{}, err
 	}
-	ws, _ := workload.Lookup(f.workload)
 	for _, e := range engines {
-		s, ok := engine.Lookup(e)
-		if !ok {
+		if _, ok := engine.Lookup(e); !ok {
 			return bench.Config{}, usagef("unknown engine %q (valid: %s)", input.Short(e), strings.Join(engine.Names(), ", "))
-		}
-		if ws.NeedsSQL && !s.SQL {
-			return bench.Config{}, usagef("engine %s runs no SQL text, which the %s workload runs (valid: %s)", e, f.workload, strings.Join(sqlEngines(), ", "))
 		}
 	}
 	opts, err := parseEngineOpts(f.engineOpts, engines)
@@ -382,25 +365,9 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 	if err != nil {
 		return bench.Config{}, err
 	}
-	if f.cacheMB < 1 || f.cacheMB > maxCacheMB {
-		return bench.Config{}, usagef("--cache-mb %d: must be 1..%d (16 TiB)", f.cacheMB, maxCacheMB)
-	}
-	if f.warmupSecs < 0 {
-		return bench.Config{}, usagef("--warmup-secs %g: must be >= 0", f.warmupSecs)
-	}
-	if f.fsyncLatency < 0 || f.fsyncLatency > 10*time.Second {
-		return bench.Config{}, usagef("--fsync-latency %v: must be between 0 and 10s", f.fsyncLatency)
-	}
-	acct := syncacct.Config{Enabled: f.syscalls || f.fsyncLatency > 0, Latency: f.fsyncLatency}
 	limit, err := memoryLimit(f)
 	if err != nil {
 		return bench.Config{}, err
-	}
-	if f.readaheadKB < 0 || f.readaheadKB > 1<<20 {
-		return bench.Config{}, usagef("--readahead-kb %d: must be between 0 and 1048576 (0: leave it)", f.readaheadKB)
-	}
-	if f.repeat < 1 || f.repeat > 1000 {
-		return bench.Config{}, usagef("--repeat %d: must be 1..1000", f.repeat)
 	}
 	if f.checkExprs, err = f.checks.parse(); err != nil {
 		return bench.Config{}, err
@@ -411,44 +378,27 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 			return bench.Config{}, usagef("--check %q: step %q is not one this run runs (valid: %s)", input.Short(e.Text), input.Short(e.Step), strings.Join(runs, ", "))
 		}
 	}
-	for _, d := range []struct{ flag, dir string }{{"--out", f.out}, {"--data-dir", f.dataDir}} {
-		if err := writableDir(d.dir); err != nil {
-			return bench.Config{}, usagef("%s %s: %v", d.flag, input.Short(d.dir), err)
-		}
-	}
-	label := f.label
-	if label == "" {
-		label = f.workload
-	}
-	// The label is part of the run id, the run directory's name.
-	if err := input.CheckName(label); err != nil {
-		return bench.Config{}, usagef("--label %q: %v (it names the run directory)", input.Short(label), err)
-	}
-	engineCache, regime := engineCaches(f, engines, wl, limit)
+	label := cmp.Or(f.label, f.workload)
+	engineCache, _ := engineCaches(f, engines, wl, limit)
 	sweep, targets, err := sweepTargets(f, targets)
 	if err != nil {
 		return bench.Config{}, err
 	}
 	return bench.Config{
 		Sweep:    sweep,
-		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, EngineCacheBytes: engineCache, Sync: f.sync,
+		Workload: wl, Targets: targets, CacheMB: f.cacheMB, EngineCacheBytes: engineCache, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,
-		SyncAcct:    acct,
+		SyncAcct:    syncacct.Config{Enabled: f.syscalls || f.fsyncLatency > 0, Latency: f.fsyncLatency},
 		PSSEvery:    time.Duration(f.pssEverySecs * float64(time.Second)),
 		Settle:      settle,
 		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: append(slices.Clone(env.Args), f.adopted...), Repeat: f.repeat,
 		Prepare: f.prepare, Reuse: f.reuse, Profile: f.profile,
 		Command: append([]string{"rumbench"}, redact.Args(env.Args)...),
 		Private: strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
-		Settings: map[string]any{
-			"profile": f.profile, "engines": engines, "server_configs": f.serverConfigs, "dsn": f.dsn != "", "cache_mb": f.cacheMB, "sync": f.sync,
-			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
-			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
-			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB, "repeat": f.repeat,
-			"prepare": f.prepare, "reuse": f.reuse, "settle": settle.String(),
-			"regime": regime, "engine_cache_mb": cacheMBs(engines, engineCache, f.cacheMB),
-		},
+		// What the fields do not hold: the flags as given (the others are recorded from the
+		// fields, bench.Config.Settings).
+		Settings: map[string]any{"server_configs": f.serverConfigs, "warmup_secs": f.warmupSecs},
 	}, nil
 }
 
@@ -595,46 +545,6 @@ func configFile(file string) error {
 		return fmt.Errorf("its name: %v (it names the target and its data directory)", err)
 	}
 	return nil
-}
-
-// writableDir checks, leaving nothing behind, that dir is a directory this process can create
-// files in, or that it can be created: a directory is made and removed in it, or in its nearest
-// existing ancestor.
-func writableDir(dir string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	if err := input.CheckPath(abs); err != nil {
-		return err
-	}
-	for p := abs; ; p = filepath.Dir(p) {
-		st, err := os.Stat(p)
-		if errors.Is(err, os.ErrNotExist) && p != filepath.Dir(p) {
-			continue
-		}
-		if err != nil {
-			if p == abs {
-				return input.Reason(err) // the path is long: the caller echoes it cut
-			}
-			return fmt.Errorf("%s: %v", input.Short(p), input.Reason(err))
-		}
-		if !st.IsDir() {
-			if p == abs {
-				return errors.New("is a file, not a directory")
-			}
-			return fmt.Errorf("%s is a file, not a directory", input.Short(p))
-		}
-		probe, err := os.MkdirTemp(p, ".rumbench-probe-")
-		if err != nil {
-			err = errors.Unwrap(err) // the cause, without the probe's name
-			if p == abs {
-				return fmt.Errorf("not writable: %v", err)
-			}
-			return fmt.Errorf("cannot be created: %s is not writable: %v", input.Short(p), err)
-		}
-		return os.Remove(probe)
-	}
 }
 
 // splitList splits a comma-separated flag value, refusing empty items and duplicates.
