@@ -26,7 +26,7 @@ func TestIOBoundProfile(t *testing.T) {
 		{[]string{"--profile", "quick"}, 0, 64 << 20},
 	} {
 		env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Args: c.args, Now: time.Now, Getenv: func(string) string { return "" }}
-		cmd, f := newRunFlags(env, false)
+		cmd, f := newRunFlags(env, "", false)
 		if err := cmd.ParseFlags(c.args); err != nil {
 			t.Fatal(err)
 		}
