@@ -70,7 +70,7 @@ func TestUsageErrors(t *testing.T) {
 		{"script on a KV engine", []string{"run", "--workload", "script", "--engine", "sqlite,pebble"},
 			`rumbench: engine pebble runs no SQL text, which the script workload runs (valid: myrocks, mysql, postgres, sqlite)`},
 		{"unknown workload", []string{"run", "--workload", "tpch"},
-			`rumbench: unknown workload "tpch" (valid: insert, linkbench, script, sysbench, toy, tpcc, ycsb)`},
+			`rumbench: unknown workload "tpch" (valid: insert, kv, linkbench, script, sysbench, toy, tpcc, ycsb)`},
 		{"sysbench unknown test", []string{"run", "--workload", "sysbench", "--tests", "point-query,range-scan"},
 			`rumbench: unknown test "range-scan" in the 32-test set (valid: update-inlist, update-index, update-nonindex, update-one, update-zipf, write-only, read-write_range=10, read-write_range=100, scan, read-only_range=10, read-only_range=100, read-only_range=10000, read-only-simple, read-only-sum, read-only-order, read-only-distinct, read-only-count, point-query, random-points_range=10, random-points_range=100, random-points_range=1000, hot-points, points-covered-pk, points-notcovered-pk, range-covered-pk, range-notcovered-pk, points-covered-si, points-notcovered-si, range-covered-si, range-notcovered-si, delete, insert)`},
 		{"sysbench rand type", []string{"run", "--workload", "sysbench", "--rand-type", "pareto"},
@@ -190,7 +190,7 @@ func TestEnginesAndWorkloads(t *testing.T) {
 	}
 	tr = run(t, nil, "workloads")
 	if text := strings.Join(strings.Fields(tr.stdout), " "); tr.code != 0 || !strings.Contains(text, " insert insert benchmark") ||
-		!strings.Contains(text, "; steps l.i0,l.x,l.i1,l.i2,qr100,qp100,qr500,qp500,qr1000,qp1000 linkbench ") {
+		!strings.Contains(text, "; steps l.i0,l.x,l.i1,l.i2,qr100,qp100,qr500,qp500,qr1000,qp1000 kv ") {
 		t.Errorf("workloads: exit %d, output:\n%s", tr.code, tr.stdout)
 	}
 	tr = run(t, nil, "version")

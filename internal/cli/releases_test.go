@@ -100,7 +100,7 @@ func TestMariaDBReleases(t *testing.T) {
 	}
 	ran := map[string]int{}
 	for _, s := range steps {
-		if (s.Step == "point-query" || s.Step == "update-index") && s.Status == "ok" && s.Ops > 0 {
+		if (s.Step == "point-query" || s.Step == "update-index") && s.Status != "failed" && s.Ops > 0 { // (a loaded host may run fewer than 100 operations in 0.3 s: degraded)
 			ran[s.Target]++
 		}
 	}

@@ -79,7 +79,7 @@ type Spec struct {
 	// PerUnitBytes are figures measured on the engine that workloads size its cache and their
 	// disk estimates by, keyed by the unit a workload names (docs/engine-settings.md has the
 	// measurements): bytes on disk per unit of its data ("sysbench.row", "ycsb.record" of the
-	// default 1 KB shape, "tpcc.warehouse", "linkbench.node", "linkbench.link", "script.scale"),
+	// default 1 KB shape, "tpcc.warehouse", "linkbench.node", "linkbench.link", "script.scale", "kv.row" of a 1-byte value),
 	// or a cache's bytes per row ("insert.row.cache"). A unit the engine has no figure for
 	// leaves its cache to the run. Workloads read them with workload.Measured.
 	PerUnitBytes map[string]float64

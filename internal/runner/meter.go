@@ -90,6 +90,11 @@ func (m *Meter) DoneIn(k KindID, origin, start, now time.Time, units int) {
 // loop of its own asks). Always false for a step that ends when its drivers are done.
 func (m *Meter) Ended(t time.Time) bool { return !m.to.IsZero() && !t.Before(m.to) }
 
+// InWindow says whether a unit of work that starts at t counts in the step's figures: a
+// workload that runs a count of operations (sysbench's --events, YCSB's operationcount) counts
+// those, so the count is of measured operations, the warm-up's before them.
+func (m *Meter) InWindow(t time.Time) bool { return !t.Before(m.from) && !m.Ended(t) }
+
 // End is the end of the measured window, zero for a step that ends when its drivers are done:
 // a wait (think time, a script's sleep) ends there.
 func (m *Meter) End() time.Time { return m.to }

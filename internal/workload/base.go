@@ -1,12 +1,15 @@
 package workload
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/rumbench/rumbench/internal/table"
 )
 
 // StepDecl declares one of a workload's steps: its name and whether it loads the data (a load
@@ -45,6 +48,11 @@ type Base[C any] struct {
 	clients  func(*C) *int
 	validate func(*C) error
 	extra    func(*C) map[string]any
+	data     func(*C) (string, float64, float64)
+	shape    *Shape[C] // for the optional parts (Resolve, RecordRun, Shown, CheckShard, Part)
+	// tables and open, set by Opens, make Base open, reopen and attach the workload's runs.
+	tables func() []*table.Table
+	open   func(ctx context.Context, eng table.Engine, existing bool) (Run, error)
 }
 
 // Shape declares a workload in the framework's shape: what Define needs to make its
@@ -57,7 +65,8 @@ type Shape[C any] struct {
 	// Steps are every step the workload knows, in run order.
 	Steps []StepDecl
 	// Choose, when set, is the setting (a Text setting's field) that lists the steps to run,
-	// comma-separated ("" runs every step); unknown names are refused in one line.
+	// comma-separated ("" runs every step); unknown names are refused in one line. nil: the
+	// definition has a --steps flag of its own for it.
 	Choose func(*C) *string
 	// ChooseFlag is the flag that Choose's setting is, for the refusal ("steps").
 	ChooseFlag string
@@ -70,8 +79,31 @@ type Shape[C any] struct {
 	// Record, when set, adds derived figures to the recorded configuration (fixed schema
 	// values, the column lengths): never a setting's own.
 	Record func(*C) map[string]any
+	// Data, when set, sizes each engine's cache to hold the loaded data (Base implements
+	// CachePlanner with it): units of data, each taking the engine's figure for unit
+	// (engine.Spec.PerUnitBytes, read with Measured) plus extra bytes.
+	Data func(*C) (unit string, units, extra float64)
 	// Build makes the workload from its base.
 	Build func(b *Base[C], s Shared) (Workload, error)
+	// Resolve completes the configuration after the profile's defaults are applied and
+	// before it is validated: defaults that follow other settings (a client count bounded by
+	// the data's size, settings read from files the flags name), for profile. given says
+	// whether the command line gave a flag. Its error is the user's: one line naming the flag
+	// or the file.
+	Resolve func(c *C, profile string, given func(flag string) bool) error
+	// RecordRun adds derived figures to the recorded configuration that do not shape the data
+	// (unlike Record's, they are not part of the reuse identity); a key may replace a
+	// setting's recorded value with its parsed form.
+	RecordRun func(c *C) map[string]any
+	// Shown gives the banner's settings in place of the declared ones (a workload whose
+	// settings are mostly read from files shows what it read); each names its steps.
+	Shown func(c *C) []Setting
+	// CheckShard refuses a split the configuration cannot take (one line naming the flags)
+	// before SetShard keeps it.
+	CheckShard func(b *Base[C], s Shard) error
+	// Part says which part of the work this shard of a split run does (ShardPart: the banner
+	// and the recorded configuration).
+	Part func(b *Base[C]) string
 }
 
 // definition is a Definition made by Define.
@@ -79,6 +111,7 @@ type definition[C any] struct {
 	shape Shape[C]
 	cfg   C
 	fs    *pflag.FlagSet
+	steps string // --steps, when the shape has no Choose
 }
 
 // Define returns a Definition of a workload in the framework's shape: its flags are the
@@ -87,6 +120,9 @@ type definition[C any] struct {
 func Define[C any](shape Shape[C]) Definition {
 	d := &definition[C]{shape: shape, fs: pflag.NewFlagSet(shape.Name, pflag.ContinueOnError)}
 	shape.Settings.Bind(d.fs, &d.cfg)
+	if shape.Choose == nil {
+		d.fs.StringVar(&d.steps, "steps", "", "steps to run, comma-separated (default all: "+strings.Join(StepNames(shape.Steps), ",")+")")
+	}
 	return d
 }
 
@@ -101,18 +137,27 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 	}
 	c := d.cfg
 	sh.Settings.Apply(d.fs, &c, s.Profile)
+	if sh.Resolve != nil {
+		if err := sh.Resolve(&c, s.Profile, d.fs.Changed); err != nil {
+			return nil, err
+		}
+	}
 	b := &Base[C]{Cfg: c, Seed: s.Seed, name: sh.Name, settings: sh.Settings, decls: sh.Steps, clients: sh.Clients,
-		validate: sh.Validate, extra: sh.Record}
+		validate: sh.Validate, extra: sh.Record, data: sh.Data, shape: &sh}
 	all := StepNames(sh.Steps)
 	b.steps = all
-	if sh.Choose != nil && *sh.Choose(&b.Cfg) != "" {
-		chosen, err := SplitList("--"+sh.ChooseFlag, *sh.Choose(&b.Cfg))
+	list, flag := d.steps, "steps"
+	if sh.Choose != nil {
+		list, flag = *sh.Choose(&b.Cfg), sh.ChooseFlag
+	}
+	if list != "" {
+		chosen, err := SplitList("--"+flag, list)
 		if err != nil {
 			return nil, err
 		}
 		for _, n := range chosen {
 			if !slices.Contains(all, n) {
-				return nil, fmt.Errorf("--%s: unknown step %q (valid: %s)", sh.ChooseFlag, n, strings.Join(all, ", "))
+				return nil, fmt.Errorf("--%s: unknown step %q (valid: %s)", flag, n, strings.Join(all, ", "))
 			}
 		}
 		b.steps = slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !slices.Contains(chosen, n) })
@@ -150,6 +195,9 @@ func (b *Base[C]) Config() map[string]any {
 	if b.extra != nil {
 		maps.Copy(m, b.extra(&b.Cfg))
 	}
+	if b.shape.RecordRun != nil {
+		maps.Copy(m, b.shape.RecordRun(&b.Cfg))
+	}
 	m["steps"], m["seed"] = b.steps, b.Seed
 	if part := b.ShardPart(); part != "" {
 		m["shard"] = part
@@ -159,7 +207,11 @@ func (b *Base[C]) Config() map[string]any {
 
 // Settings implements Workload: the declared settings, then the seed.
 func (b *Base[C]) Settings() []Setting {
-	return append(b.settings.Shown(&b.Cfg), Show("seed", b.Seed))
+	shown := b.settings.Shown(&b.Cfg)
+	if b.shape.Shown != nil {
+		shown = b.shape.Shown(&b.Cfg)
+	}
+	return append(shown, Show("seed", b.Seed))
 }
 
 // LoadSteps implements Reuser: the load steps among those that run.
@@ -192,6 +244,11 @@ func (b *Base[C]) DataConfig() map[string]any {
 
 // SetShard implements Sharder.
 func (b *Base[C]) SetShard(s Shard) error {
+	if b.shape.CheckShard != nil && s.Count > 1 {
+		if err := b.shape.CheckShard(b, s); err != nil {
+			return err
+		}
+	}
 	b.Shard = s
 	return nil
 }
@@ -200,6 +257,9 @@ func (b *Base[C]) SetShard(s Shard) error {
 func (b *Base[C]) ShardPart() string {
 	if b.Shard.Count <= 1 {
 		return ""
+	}
+	if b.shape.Part != nil {
+		return b.shape.Part(b)
 	}
 	return fmt.Sprintf("shard %s: its range of the load's batches and its clients", b.Shard)
 }
@@ -216,4 +276,63 @@ func (b *Base[C]) SetClients(n int) error {
 	}
 	b.Cfg = c
 	return nil
+}
+
+// Regime implements CachePlanner: a workload in the framework's shape is meant to run from the
+// engines' caches.
+func (b *Base[C]) Regime() string { return RegimeCached }
+
+// CacheMB implements CachePlanner: the cache that holds the loaded data (Shape.Data), false
+// without a declaration or the engine's figure for its unit.
+func (b *Base[C]) CacheMB(engine string, maxBytes int64) (int64, bool) {
+	if b.data == nil {
+		return 0, false
+	}
+	unit, units, extra := b.data(&b.Cfg)
+	per, ok := Measured(unit)[engine]
+	if !ok {
+		return 0, false
+	}
+	return CacheForFiles(engine, units*(per+extra), maxBytes)
+}
+
+// Opens makes Base implement Workload's Open, Reuser's Tables and Reopen and SharedTables for a
+// workload whose runs open on its tables: Open creates them, Reopen attaches them as a
+// preparation left them, Attach (a shard other than 0 of a split run, whose shards share them)
+// attaches them as shard 0 made them; each then calls open, existing telling whether the tables
+// hold data an earlier run loaded (Reopen).
+func (b *Base[C]) Opens(tables func() []*table.Table, open func(ctx context.Context, eng table.Engine, existing bool) (Run, error)) {
+	b.tables, b.open = tables, open
+}
+
+// Tables implements Reuser.
+func (b *Base[C]) Tables() []*table.Table { return b.tables() }
+
+// Open implements Workload: it creates the tables.
+func (b *Base[C]) Open(ctx context.Context, eng table.Engine) (Run, error) {
+	for _, t := range b.tables() {
+		if err := eng.CreateTable(ctx, t, true); err != nil {
+			return nil, err
+		}
+	}
+	return b.open(ctx, eng, false)
+}
+
+// Reopen implements Reuser: the tables a preparation loaded.
+func (b *Base[C]) Reopen(ctx context.Context, eng table.Engine, k table.Keeper) (Run, error) {
+	if err := AttachAll(ctx, k, b.tables(), false); err != nil {
+		return nil, err
+	}
+	return b.open(ctx, eng, true)
+}
+
+// SharesTables implements SharedTables: the shards of a split run share the tables.
+func (b *Base[C]) SharesTables() bool { return b.Shard.Count > 1 }
+
+// Attach implements SharedTables: the tables shard 0 made.
+func (b *Base[C]) Attach(ctx context.Context, eng table.Engine, k table.Keeper) (Run, error) {
+	if err := AttachAll(ctx, k, b.tables(), false); err != nil {
+		return nil, err
+	}
+	return b.open(ctx, eng, false)
 }

@@ -1,24 +1,18 @@
-// Package kv is CockroachDB's kv workload as a rumbench workload: one table of int64 keys and
-// byte values, upserts and point reads of --batch keys, and span queries, the workload
-// distributed-SQL teams run most. It is in the framework's shape (workload.Define, Base,
-// Loader): the package declares its settings, its table, its load as batches and its run step;
-// flags, validation, the banner, the reuse identity, shards, the load, the client-count sweep
-// and the cache plan come from the framework (see docs/design.md, "Adding a workload").
+// Package kv is CockroachDB's kv workload: upserts, point reads of --batch keys and span queries
+// on one table of int64 keys and byte values. It declares its settings, its table, its load as
+// batches and its run step; flags, validation, the banner, the reuse identity, shards, the load,
+// the client-count sweep and the cache plan come from the framework (docs/design.md).
 //
-// Keys: the write sequence numbers 0, 1, 2 ... (modulo --cycle-length) map to keys by a hash of
-// the number and the seed (spread over the int64 range, CockroachDB's default), or to the number
-// itself with --sequential. The load inserts the keys of numbers 0 .. insert-count−1 and the run's
-// writes continue the sequence, as CockroachDB's --write-seq continues an earlier run's; reads
-// draw a number uniformly below the highest every write up to which has committed, so every read
-// key exists. With --zipfian, writes and reads draw numbers from a zipfian distribution over the
-// loaded keys instead (updates of hot keys).
+// Keys: write numbers 0, 1, 2 ... map to keys by a hash (CockroachDB's default) or, with
+// --sequential, are the keys. The load inserts numbers 0 .. insert-count−1 and the run's writes
+// continue the sequence (as CockroachDB's --write-seq); reads draw numbers below the highest up to
+// which every write committed, so every key read exists. With --zipfian, writes and reads draw
+// loaded numbers from a zipfian distribution (updates of hot keys).
 package kv
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"strings"
 	"sync/atomic"
 
@@ -30,56 +24,43 @@ import (
 
 // Config is the workload's configuration: one field per setting.
 type Config struct {
-	InsertCount, CycleLength int64
-	Batch, Concurrency       int
-	ReadPercent, SpanPercent int
-	SpanLimit                int
-	MinBlock, MaxBlock       int
-	Sequential, Zipfian      bool
-	RunSecs                  float64
-	Steps                    string
+	InsertCount                                  int64
+	Batch, Concurrency, ReadPercent, SpanPercent int
+	SpanLimit, MinBlock, MaxBlock                int
+	Sequential, Zipfian                          bool
+	RunSecs                                      float64
 }
 
-// Step names.
-const (
-	StepLoad = "load"
-	StepRun  = "run"
-)
+// StepLoad and StepRun are the step names.
+const StepLoad, StepRun = "load", "run"
 
 var steps = []workload.StepDecl{{Name: StepLoad, Load: true}, {Name: StepRun}}
 
-// loadBatch is the rows of one load transaction (CockroachDB's initial rows come in batches of
-// 1000).
-const loadBatch = 1000
+const loadBatch = 1000 // rows a load transaction inserts, as CockroachDB's initial rows
+
+type num = workload.Number[int]
+
+var run = []string{StepRun} // the steps of the run's settings
 
 var settings = workload.Params[Config]{
-	workload.Int(func(c *Config) *int64 { return &c.InsertCount }, workload.Number[int64]{Name: "insert-count", Unit: "rows",
-		Help: "rows the load step inserts (the keys of write numbers 0..n-1)", Steps: []string{StepLoad},
-		Profiles: map[string]int64{"quick": 100_000, "small": 1_000_000, "standard": 10_000_000}, Min: 0, Max: 1 << 36}),
-	workload.Int(func(c *Config) *int64 { return &c.CycleLength }, workload.Number[int64]{Name: "cycle-length", Unit: "keys",
-		Help: "keys the writes cycle through (the write number modulo it)", Default: 1 << 62, Min: 1, Max: 1 << 62}),
-	workload.Int(func(c *Config) *int { return &c.MinBlock }, workload.Number[int]{Name: "min-block-bytes", Unit: "bytes",
-		Help: "least bytes of a value", Default: 1, Min: 1, Max: 1 << 20}),
-	workload.Int(func(c *Config) *int { return &c.MaxBlock }, workload.Number[int]{Name: "max-block-bytes", Unit: "bytes",
-		Help: "most bytes of a value (a value's length is uniform between the two)", Default: 1, Min: 1, Max: 1 << 20}),
-	workload.Bool(func(c *Config) *bool { return &c.Sequential }, workload.Switch{Name: "sequential",
-		Help: "keys are the write numbers themselves (in order), not their hash"}),
-	workload.Bool(func(c *Config) *bool { return &c.Zipfian }, workload.Switch{Name: "zipfian", Runtime: true, Steps: []string{StepRun},
+	workload.Int(func(c *Config) *int64 { return &c.InsertCount }, workload.Number[int64]{Name: "insert-count", Unit: "rows", Steps: []string{StepLoad},
+		Help: "rows the load inserts", Min: 0, Max: 1 << 36, Profiles: map[string]int64{"quick": 100_000, "small": 1_000_000, "standard": 10_000_000}}),
+	workload.Int(func(c *Config) *int { return &c.MinBlock }, num{Name: "min-block-bytes", Unit: "bytes", Help: "least bytes of a value", Default: 1, Min: 1, Max: 1 << 20}),
+	workload.Int(func(c *Config) *int { return &c.MaxBlock }, num{Name: "max-block-bytes", Unit: "bytes", Help: "most bytes of a value", Default: 1, Min: 1, Max: 1 << 20}),
+	workload.Bool(func(c *Config) *bool { return &c.Sequential }, workload.Switch{Name: "sequential", Help: "keys in write order, not hashed"}),
+	workload.Bool(func(c *Config) *bool { return &c.Zipfian }, workload.Switch{Name: "zipfian", Runtime: true, Steps: run,
 		Help: "writes and reads draw loaded keys from a zipfian distribution (theta 0.99)"}),
-	workload.Int(func(c *Config) *int { return &c.Batch }, workload.Number[int]{Name: "batch", Unit: "keys", Runtime: true, Steps: []string{StepRun},
+	workload.Int(func(c *Config) *int { return &c.Batch }, num{Name: "batch", Unit: "keys", Runtime: true, Steps: run,
 		Help: "keys a read reads (one IN list) or a write upserts (one transaction)", Default: 1, Min: 1, Max: 1000}),
-	workload.Int(func(c *Config) *int { return &c.ReadPercent }, workload.Number[int]{Name: "read-percent", Unit: "%", Runtime: true, Steps: []string{StepRun},
-		Help: "operations that read --batch existing keys", Min: 0, Max: 100}),
-	workload.Int(func(c *Config) *int { return &c.SpanPercent }, workload.Number[int]{Name: "span-percent", Unit: "%", Runtime: true, Steps: []string{StepRun},
+	workload.Int(func(c *Config) *int { return &c.ReadPercent }, num{Name: "read-percent", Unit: "%", Runtime: true, Steps: run,
+		Help: "operations that read existing keys", Min: 0, Max: 100}),
+	workload.Int(func(c *Config) *int { return &c.SpanPercent }, num{Name: "span-percent", Unit: "%", Runtime: true, Steps: run,
 		Help: "operations that are span queries (the rest write)", Min: 0, Max: 100}),
-	workload.Int(func(c *Config) *int { return &c.SpanLimit }, workload.Number[int]{Name: "span-limit", Unit: "rows", Runtime: true, Steps: []string{StepRun},
-		Help: "rows a span query counts from a random key, 0 for the whole table", Min: 0, Max: 1 << 30}),
-	workload.Int(func(c *Config) *int { return &c.Concurrency }, workload.Number[int]{Name: "concurrency", Runtime: true,
-		Help: "clients of the load and the run", Default: 1, Min: 1, Max: 4096}),
-	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: []string{StepRun},
-		Help: "seconds of the run step", Profiles: map[string]float64{"quick": 10, "small": 60, "standard": 600}, Min: 0.001, Max: 7 * 86400}),
-	workload.String(func(c *Config) *string { return &c.Steps }, workload.Text{Name: "steps", Runtime: true,
-		Help: "steps to run: load,run (default both)"}),
+	workload.Int(func(c *Config) *int { return &c.SpanLimit }, num{Name: "span-limit", Unit: "rows", Runtime: true, Steps: run,
+		Help: "rows a span counts from a random key, 0 for the whole table", Min: 0, Max: 1 << 30}),
+	workload.Int(func(c *Config) *int { return &c.Concurrency }, num{Name: "concurrency", Runtime: true, Help: "clients", Default: 1, Min: 1, Max: 4096}),
+	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: run,
+		Help: "seconds of the run step", Min: 0.001, Max: 7 * 86400, Profiles: map[string]float64{"quick": 10, "small": 60, "standard": 600}}),
 }
 
 func init() {
@@ -94,8 +75,11 @@ func init() {
 		Clients:  "concurrency",
 		New: func() workload.Definition {
 			return workload.Define(workload.Shape[Config]{Name: "kv", Settings: settings, Steps: steps,
-				Choose: func(c *Config) *string { return &c.Steps }, ChooseFlag: "steps",
-				Clients: func(c *Config) *int { return &c.Concurrency }, Validate: validate, Build: build})
+				Clients: func(c *Config) *int { return &c.Concurrency }, Validate: validate, Build: build,
+				// The cache holds the loaded rows: the engine's bytes per row of a 1-byte value, and the values' other bytes.
+				Data: func(c *Config) (string, float64, float64) {
+					return "kv.row", float64(c.InsertCount), float64(c.MinBlock+c.MaxBlock)/2 - 1
+				}})
 		},
 	})
 }
@@ -106,10 +90,8 @@ func validate(c *Config) error {
 		return fmt.Errorf("--max-block-bytes %d: want at least --min-block-bytes (%d)", c.MaxBlock, c.MinBlock)
 	case c.ReadPercent+c.SpanPercent > 100:
 		return fmt.Errorf("--read-percent %d and --span-percent %d: want at most 100 together", c.ReadPercent, c.SpanPercent)
-	case c.Zipfian && c.InsertCount == 0:
-		return fmt.Errorf("--zipfian: draws loaded keys, so it needs --insert-count of at least 1")
-	case c.Zipfian && c.Sequential:
-		return fmt.Errorf("--zipfian and --sequential: give one of them")
+	case c.Zipfian && (c.InsertCount == 0 || c.Sequential):
+		return fmt.Errorf("--zipfian: draws loaded keys, so it needs --insert-count of at least 1 and no --sequential")
 	}
 	return nil
 }
@@ -117,159 +99,70 @@ func validate(c *Config) error {
 // Workload is the configured kv workload.
 type Workload struct {
 	*workload.Base[Config]
-	t                 *table.Table
-	read, write, span *table.Stmt
+	t                        *table.Table
+	read, read1, write, span *table.Stmt
 }
 
 func build(b *workload.Base[Config], s workload.Shared) (workload.Workload, error) {
-	c := &b.Cfg
 	t := &table.Table{Name: "kv", Columns: []table.Column{{Name: "k", Type: table.Int64, NotNull: true}, {Name: "v", Type: table.Bytes, NotNull: true}}}
-	w := &Workload{Base: b, t: t}
-	// SELECT k, v FROM kv WHERE k IN (...); an upsert of (k, v); the span: a count of the
-	// values from a key, or of the whole table.
-	w.read = &table.Stmt{Table: t, Kind: table.Select, Index: -1, Match: table.In, InLen: c.Batch, Cols: []int{0, 1},
-		SQL: "SELECT k, v FROM kv WHERE k IN (?" + strings.Repeat(", ?", c.Batch-1) + ")"}
+	w := &Workload{Base: b, t: t, read: readStmt(t, b.Cfg.Batch), read1: readStmt(t, 1)}
+	b.Opens(func() []*table.Table { return []*table.Table{t} }, w.openRun)
+	// An upsert of (k, v); a span counts the values from a key (--span-limit), or the table's.
 	w.write = &table.Stmt{Table: t, Kind: table.Upsert, Index: -1, Set: []table.Assign{{Col: 1}},
 		SQL: "INSERT INTO kv (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = ?",
 		Dialects: map[string]string{table.DialectPostgres: "INSERT INTO kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = $3",
 			table.DialectSQLite: "INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = ?"}}
 	w.span = &table.Stmt{Table: t, Kind: table.Select, Index: -1, Match: table.All, Agg: table.Count, AggCol: 1, Cols: []int{1},
 		SQL: "SELECT count(v) FROM kv"}
-	if c.SpanLimit > 0 {
+	if b.Cfg.SpanLimit > 0 {
 		w.span = &table.Stmt{Table: t, Kind: table.Select, Index: -1, Match: table.From, Cols: []int{1},
 			SQL: "SELECT v FROM kv WHERE k >= ? ORDER BY k LIMIT ?"}
 	}
 	return w, nil
 }
 
-// key is the key of write number n.
-func (w *Workload) key(n int64) int64 {
-	if w.Cfg.Sequential {
-		return n
-	}
-	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(n))
-	binary.BigEndian.PutUint64(b[8:], w.Seed)
-	h := fnv.New64a()
-	h.Write(b[:])
-	return int64(h.Sum64())
+// readStmt is SELECT k, v FROM kv WHERE k IN (n keys).
+func readStmt(t *table.Table, n int) *table.Stmt {
+	return &table.Stmt{Table: t, Kind: table.Select, Index: -1, Match: table.In, InLen: n, Cols: []int{0, 1},
+		SQL: "SELECT k, v FROM kv WHERE k IN (?" + strings.Repeat(", ?", n-1) + ")"}
 }
-
-// value fills a value for write number n: random bytes of a length between the bounds.
-func (w *Workload) value(rows *table.Rows, rng *gen.Rand) []byte {
-	v := rows.Alloc(int(rng.Range(int64(w.Cfg.MinBlock), int64(w.Cfg.MaxBlock))))
-	for i := range v {
-		v[i] = byte(rng.Uint64())
-	}
-	return v
-}
-
-// Tables implements workload.Reuser.
-func (w *Workload) Tables() []*table.Table { return []*table.Table{w.t} }
 
 // Run is the workload's state on one engine.
 type Run struct {
-	w        *Workload
-	eng      table.Engine
-	sessions workload.Sessions
-	load     workload.Loader
-	// ack hands out and acknowledges the run's write numbers (from insert-count on, this
-	// shard's every Count-th); missing counts read keys not found.
+	workload.RunBase
+	w *Workload
+	// ack hands out and acknowledges this shard's writes; missing counts keys reads did not find.
 	ack     *gen.AckCounter
 	missing atomic.Int64
 }
 
-// Open implements workload.Workload: it creates the table.
-func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
-	if err := eng.CreateTable(ctx, w.t, true); err != nil {
-		return nil, err
-	}
-	return w.newRun(eng, 0), nil
-}
-
-// Reopen implements workload.Reuser: the table an earlier run loaded with equal settings.
-func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper) (workload.Run, error) {
-	if err := workload.AttachAll(ctx, k, w.Tables(), false); err != nil {
-		return nil, err
+// openRun opens a run on the table (workload.Base.Opens); on a prepared one, an unsplit run's
+// writes continue after the keys earlier runs wrote.
+func (w *Workload) openRun(ctx context.Context, eng table.Engine, existing bool) (workload.Run, error) {
+	if !existing {
+		return w.newRun(eng, 0, 0), nil
 	}
 	lo, hi := w.Shard.Range(w.Cfg.InsertCount)
-	r := w.newRun(eng, hi-lo)
-	if w.Shard.Count <= 1 && !w.Cfg.Zipfian {
-		// Earlier runs' writes: this run's continue the sequence after them.
-		sess, err := eng.NewSession(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer sess.Close()
-		n, err := sess.Count(ctx, w.t, -1)
-		if err != nil {
-			return nil, err
-		}
-		r.ack = gen.NewAckCounter(max(n-w.Cfg.InsertCount, 0))
+	if w.Shard.Count > 1 || w.Cfg.Zipfian {
+		return w.newRun(eng, hi-lo, 0), nil
 	}
-	return r, nil
+	n, err := workload.CountRows(ctx, eng, w.t)
+	return w.newRun(eng, hi-lo, max(n-w.Cfg.InsertCount, 0)), err
 }
 
-// SharesTables implements workload.SharedTables: the shards share the table.
-func (w *Workload) SharesTables() bool { return true }
-
-// Attach implements workload.SharedTables.
-func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper) (workload.Run, error) {
-	if err := workload.AttachAll(ctx, k, w.Tables(), false); err != nil && w.Cfg.InsertCount > 0 {
-		return nil, err
-	}
-	return w.newRun(eng, 0), nil
-}
-
-func (w *Workload) newRun(eng table.Engine, loaded int64) *Run {
-	r := &Run{w: w, eng: eng, ack: gen.NewAckCounter(0)}
-	r.load = workload.Loader{Clients: w.Cfg.Concurrency, Shard: w.Shard, Batches: []workload.Batches{{Table: w.t, Rows: loadBatch,
-		Count: (w.Cfg.InsertCount + loadBatch - 1) / loadBatch, Fill: w.fill}}}
-	r.load.SetLoaded(loaded)
+// newRun is a run on eng whose table holds loaded rows of this shard's load and written writes.
+func (w *Workload) newRun(eng table.Engine, loaded, written int64) *Run {
+	r := &Run{RunBase: workload.RunBase{Eng: eng, Load: workload.Loader{Clients: w.Cfg.Concurrency, Shard: w.Shard,
+		Batches: []workload.Batches{{Table: w.t, Rows: loadBatch, Count: (w.Cfg.InsertCount + loadBatch - 1) / loadBatch, Fill: w.fill}}}},
+		w: w, ack: gen.NewAckCounter(written)}
+	r.Load.SetLoaded(loaded)
 	return r
 }
 
-// fill writes load batch i: the keys of write numbers i×loadBatch on, their values drawn from a
-// generator seeded by the number.
-func (w *Workload) fill(i int64, rows *table.Rows) {
-	for n := i * loadBatch; n < min((i+1)*loadBatch, w.Cfg.InsertCount); n++ {
-		rng := gen.NewRand(gen.Mix(w.Seed ^ uint64(n)))
-		row := rows.Append()
-		row[0].I, row[1].B = w.key(n), w.value(rows, &rng)
-	}
-}
-
-// Prepare implements workload.Run: nothing precedes a step.
-func (r *Run) Prepare(context.Context, string) (string, error) { return "", nil }
-
-// Close implements workload.Run.
-func (r *Run) Close() error { return r.sessions.Close() }
-
 // Rows implements workload.Run: the rows this process loaded and the new keys it wrote.
-func (r *Run) Rows() int64 { return r.load.Rows() + r.written() }
-
-// written is the number of new keys the acknowledged writes added (none past the cycle).
-func (r *Run) written() int64 {
-	if r.w.Cfg.Zipfian {
-		return 0
-	}
-	n := r.ack.Last() + 1
-	return max(min(n, (r.w.Cfg.CycleLength-r.w.Cfg.InsertCount)/int64(max(r.w.Shard.Count, 1))), 0)
-}
-
-// number returns the write number of this shard's n-th write (after the load's numbers).
-func (r *Run) number(n int64) int64 {
-	s := r.w.Shard
-	return (r.w.Cfg.InsertCount + n*int64(max(s.Count, 1)) + int64(s.Index)) % r.w.Cfg.CycleLength
-}
+func (r *Run) Rows() int64 { return r.Load.Rows() + r.written() }
 
 // Step implements workload.Run.
 func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
-	if err := r.sessions.Close(); err != nil {
-		return runner.Step{}, err
-	}
-	if name == StepLoad {
-		return r.load.Step(ctx, name, r.eng, &r.sessions)
-	}
-	return r.runStep(ctx)
+	return r.StepOf(ctx, name, name == StepLoad, r.runStep)
 }

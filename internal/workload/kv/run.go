@@ -3,7 +3,6 @@ package kv
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -12,99 +11,117 @@ import (
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
 	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
 )
 
-// The run's operation kinds: each counts once in the rate; a read's units are the rows it
-// found, a write's the keys it upserted, a span's the rows it counted.
-var (
-	kindRead  = runner.Kind{Name: "read", Role: results.RoleRead, Unit: "rows"}
-	kindWrite = runner.Kind{Name: "write", Role: results.RoleWrite, Unit: "rows"}
-	kindSpan  = runner.Kind{Name: "span", Role: results.RoleRead, Unit: "rows"}
-)
+// The run's kinds, each once in the rate; units: rows found, keys upserted, rows counted.
+var kinds = runner.Kinds{{Name: "read", Role: results.RoleRead, Unit: "rows"}, {Name: "write", Role: results.RoleWrite, Unit: "rows"},
+	{Name: "span", Role: results.RoleRead, Unit: "rows"}}
 
-var runPresentation = runner.Presentation{RateName: "ops", RateUnit: "operations/s", PerOp: "operation",
-	Note: "ops = reads, writes and span queries per second, each once; per-op figures per operation"}
+// key is the key of write number n: n with --sequential, else its hash with the seed.
+func (w *Workload) key(n int64) int64 {
+	if w.Cfg.Sequential {
+		return n
+	}
+	return int64(gen.Mix(uint64(n) ^ gen.Mix(w.Seed)))
+}
 
-// maxConflictRetries bounds the tries of a write that meets another client's lock.
-const maxConflictRetries = 100
+// value appends to rows a value of random bytes, of a length between the bounds.
+func (w *Workload) value(rows *table.Rows, rng *gen.Rand) []byte {
+	v := rows.Alloc(int(rng.Range(int64(w.Cfg.MinBlock), int64(w.Cfg.MaxBlock))))
+	for i := range v {
+		v[i] = byte(rng.Uint64())
+	}
+	return v
+}
+
+// fill writes load batch i: write numbers i×loadBatch on, each value seeded by its number.
+func (w *Workload) fill(i int64, rows *table.Rows) {
+	for n := i * loadBatch; n < min((i+1)*loadBatch, w.Cfg.InsertCount); n++ {
+		rng := gen.NewRand(gen.Mix(w.Seed ^ uint64(n)))
+		row := rows.Append()
+		row[0].I, row[1].B = w.key(n), w.value(rows, &rng)
+	}
+}
+
+// written is the new keys this shard's acknowledged writes added (--zipfian's update loaded ones).
+func (r *Run) written() int64 {
+	if r.w.Cfg.Zipfian {
+		return 0
+	}
+	return r.ack.Last() + 1
+}
+
+// number is the write number of this shard's n-th write: after the load's, shards interleaved.
+func (r *Run) number(n int64) int64 {
+	return r.w.Cfg.InsertCount + n*int64(max(r.w.Shard.Count, 1)) + int64(r.w.Shard.Index)
+}
 
 // client is one client of the run step.
 type client struct {
-	r        *Run
-	sess     table.Session
-	rng      gen.Rand
-	zipf     *gen.Zipf
-	args     []table.Value
-	keys     []int64
-	numbers  []int64
-	out, val *table.Rows
+	r    *Run
+	sess table.Session
+	rng  gen.Rand
+	zipf *gen.Zipf
+	args []table.Value
+	keys []int64 // a read's keys, or a write's numbers
+	out  *table.Rows
 }
 
 func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 	cfg := &r.w.Cfg
-	st := runner.Step{Name: StepRun, Presentation: runPresentation, Duration: time.Duration(cfg.RunSecs * float64(time.Second))}
-	kRead, kWrite, kSpan := st.Kinds.Add(kindRead), st.Kinds.Add(kindWrite), st.Kinds.Add(kindSpan)
-	st.RateKinds = []runner.KindID{kRead, kWrite, kSpan}
-	for i := 0; i < cfg.Concurrency; i++ {
-		sess, err := r.sessions.Open(ctx, r.eng)
-		if err != nil {
-			return st, err
-		}
-		no := r.w.Shard.Index*cfg.Concurrency + i // the client's number among all shards'
-		c := &client{r: r, sess: sess, rng: gen.NewRand(gen.Mix(r.w.Seed ^ uint64(no+1)<<32 ^ 0x4b56)),
-			args: make([]table.Value, 0, 2*cfg.Batch+1), keys: make([]int64, cfg.Batch), numbers: make([]int64, cfg.Batch),
-			out: table.NewRows(2, cfg.Batch), val: table.NewRows(1, 1)}
+	st := runner.Step{Name: StepRun, Kinds: kinds, RateKinds: []runner.KindID{0, 1, 2}, Duration: time.Duration(cfg.RunSecs * float64(time.Second)),
+		Presentation: runner.Presentation{RateName: "ops", RateUnit: "operations/s", PerOp: "operation", Note: "ops = reads, writes and spans per second"}}
+	var err error
+	st.Workers, err = r.Clients(ctx, r.w.Shard.Index*cfg.Concurrency, cfg.Concurrency, func(no int, sess table.Session) runner.OpFunc {
+		c := &client{r: r, sess: sess, rng: gen.NewRand(gen.Mix(r.w.Seed ^ uint64(no+1)<<32)), keys: make([]int64, cfg.Batch),
+			out: table.NewRows(2, cfg.Batch)}
 		if cfg.Zipfian {
 			c.zipf = gen.NewZipf(cfg.InsertCount, 0.99)
 		}
-		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("client %d", no+1), Role: runner.Driver,
-			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
-				t0 := time.Now()
-				if m.Ended(t0) {
-					return true, nil
-				}
-				switch p := int(c.rng.Intn(100)); {
-				case p < cfg.ReadPercent:
-					n, err := c.readOp(ctx)
-					if err != nil {
-						return ctx.Err() != nil, err
-					}
-					m.Done(kRead, t0, n)
-				case p < cfg.ReadPercent+cfg.SpanPercent:
-					n, err := c.spanOp(ctx)
-					if err != nil {
-						return ctx.Err() != nil, err
-					}
-					m.Done(kSpan, t0, n)
-				default:
-					if err := c.writeOp(ctx, m); err != nil {
-						return ctx.Err() != nil, err
-					}
-					m.Done(kWrite, t0, cfg.Batch)
-					m.Commit(1)
-				}
-				return false, nil
-			}})
+		return c.op
+	})
+	return st, err
+}
+
+// op runs one operation of the mix: a read, a span or a write.
+func (c *client) op(ctx context.Context, m *runner.Meter) (bool, error) {
+	t0 := time.Now()
+	if m.Ended(t0) {
+		return true, nil
 	}
-	return st, nil
+	k, n, err := c.next(ctx, m)
+	if err != nil {
+		return ctx.Err() != nil, err
+	}
+	m.Done(k, t0, n)
+	return false, nil
+}
+
+// next runs the operation the mix draws and returns its kind and units.
+func (c *client) next(ctx context.Context, m *runner.Meter) (runner.KindID, int, error) {
+	switch p, cfg := int(c.rng.Intn(100)), &c.r.w.Cfg; {
+	case p < cfg.ReadPercent:
+		n, err := c.readOp(ctx)
+		return 0, n, err
+	case p < cfg.ReadPercent+cfg.SpanPercent:
+		n, err := c.spanOp(ctx)
+		return 2, n, err
+	}
+	return 1, len(c.keys), c.writeOp(ctx, m)
 }
 
 // readNumber draws the write number of an existing key: zipfian over the loaded keys, or
-// uniform over the loaded keys and this shard's acknowledged writes.
+// uniform over the loaded keys (all shards') and this shard's acknowledged writes.
 func (c *client) readNumber() int64 {
 	if c.zipf != nil {
 		return c.zipf.Next(&c.rng)
 	}
-	lo, hi := c.r.w.Shard.Range(c.r.w.Cfg.InsertCount)
-	loaded := hi - lo
-	if c.r.w.Shard.Count <= 1 {
-		lo, loaded = 0, c.r.w.Cfg.InsertCount
+	n := c.rng.Intn(max(c.r.w.Cfg.InsertCount+c.r.written(), 1))
+	if n < c.r.w.Cfg.InsertCount {
+		return n
 	}
-	n := c.rng.Intn(max(loaded+c.r.written(), 1))
-	if n < loaded {
-		return lo + n
-	}
-	return c.r.number(n - loaded)
+	return c.r.number(n - c.r.w.Cfg.InsertCount)
 }
 
 // readOp reads --batch existing keys in one IN list and returns the rows found; a key not found
@@ -117,14 +134,11 @@ func (c *client) readOp(ctx context.Context) (int, error) {
 	}
 	c.out.Reset(2)
 	n, err := c.sess.Exec(ctx, c.r.w.read, c.args, c.out)
-	if err != nil {
-		return 0, err
-	}
 	slices.Sort(c.keys) // the distinct keys are the rows to find
-	if want := int64(len(slices.Compact(c.keys))); n < want {
+	if want := int64(len(slices.Compact(c.keys))); err == nil && n < want {
 		c.r.missing.Add(want - n)
 	}
-	return int(n), nil
+	return int(n), err
 }
 
 // spanOp counts the values from a random existing key (--span-limit rows at most), or of the
@@ -136,124 +150,83 @@ func (c *client) spanOp(ctx context.Context) (int, error) {
 	}
 	c.out.Reset(1)
 	n, err := c.sess.Exec(ctx, c.r.w.span, c.args, c.out)
-	if err != nil || c.r.w.Cfg.SpanLimit > 0 {
-		return int(n), err
+	if err == nil && c.r.w.Cfg.SpanLimit == 0 {
+		n = c.out.Row(0)[0].I // the count
 	}
-	return int(c.out.Row(0)[0].I), nil // the count
+	return int(n), err
 }
 
-// writeOp upserts --batch keys in one transaction (an upsert statement a key, in key order:
-// two clients' batches lock their keys in one order) and acknowledges their write numbers once
-// it committed. A conflict rolls back and tries the same keys again.
+// writeOp upserts --batch keys in one transaction, in key order (two clients' batches lock their
+// keys in one order), and acknowledges them once it committed. A lock conflict rolls back and
+// tries the same keys again.
 func (c *client) writeOp(ctx context.Context, m *runner.Meter) error {
 	r := c.r
-	for i := range c.numbers {
+	for i := range c.keys {
 		if c.zipf != nil {
-			c.numbers[i] = c.zipf.Next(&c.rng)
+			c.keys[i] = c.zipf.Next(&c.rng)
 		} else {
-			c.numbers[i] = r.ack.Next()
+			c.keys[i] = r.number(r.ack.Next())
 		}
 	}
-	slices.SortFunc(c.numbers, func(a, b int64) int { return cmp.Compare(r.w.key(r.num(a)), r.w.key(r.num(b))) })
-	for try := 0; ; try++ {
-		err := c.upsert(ctx)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, table.ErrConflict) || try == maxConflictRetries {
-			return fmt.Errorf("write: %w", err)
-		}
-		m.Retry()
+	slices.SortFunc(c.keys, func(a, b int64) int { return cmp.Compare(r.w.key(a), r.w.key(b)) })
+	if err := workload.RetryConflicts(m, 100, func() error { return c.upsert(ctx) }); err != nil {
+		return fmt.Errorf("write: %w", err)
 	}
-	if c.zipf == nil {
-		for _, n := range c.numbers {
-			if err := r.ack.Acknowledge(n); err != nil {
-				return err
-			}
+	for i := 0; c.zipf == nil && i < len(c.keys); i++ {
+		if err := r.ack.Acknowledge(r.ackOf(c.keys[i])); err != nil {
+			return err
 		}
 	}
+	m.Commit(1)
 	return nil
 }
 
-// num is the write number of an acknowledged-counter number (the zipfian's are write numbers).
-func (r *Run) num(n int64) int64 {
-	if r.w.Cfg.Zipfian {
-		return n
-	}
-	return r.number(n)
+// ackOf is the acknowledged-counter number of write number n (number's inverse).
+func (r *Run) ackOf(n int64) int64 {
+	return (n - r.w.Cfg.InsertCount - int64(r.w.Shard.Index)) / int64(max(r.w.Shard.Count, 1))
 }
 
-// upsert writes the batch in one transaction (a lone key in autocommit).
+// upsert writes the batch in one transaction.
 func (c *client) upsert(ctx context.Context) error {
-	tx := len(c.numbers) > 1
-	if tx {
-		if err := c.sess.Begin(ctx); err != nil {
-			return err
-		}
-	}
-	for _, n := range c.numbers {
-		c.val.Reset(1)
-		v := c.r.w.value(c.val, &c.rng)
-		c.args = append(c.args[:0], table.Value{I: c.r.w.key(c.r.num(n))}, table.Value{B: v}, table.Value{B: v})
-		if _, err := c.sess.Exec(ctx, c.r.w.write, c.args, nil); err != nil {
-			if tx {
-				c.sess.Rollback(context.WithoutCancel(ctx))
-			}
-			return err
-		}
-	}
-	if tx {
-		return c.sess.Commit(ctx)
-	}
-	return nil
+	return workload.InTx(ctx, c.sess, len(c.keys), func(i int) error {
+		c.out.Reset(1)
+		v := c.r.w.value(c.out, &c.rng)
+		c.args = append(c.args[:0], table.Value{I: c.r.w.key(c.keys[i])}, table.Value{B: v}, table.Value{B: v})
+		_, err := c.sess.Exec(ctx, c.r.w.write, c.args, nil)
+		return err
+	})
 }
 
-// Check implements workload.Run: no read missed a key; unsplit, the table holds exactly the keys
-// loaded and written; split, every key this shard loaded and wrote reads back.
+// Check implements workload.Run: no read missed a key, and the table holds every key loaded and
+// written: unsplit, exactly those (a count); split, this shard's read back one by one.
 func (r *Run) Check(ctx context.Context) (string, error) {
-	if !r.eng.Info().Stores {
+	if !r.Eng.Info().Stores {
 		return "skipped: the engine stores nothing", nil
 	}
-	if n := r.missing.Load(); n > 0 {
-		return "", fmt.Errorf("%d keys that reads chose were not found", n)
-	}
-	sess, err := r.eng.NewSession(ctx)
+	sess, err := r.Eng.NewSession(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer sess.Close()
-	want := r.Rows()
+	want, found := r.Rows(), int64(0)
+	lo, _ := r.w.Shard.Range(r.w.Cfg.InsertCount)
 	if r.w.Shard.Count <= 1 {
-		got, err := sess.Count(ctx, r.w.t, -1)
-		if err != nil || got != want {
-			return "", errors.Join(err, fmt.Errorf("table kv has %d rows, want %d (%d loaded, %d written)", got, want, r.load.Rows(), r.written()))
-		}
-		return fmt.Sprintf("ok: %d rows (%d loaded, %d written), every read found its keys", got, r.load.Rows(), r.written()), nil
+		found, err = sess.Count(ctx, r.w.t, -1)
+	} else {
+		found, err = workload.ReadBack(ctx, sess, r.w.read1, want, func(n int64) []table.Value {
+			if n < r.Load.Rows() {
+				return []table.Value{{I: r.w.key(lo + n)}}
+			}
+			return []table.Value{{I: r.w.key(r.number(n - r.Load.Rows()))}}
+		})
 	}
-	c := &client{r: r, sess: sess, out: table.NewRows(2, 1)}
-	lo, hi := r.w.Shard.Range(r.w.Cfg.InsertCount)
-	found := int64(0)
-	for n := int64(0); n < want; n++ {
-		num := lo + n
-		if n >= hi-lo {
-			num = r.number(n - (hi - lo))
-		}
-		c.out.Reset(2)
-		got, err := sess.Exec(ctx, r.w.read1(), []table.Value{{I: r.w.key(num)}}, c.out)
-		if err != nil {
-			return "", err
-		}
-		found += got
+	switch {
+	case err != nil:
+		return "", err
+	case found != want:
+		return "", fmt.Errorf("%d of the %d keys loaded and written (%d loaded) were found", found, want, r.Load.Rows())
+	case r.missing.Load() > 0:
+		return "", fmt.Errorf("%d keys that reads chose were not found", r.missing.Load())
 	}
-	if found != want {
-		return "", fmt.Errorf("%d of this shard's %d keys are missing", want-found, want)
-	}
-	return fmt.Sprintf("ok: this shard's %d keys read back one by one, every read found its keys", want), nil
-}
-
-// read1 is the read of one key.
-func (w *Workload) read1() *table.Stmt {
-	s := *w.read
-	s.InLen, s.SQL = 1, "SELECT k, v FROM kv WHERE k IN (?)"
-	return &s
+	return fmt.Sprintf("ok: %d rows (%d loaded, %d written), every read found its keys", want, r.Load.Rows(), r.written()), nil
 }

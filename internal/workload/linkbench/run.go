@@ -138,7 +138,7 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 					rows, err := c.do(ctx)
 					if err == nil {
 						m.Done(kinds[c.req.Op], now, rows)
-						if left > 0 {
+						if left > 0 && m.InWindow(now) {
 							left--
 						}
 						if opKinds[c.req.Op].Role != results.RoleRead {

@@ -299,7 +299,7 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 				if t.Write {
 					m.Commit(1) // one write transaction per event: the denominator of syncs per commit
 				}
-				if left > 0 {
+				if left > 0 && m.InWindow(t0) {
 					left--
 				}
 				return false, nil

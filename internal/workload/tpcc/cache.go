@@ -23,12 +23,12 @@ func (w *Workload) Regime() string { return workload.RegimeCached }
 // warehouses with the run's growth (workload.CacheFor of W × runGrowth warehouses); false for
 // an engine without a rule.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
-	return workload.CacheFor(engine, workload.Measured(warehouseUnit), float64(w.cfg.Warehouses)*runGrowth, maxBytes)
+	return workload.CacheFor(engine, workload.Measured(warehouseUnit), float64(w.Cfg.Warehouses)*runGrowth, maxBytes)
 }
 
 // DiskBytes implements workload.DiskPlanner: W warehouses × the figure, × runGrowth.
 func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
-	b, how := workload.DiskFor(engine, workload.Measured(warehouseUnit), float64(w.cfg.Warehouses), fmt.Sprintf("%d warehouses (--warehouses)", w.cfg.Warehouses), "warehouse")
+	b, how := workload.DiskFor(engine, workload.Measured(warehouseUnit), float64(w.Cfg.Warehouses), fmt.Sprintf("%d warehouses (--warehouses)", w.Cfg.Warehouses), "warehouse")
 	return b * runGrowth, fmt.Sprintf("%s, × %g for the run's growth", how, runGrowth), true
 }
 

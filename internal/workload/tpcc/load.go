@@ -30,11 +30,11 @@ type part struct {
 
 // Parts per warehouse and per district (at the specification's scale: 100 stock parts, 6 per
 // district, 161 a warehouse).
-func (w *Workload) stockParts() int64 { return ceilDiv(int64(w.cfg.Scale.Items), chunkItems) }
+func (w *Workload) stockParts() int64 { return ceilDiv(int64(w.Cfg.Scale.Items), chunkItems) }
 func (w *Workload) customerParts() int64 {
-	return ceilDiv(int64(w.cfg.Scale.Customers), chunkCustomers)
+	return ceilDiv(int64(w.Cfg.Scale.Customers), chunkCustomers)
 }
-func (w *Workload) orderParts() int64 { return ceilDiv(int64(w.cfg.Scale.Customers), chunkOrders) }
+func (w *Workload) orderParts() int64 { return ceilDiv(int64(w.Cfg.Scale.Customers), chunkOrders) }
 func (w *Workload) warehouseParts() int64 {
 	return 1 + w.stockParts() + Districts*(w.customerParts()+w.orderParts())
 }
@@ -43,7 +43,7 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // itemParts is the item parts this process loads: shard 0's (all of them unsplit).
 func (w *Workload) itemParts() int64 {
-	if w.shard.Index != 0 {
+	if w.Shard.Index != 0 {
 		return 0
 	}
 	return w.stockParts()
@@ -64,7 +64,7 @@ func (w *Workload) partAt(i int64) part {
 		lo := 1 + j*size
 		return part{kind: kind, w: wh, d: d, lo: lo, hi: min(lo+size, n+1)}
 	}
-	sc := w.cfg.Scale
+	sc := w.Cfg.Scale
 	if i < w.itemParts() {
 		return chunk(partItem, 0, 0, i, chunkItems, int64(sc.Items))
 	}
@@ -93,16 +93,20 @@ var kindLoad = runner.Kind{Name: "rows", Role: results.RoleWrite, Unit: "rows", 
 var loadPresentation = runner.Presentation{RateName: "ips", RateUnit: "rows/s", PerOp: "row loaded",
 	Note: "ips = rows loaded/s over the nine tables; per-op figures per row"}
 
-// loadStep loads the parts by Loaders clients taking them from one list.
+// loadStep loads the parts by Loaders clients taking them from one list. It is the workload's
+// own, not workload.Loader's: a part's rows span several tables, generated together (a
+// warehouse and its districts, customers and their history rows, orders with their lines and
+// new orders), where the Loader's batches are one table's each; and the step counts rows as
+// kind "rows" over the nine tables, as its results always have.
 func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	w := r.w
-	st := runner.Step{Name: StepLoad, Presentation: loadPresentation, Percentiles: w.cfg.Percentiles}
+	st := runner.Step{Name: StepLoad, Presentation: loadPresentation, Percentiles: w.Cfg.Percentiles}
 	k := st.Kinds.Add(kindLoad)
 	st.RateKinds = []runner.KindID{k}
 	nparts := w.numParts()
 	now := time.Now().Unix()
 	var next atomic.Int64
-	for i := 0; i < w.cfg.Loaders; i++ {
+	for i := 0; i < w.Cfg.Loaders; i++ {
 		sess, err := r.sessions.Open(ctx, r.eng)
 		if err != nil {
 			return st, err
@@ -151,7 +155,7 @@ func (l *loader) load(ctx context.Context, m *runner.Meter, p part) error {
 		rows.Reset(len(tables[j].Columns))
 	}
 	w := l.r.w
-	seed, sc := w.cfg.Seed, w.cfg.Scale
+	seed, sc := w.Cfg.Seed, w.Cfg.Scale
 	switch p.kind {
 	case partItem:
 		addItems(l.rows[tItem], seed, p.lo, p.hi)

@@ -9,23 +9,13 @@ import (
 
 var _ workload.Reuser = (*Workload)(nil)
 
-// LoadSteps implements workload.Reuser: the load.
-func (w *Workload) LoadSteps() []string { return []string{StepLoad} }
-
 // Tables implements workload.Reuser: the nine tables (shard 0's only in a split run: the others
 // never drop them).
 func (w *Workload) Tables() []*table.Table {
-	if w.shard.Index > 0 {
+	if w.Shard.Index > 0 {
 		return nil
 	}
 	return tables
-}
-
-// DataConfig implements workload.Reuser: what shapes the loaded data (the warehouses, the
-// scale and the seed, which also gives the run's NURand constants).
-func (w *Workload) DataConfig() map[string]any {
-	c := &w.cfg
-	return map[string]any{"warehouses": c.Warehouses, "items": c.Scale.Items, "customers_per_district": c.Scale.Customers, "seed": c.Seed}
 }
 
 // Reopen implements workload.Reuser: it attaches the nine tables and counts their rows. The

@@ -65,8 +65,8 @@ type Run struct {
 	stores   bool
 	sessions workload.Sessions
 	// rows counts the rows the tables hold by the workload's count.
-	rows   atomic.Int64
-	loaded bool
+	rows      atomic.Int64
+	loadCheck workload.LoadCheck
 }
 
 var _ workload.Run = (*Run)(nil)
@@ -100,15 +100,10 @@ func (r *Run) Close() error { return r.sessions.Close() }
 
 // Prepare implements workload.Run: before the run, the consistency check of the load.
 func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
-	if name != StepRun || !r.stores || r.loaded {
+	if name != StepRun || !r.stores {
 		return "", nil
 	}
-	r.loaded = true
-	what, err := r.Check(ctx)
-	if err != nil {
-		return "", fmt.Errorf("after the load: %w", err)
-	}
-	return "load checked: " + what, nil
+	return r.loadCheck.Before(ctx, r.Check)
 }
 
 // Step implements workload.Run.
@@ -116,18 +111,15 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	if err := r.sessions.Close(); err != nil {
 		return runner.Step{}, err
 	}
-	switch name {
-	case StepLoad:
+	if name == StepLoad {
 		return r.loadStep(ctx)
-	case StepRun:
-		return r.runStep(ctx)
 	}
-	return runner.Step{}, fmt.Errorf("tpcc: unknown step %q (valid: %s, %s)", name, StepLoad, StepRun)
+	return r.runStep(ctx)
 }
 
 // runStep makes the terminals: each runs transactions in the mix until the step's time is up.
 func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	st := runner.Step{Name: StepRun, Presentation: runPresentation, Percentiles: cfg.Percentiles,
 		Warmup: time.Duration(cfg.WarmupSecs * float64(time.Second)), Duration: time.Duration(cfg.RunSecs * float64(time.Second))}
 	var kinds [numTx]runner.KindID
@@ -148,7 +140,8 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 		c := newTerminal(r, sess, i)
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("terminal %d (warehouse %d, district %d)", i+1, c.w, c.d), Role: runner.Driver,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
-				if m.Ended(time.Now()) || cfg.Transactions > 0 && left.Add(-1) < 0 {
+				// --transactions counts the measured transactions: the warm-up's come first.
+				if now := time.Now(); m.Ended(now) || cfg.Transactions > 0 && m.InWindow(now) && left.Add(-1) < 0 {
 					return true, nil
 				}
 				tx := c.next()
@@ -221,4 +214,4 @@ var keying = [numTx]time.Duration{18 * time.Second, 3 * time.Second, 2 * time.Se
 var thinkMean = [numTx]float64{12, 12, 10, 5, 5}
 
 // newRand returns terminal i's random source.
-func (r *Run) newRand(i int) gen.Rand { return seedOf(r.w.cfg.Seed, partRun, uint64(i)) }
+func (r *Run) newRand(i int) gen.Rand { return seedOf(r.w.Cfg.Seed, partRun, uint64(i)) }

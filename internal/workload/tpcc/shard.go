@@ -13,53 +13,49 @@ var (
 	_ workload.SharedTables = (*Workload)(nil)
 )
 
-// SetShard implements workload.Sharder. The shards share the nine tables and split the
-// warehouses: shard Index owns the contiguous part workload.Shard.Range of the W warehouses,
-// loads them (shard 0 loads the items too), runs --terminals terminals bound to them (so a
-// terminal's warehouse belongs to one shard; its remote payments and supplies reach every
-// warehouse, as in one process) and checks them. The terminals' random streams are numbered
-// among all shards'. Unlike the other workloads' splits, the terminals of Count shards are not
-// those of one process with Count × --terminals: there, terminal t would be bound to warehouse
-// t mod W + 1, which may belong to another shard.
-func (w *Workload) SetShard(s workload.Shard) error {
-	if s.Count > 1 {
-		if w.cfg.Warehouses < s.Count {
-			return fmt.Errorf("--shard %s: --warehouses %d: each shard owns some warehouses, so there must be at least as many as shards", s, w.cfg.Warehouses)
-		}
-		w.shard = s
-		lo, hi := w.ownWarehouses()
-		if most := (hi - lo + 1) * Districts; int64(w.cfg.Terminals) > most {
-			w.shard = workload.Shard{}
-			return fmt.Errorf("--shard %s: --terminals %d: this shard owns warehouses %d..%d, which take at most %d terminals (10 per warehouse)", s, w.cfg.Terminals, lo, hi, most)
-		}
+// checkShard refuses a split of the warehouses the configuration cannot take. The shards share
+// the nine tables and split the warehouses: shard Index owns the contiguous part
+// workload.Shard.Range of the W warehouses, loads them (shard 0 loads the items too), runs
+// --terminals terminals bound to them (so a terminal's warehouse belongs to one shard; its
+// remote payments and supplies reach every warehouse, as in one process) and checks them. The
+// terminals' random streams are numbered among all shards'. Unlike the other workloads' splits,
+// the terminals of Count shards are not those of one process with Count × --terminals: there,
+// terminal t would be bound to warehouse t mod W + 1, which may belong to another shard.
+func checkShard(b *workload.Base[Config], s workload.Shard) error {
+	if b.Cfg.Warehouses < s.Count {
+		return fmt.Errorf("--shard %s: --warehouses %d: each shard owns some warehouses, so there must be at least as many as shards", s, b.Cfg.Warehouses)
 	}
-	w.shard = s
+	lo, hi := ownWarehouses(b.Cfg.Warehouses, s)
+	if most := (hi - lo + 1) * Districts; int64(b.Cfg.Terminals) > most {
+		return fmt.Errorf("--shard %s: --terminals %d: this shard owns warehouses %d..%d, which take at most %d terminals (10 per warehouse)", s, b.Cfg.Terminals, lo, hi, most)
+	}
 	return nil
 }
 
 // split says whether the run is split among shards.
-func (w *Workload) split() bool { return w.shard.Count > 1 }
+func (w *Workload) split() bool { return w.Shard.Count > 1 }
 
 // ownWarehouses returns the warehouses lo..hi (1-based, inclusive) this shard loads, runs and
 // checks: all of them in an unsplit run.
-func (w *Workload) ownWarehouses() (lo, hi int64) {
-	a, b := w.shard.Range(int64(w.cfg.Warehouses))
+func (w *Workload) ownWarehouses() (lo, hi int64) { return ownWarehouses(w.Cfg.Warehouses, w.Shard) }
+
+// ownWarehouses returns shard s's warehouses lo..hi (1-based, inclusive) of n.
+func ownWarehouses(n int, s workload.Shard) (lo, hi int64) {
+	a, b := s.Range(int64(n))
 	return a + 1, b
 }
 
-// ShardPart implements workload.Sharder ("" in an unsplit run).
-func (w *Workload) ShardPart() string {
-	if !w.split() {
-		return ""
-	}
-	lo, hi := w.ownWarehouses()
+// shardPart says what this shard of a split run loads and runs.
+func shardPart(b *workload.Base[Config]) string {
+	c := &b.Cfg
+	lo, hi := ownWarehouses(c.Warehouses, b.Shard)
 	items := ""
-	if w.shard.Index == 0 {
+	if b.Shard.Index == 0 {
 		items = "the items and "
 	}
-	first := w.shard.Index * w.cfg.Terminals
-	return fmt.Sprintf("loads %swarehouses %d..%d of %d; terminals %d..%d of %d, bound to them", items, lo, hi, w.cfg.Warehouses,
-		first+1, first+w.cfg.Terminals, w.cfg.Terminals*w.shard.Count)
+	first := b.Shard.Index * c.Terminals
+	return fmt.Sprintf("loads %swarehouses %d..%d of %d; terminals %d..%d of %d, bound to them", items, lo, hi, c.Warehouses,
+		first+1, first+c.Terminals, c.Terminals*b.Shard.Count)
 }
 
 // SharesTables implements workload.SharedTables: a split run's shards share the nine tables.
@@ -85,11 +81,11 @@ func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper)
 // transactionShare is this shard's part of --transactions: all of them unsplit, else an equal
 // share, the first shards taking one more of the remainder.
 func (w *Workload) transactionShare() int64 {
-	n := w.cfg.Transactions
+	n := w.Cfg.Transactions
 	if !w.split() {
 		return n
 	}
-	c, i := int64(w.shard.Count), int64(w.shard.Index)
+	c, i := int64(w.Shard.Count), int64(w.Shard.Index)
 	share := n / c
 	if i < n%c {
 		share++

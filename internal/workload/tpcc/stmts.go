@@ -50,9 +50,22 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,",
 
 func newStmts() *stmts {
 	s := &stmts{}
-	sel := func(t *table.Table, prefix int, cols []int, q string) *table.Stmt {
-		return &table.Stmt{Table: t, Kind: table.Select, Index: -1, Prefix: prefix, Match: table.Eq, Cols: cols, SQL: q}
-	}
+	s.newOrderStmts()
+	s.paymentStmts()
+	s.orderStatusStmts()
+	s.deliveryStmts()
+	s.stockLevelStmts()
+	s.checkStmts()
+	return s
+}
+
+// sel is a Select of cols of t by its primary key, its first prefix+1 columns given.
+func sel(t *table.Table, prefix int, cols []int, q string) *table.Stmt {
+	return &table.Stmt{Table: t, Kind: table.Select, Index: -1, Prefix: prefix, Match: table.Eq, Cols: cols, SQL: q}
+}
+
+// newOrderStmts makes the New-Order statements.
+func (s *stmts) newOrderStmts() {
 	// New-Order (go-tpc: newOrder*). go-tpc reads w_tax with the customer in one join; the
 	// table model reads the two rows apart, as the specification lists them.
 	s.noWarehouse = sel(warehouseTable, 0, []int{wTax}, "SELECT w_tax FROM warehouse WHERE w_id = ?")
@@ -88,6 +101,10 @@ func newStmts() *stmts {
 		InsertCols: []int{olOID, olDID, olWID, olNumber, olIID, olSupplyWID, olQuantity, olAmount, olDistInfo, olDeliveryD},
 		SQL:        "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info, ol_delivery_d) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"}
 
+}
+
+// paymentStmts makes the Payment statements.
+func (s *stmts) paymentStmts() {
 	// Payment (go-tpc: payment*).
 	s.payUpdDistrict = &table.Stmt{Table: districtTable, Kind: table.Update, Index: -1, Prefix: 1, Match: table.Eq,
 		Set: []table.Assign{{Col: dYTD, AddArg: true}}, SQL: "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?"}
@@ -115,6 +132,10 @@ func newStmts() *stmts {
 		InsertCols: []int{hCDID, hCWID, hCID, hDID, hWID, hDate, hAmount, hData},
 		SQL:        "INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"}
 
+}
+
+// orderStatusStmts makes the Order-Status statements.
+func (s *stmts) orderStatusStmts() {
 	// Order-Status (go-tpc: orderStatus*; its count of the customers by last name is left out:
 	// the list itself gives the count).
 	s.osByLast = &table.Stmt{Table: customerTable, Kind: table.Select, Index: 0, Prefix: 3, Match: table.All,
@@ -129,6 +150,10 @@ func newStmts() *stmts {
 		Cols: []int{olIID, olSupplyWID, olQuantity, olAmount, olDeliveryD},
 		SQL:  "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?"}
 
+}
+
+// deliveryStmts makes the Delivery statements.
+func (s *stmts) deliveryStmts() {
 	// Delivery (go-tpc: delivery*, which does the ten districts at once with row-value IN
 	// lists; here district by district, as the specification describes it).
 	s.dlOldest = &table.Stmt{Table: newOrderTable, Kind: table.Select, Index: -1, Prefix: 2, Match: table.All, Limit: true,
@@ -149,6 +174,10 @@ func newStmts() *stmts {
 		Set: []table.Assign{{Col: cBalance, AddArg: true}, {Col: cDeliveryCnt, Add: 1}},
 		SQL: "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"}
 
+}
+
+// stockLevelStmts makes the Stock-Level statements.
+func (s *stmts) stockLevelStmts() {
 	// Stock-Level (go-tpc: one join of order_line and stock counting DISTINCT s_i_id below
 	// the threshold; the table model has no join: the distinct items of the district's last 20
 	// orders, then their stock rows by primary key, counted below the threshold by the client).
@@ -159,6 +188,10 @@ func newStmts() *stmts {
 	s.slStock = &table.Stmt{Table: stockTable, Kind: table.Select, Index: -1, Prefix: 1, Match: table.In, InLen: stockChunk,
 		Cols: []int{sQuantity}, SQL: "SELECT s_quantity FROM stock WHERE s_w_id = ? AND s_i_id IN (" + placeholders(stockChunk) + ")"}
 
+}
+
+// checkStmts makes the consistency check's statements.
+func (s *stmts) checkStmts() {
 	// Consistency conditions 1-4 (clause 3.3.2), district by district.
 	s.ckWarehouse = sel(warehouseTable, 0, []int{wYTD}, "SELECT w_ytd FROM warehouse WHERE w_id = ?")
 	s.ckDistricts = &table.Stmt{Table: districtTable, Kind: table.Select, Index: -1, Prefix: 1, Match: table.All, Cols: []int{dID, dYTD, dNextOID},
@@ -176,7 +209,6 @@ func newStmts() *stmts {
 		SQL: "SELECT COUNT(ol_o_id) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ?"}
 	s.plantYTD = &table.Stmt{Table: warehouseTable, Kind: table.Update, Index: -1, Match: table.Eq,
 		Set: []table.Assign{{Col: wYTD, AddArg: true}}, SQL: "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?"}
-	return s
 }
 
 // validate checks every statement's logical form once.

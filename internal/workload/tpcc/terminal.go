@@ -46,10 +46,10 @@ type orderLine struct {
 // every warehouse and the next ones its other districts. Its random stream is numbered among
 // all shards' terminals.
 func newTerminal(r *Run, sess table.Session, i int) *terminal {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	lo, hi := r.w.ownWarehouses()
 	n := hi - lo + 1
-	return &terminal{r: r, st: r.w.st, sess: sess, rng: r.newRand(r.w.shard.Index*cfg.Terminals + i), w: lo + int64(i)%n, d: (int64(i)/n)%Districts + 1,
+	return &terminal{r: r, st: r.w.st, sess: sess, rng: r.newRand(r.w.Shard.Index*cfg.Terminals + i), w: lo + int64(i)%n, d: (int64(i)/n)%Districts + 1,
 		warehouses: int64(cfg.Warehouses), sc: cfg.Scale, c: r.w.run, args: make([]table.Value, 0, 32),
 		out: table.NewRows(16, 64), aux: table.NewRows(16, 64), wr: table.NewRows(1, 1), ids: make([]int64, 0, 20*maxLines),
 		last: make([]byte, 0, maxLastName), hData: make([]byte, 0, 24), cData: make([]byte, 0, 600)}
@@ -201,30 +201,7 @@ func (c *terminal) newOrder(ctx context.Context) (bool, error) {
 	d, cust := c.rng.Range(1, Districts), c.customer()
 	cnt := c.rng.Range(minLines, maxLines)
 	rollback := c.rng.Intn(100) == 0
-	allLocal := int64(1)
-	lines := c.lines[:cnt]
-	for i := range lines {
-		l := &lines[i]
-	draw:
-		l.iid = nurand(&c.rng, 8191, c.c.CItem, 1, int64(c.sc.Items))
-		for j := range i {
-			if lines[j].iid == l.iid {
-				goto draw
-			}
-		}
-		l.supplyW, l.qty = c.w, c.rng.Range(1, 10)
-		if c.rng.Intn(100) == 0 && c.warehouses > 1 {
-			l.supplyW, allLocal = c.otherWarehouse(), 0
-		}
-	}
-	if rollback {
-		lines[cnt-1].iid = int64(c.sc.Items) + 1 // unused (clause 2.4.1.4)
-	}
-	for i := 1; i < len(lines); i++ { // insertion sort by (supply warehouse, item)
-		for j := i; j > 0 && (lines[j].supplyW < lines[j-1].supplyW || lines[j].supplyW == lines[j-1].supplyW && lines[j].iid < lines[j-1].iid); j-- {
-			lines[j], lines[j-1] = lines[j-1], lines[j]
-		}
-	}
+	lines, allLocal := c.drawLines(cnt, rollback)
 	st := c.st
 	c.arg(c.w)
 	if _, err := c.one(ctx, st.noWarehouse, c.out); err != nil {
@@ -266,46 +243,88 @@ func (c *terminal) newOrder(ctx context.Context) (bool, error) {
 	}
 	var total int64
 	for i := range lines {
-		l := &lines[i]
-		var price int64
-		var iData []byte
-		for j := 0; j < c.aux.N; j++ {
-			if row := c.aux.Row(j); row[3].I == l.iid {
-				price, iData = row[0].I, row[2].B
-			}
-		}
-		c.arg(l.supplyW, l.iid)
-		if _, err := c.one(ctx, st.noStock, c.out); err != nil {
+		amount, err := c.enterLine(ctx, oid, d, int64(i+1), &lines[i])
+		if err != nil {
 			return false, err
 		}
-		srow := c.out.Row(0) // s_i_id, s_quantity, s_data, s_dist_01..10
-		q := srow[1].I
-		if q >= l.qty+10 {
-			q -= l.qty
-		} else {
-			q += 91 - l.qty
-		}
-		_ = bytes.Contains(iData, original8) && bytes.Contains(srow[2].B, original8) // brand-generic: 'B' or 'G', shown to the user only
-		distInfo := srow[3+d-1].B
-		remote := int64(0)
-		if l.supplyW != c.w {
-			remote = 1
-		}
-		amount := l.qty * price
 		total += amount
-		c.arg(q, l.qty, remote, l.iid, l.supplyW)
-		if _, err := c.x(ctx, st.noUpdStock, c.wr); err != nil {
-			return false, err
-		}
-		c.arg(oid, d, c.w, int64(i+1), l.iid, l.supplyW, l.qty, amount)
-		c.args = append(c.args, bv(distInfo), iv(0))
-		if _, err := c.x(ctx, st.noInsLine, c.wr); err != nil {
-			return false, err
-		}
 	}
 	c.added = 2 + cnt                                                        // the order, its new_order row and its lines
 	_ = total * (10000 - discount) / 10000 * (10000 + wTaxV + dTaxV) / 10000 // the order's total, shown to the user only
 	return false, nil
+}
+
+// drawLines draws the cnt lines of a New-Order (distinct items, 1% supplied by another
+// warehouse; the last item unused when the order rolls back) in (supply warehouse, item) order,
+// and says whether every line is supplied by the terminal's warehouse (1) or not (0).
+func (c *terminal) drawLines(cnt int64, rollback bool) ([]orderLine, int64) {
+	allLocal := int64(1)
+	lines := c.lines[:cnt]
+	for i := range lines {
+		l := &lines[i]
+	draw:
+		l.iid = nurand(&c.rng, 8191, c.c.CItem, 1, int64(c.sc.Items))
+		for j := range i {
+			if lines[j].iid == l.iid {
+				goto draw
+			}
+		}
+		l.supplyW, l.qty = c.w, c.rng.Range(1, 10)
+		if c.rng.Intn(100) == 0 && c.warehouses > 1 {
+			l.supplyW, allLocal = c.otherWarehouse(), 0
+		}
+	}
+	if rollback {
+		lines[cnt-1].iid = int64(c.sc.Items) + 1 // unused (clause 2.4.1.4)
+	}
+	for i := 1; i < len(lines); i++ { // insertion sort by (supply warehouse, item)
+		for j := i; j > 0 && (lines[j].supplyW < lines[j-1].supplyW || lines[j].supplyW == lines[j-1].supplyW && lines[j].iid < lines[j-1].iid); j-- {
+			lines[j], lines[j-1] = lines[j-1], lines[j]
+		}
+	}
+	return lines, allLocal
+}
+
+// enterLine enters line number of New-Order oid of district d: it reads and updates the
+// line's stock and inserts the order line; it returns the line's amount. The items the
+// transaction read are in c.aux.
+func (c *terminal) enterLine(ctx context.Context, oid, d, number int64, l *orderLine) (int64, error) {
+	st := c.st
+	var price int64
+	var iData []byte
+	for j := 0; j < c.aux.N; j++ {
+		if row := c.aux.Row(j); row[3].I == l.iid {
+			price, iData = row[0].I, row[2].B
+		}
+	}
+	c.arg(l.supplyW, l.iid)
+	if _, err := c.one(ctx, st.noStock, c.out); err != nil {
+		return 0, err
+	}
+	srow := c.out.Row(0) // s_i_id, s_quantity, s_data, s_dist_01..10
+	q := srow[1].I
+	if q >= l.qty+10 {
+		q -= l.qty
+	} else {
+		q += 91 - l.qty
+	}
+	_ = bytes.Contains(iData, original8) && bytes.Contains(srow[2].B, original8) // brand-generic: 'B' or 'G', shown to the user only
+	distInfo := srow[3+d-1].B
+	remote := int64(0)
+	if l.supplyW != c.w {
+		remote = 1
+	}
+	amount := l.qty * price
+	c.arg(q, l.qty, remote, l.iid, l.supplyW)
+	if _, err := c.x(ctx, st.noUpdStock, c.wr); err != nil {
+		return 0, err
+	}
+	c.arg(oid, d, c.w, number, l.iid, l.supplyW, l.qty, amount)
+	c.args = append(c.args, bv(distInfo), iv(0))
+	if _, err := c.x(ctx, st.noInsLine, c.wr); err != nil {
+		return 0, err
+	}
+	return amount, nil
 }
 
 var original8 = []byte("ORIGINAL")

@@ -20,8 +20,6 @@ package tpcc
 import (
 	"fmt"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
@@ -31,6 +29,8 @@ const (
 	StepRun  = "run"
 )
 
+var steps = []workload.StepDecl{{Name: StepLoad, Load: true}, {Name: StepRun}}
+
 // Bounds of the scale flags.
 const (
 	maxWarehouses = 10_000
@@ -38,28 +38,57 @@ const (
 	maxLoaders    = 256
 )
 
-// profile is a named scale.
-type profile struct {
-	warehouses, terminals int
-	runSecs               float64
+// settings are the workload's flags, in banner order. The profiles: quick is one warehouse
+// (about 500,000 rows) and a run of 20 s; small is 10 warehouses and standard 100, the scales
+// HammerDB and go-tpc users start from.
+var settings = workload.Params[Config]{
+	workload.Int(func(c *Config) *int { return &c.Warehouses }, workload.Number[int]{Name: "warehouses", Help: "warehouses W",
+		Profiles: map[string]int{"quick": 1, "small": 10, "standard": 100}, Min: 1, Max: maxWarehouses}),
+	workload.Int(func(c *Config) *int { return &c.Loaders }, workload.Number[int]{Name: "loaders", Runtime: true, Steps: []string{StepLoad},
+		Help: "load clients", Default: 2, Min: 1, Max: maxLoaders}),
+	workload.Int(func(c *Config) *int { return &c.Terminals }, workload.Number[int]{Name: "terminals", Runtime: true, Steps: []string{StepRun},
+		Help:     "terminals of the run, at most 10 per warehouse, each bound to a warehouse and a district (a profile's count is cut to 10·W)",
+		Profiles: map[string]int{"quick": 4, "small": 16, "standard": 64}, Min: 1, Max: maxTerminals}),
+	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: []string{StepRun},
+		Help:     "seconds of the run step",
+		Profiles: map[string]float64{"quick": 20, "small": 120, "standard": 600}, Min: 0, Max: 7 * 86400, Check: positive}),
+	workload.Bool(func(c *Config) *bool { return &c.Think }, workload.Switch{Name: "think", Runtime: true, Steps: []string{StepRun},
+		Help: "keying and think times of the specification (clause 5.2.5) before and after each transaction: a conforming run (off: back to back, as go-tpc and HammerDB run)"}),
+	workload.Int(func(c *Config) *int64 { return &c.Transactions }, workload.Number[int64]{Name: "transactions", Runtime: true, Steps: []string{StepRun},
+		Help: "end the run after this many transactions over all terminals, if --run-secs is not up first (0: by time only)",
+		Min:  0, Max: 1 << 62}),
+	workload.String(func(c *Config) *string { return &c.PercentileList }, workload.Text{Name: "percentiles", Runtime: true,
+		Help:  "extra response-time percentiles, comma-separated (e.g. 99.9)",
+		Check: func(v string) error { _, err := workload.ParsePercentiles("--percentiles", v); return err }}),
 }
 
-// profiles: quick is one warehouse (about 500,000 rows) and a run of 20 s; small is 10
-// warehouses and standard 100, the scales HammerDB and go-tpc users start from.
-var profiles = map[string]profile{
-	"quick":    {warehouses: 1, terminals: 4, runSecs: 20},
-	"small":    {warehouses: 10, terminals: 16, runSecs: 120},
-	"standard": {warehouses: 100, terminals: 64, runSecs: 600},
+// positive refuses a run of no time.
+func positive(v float64) error {
+	if v > 0 {
+		return nil
+	}
+	return fmt.Errorf("want a run of (0, 604800] seconds")
 }
 
-var profileNames = []string{"quick", "small", "standard"}
+// shape is the workload in the framework's shape.
+var shape = workload.Shape[Config]{Name: "tpcc", Settings: settings, Steps: steps,
+	Clients: func(c *Config) *int { return &c.Terminals }, Resolve: resolve, Validate: validate, Build: build,
+	Record: func(c *Config) map[string]any {
+		return map[string]any{"items": c.Scale.Items, "customers_per_district": c.Scale.Customers}
+	},
+	RecordRun: func(c *Config) map[string]any {
+		load, run := constants(c.Seed)
+		return map[string]any{"c_last_load": load.CLast, "c_last_run": run.CLast, "c_id": load.CID, "c_item": load.CItem,
+			"warmup_secs": c.WarmupSecs, "percentiles": c.Percentiles}
+	},
+	CheckShard: checkShard, Part: shardPart}
 
 func init() {
 	workload.Register(workload.Spec{
 		Name:        "tpcc",
 		Description: "TPC-C order entry: load W warehouses, then terminals run New-Order, Payment, Order-Status, Delivery and Stock-Level (45/43/4/4/4); tpmC, latency per transaction type, cost per transaction, consistency checks",
-		Steps:       []string{StepLoad, StepRun},
-		Profiles:    profileNames,
+		Steps:       workload.StepNames(steps),
+		Profiles:    []string{"quick", "small", "standard"},
 		Rates: []workload.Rate{
 			{Name: "ips", Unit: "rows/s", Meaning: "rows loaded per second, every table's (load)"},
 			{Name: "tpmC", Unit: "New-Orders/min", Meaning: "New-Order transactions completed per minute, rolled back ones included (the specification's tpmC); per-op figures are per transaction of any type (run)"},
@@ -70,68 +99,51 @@ func init() {
 	})
 }
 
-// definition is the workload's flags.
-type definition struct {
-	fs                             *pflag.FlagSet
-	warehouses, terminals, loaders int
-	runSecs                        float64
-	transactions                   int64
-	think                          bool
-	pcts                           string
-}
+// newDefinition returns the workload's definition: its flags, then Build.
+func newDefinition() workload.Definition { return workload.Define(shape) }
 
-func newDefinition() workload.Definition {
-	d := &definition{fs: pflag.NewFlagSet("tpcc", pflag.ContinueOnError)}
-	fl := d.fs
-	fl.IntVar(&d.warehouses, "warehouses", 0, "warehouses W, 1..10000 (default from --profile)")
-	fl.IntVar(&d.terminals, "terminals", 0, "terminals of the run, 1..10·W, each bound to a warehouse and a district (default from --profile)")
-	fl.IntVar(&d.loaders, "loaders", 2, "load clients, 1..256")
-	fl.Float64Var(&d.runSecs, "run-secs", 0, "seconds of the run step (default from --profile)")
-	fl.Int64Var(&d.transactions, "transactions", 0, "end the run after this many transactions over all terminals, if --run-secs is not up first (0: by time only)")
-	fl.BoolVar(&d.think, "think", false, "keying and think times of the specification (clause 5.2.5) before and after each transaction: a conforming run (off: back to back, as go-tpc and HammerDB run)")
-	fl.StringVar(&d.pcts, "percentiles", "", "extra response-time percentiles, comma-separated (e.g. 99.9)")
-	return d
-}
-
-func (d *definition) Flags() *pflag.FlagSet { return d.fs }
-
-// Build makes the workload from the flags and the profile.
-func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, err := workload.PickProfile("tpcc", profiles, s.Profile)
-	if err != nil {
-		return nil, err
+// resolve gives the specification's scale and, when --warehouses is given without --terminals,
+// cuts the profile's terminals to 10 per warehouse.
+func resolve(c *Config, _ string, given func(string) bool) error {
+	if c.Scale == (Scale{}) {
+		c.Scale = SpecScale
 	}
-	c := Config{Warehouses: p.warehouses, Terminals: p.terminals, Loaders: d.loaders, RunSecs: p.runSecs, Transactions: d.transactions, Think: d.think,
-		Scale: SpecScale, Seed: s.Seed}
-	changed := d.fs.Changed
-	if changed("warehouses") {
-		c.Warehouses = d.warehouses
-		if !changed("terminals") {
-			c.Terminals = min(p.terminals, max(c.Warehouses, 1)*Districts)
+	if given("warehouses") && !given("terminals") {
+		c.Terminals = min(c.Terminals, max(c.Warehouses, 1)*Districts)
+	}
+	return nil
+}
+
+// validate checks what no single setting can: the terminals against the warehouses, the
+// warm-up and the scale.
+func validate(c *Config) error {
+	switch {
+	case c.Terminals > c.Warehouses*Districts:
+		return fmt.Errorf("--terminals %d: must be 1..%d (10 per warehouse, at most %d)", c.Terminals, min(maxTerminals, c.Warehouses*Districts), maxTerminals)
+	case !(c.WarmupSecs >= 0):
+		return fmt.Errorf("--warmup-secs %g: no negative warm-up", c.WarmupSecs)
+	case c.Scale.Items < maxLines*2 || c.Scale.Items > SpecScale.Items || c.Scale.Customers < 30 || c.Scale.Customers > SpecScale.Customers:
+		return fmt.Errorf("scale %+v: want 30..100000 items and 30..3000 customers per district", c.Scale)
+	}
+	return nil
+}
+
+// build makes the workload from its base, checking the memory its sizes need.
+func build(b *workload.Base[Config], s workload.Shared) (workload.Workload, error) {
+	if s.WarmupSecs != nil {
+		b.Cfg.WarmupSecs = *s.WarmupSecs
+		if err := validate(&b.Cfg); err != nil {
+			return nil, err
 		}
 	}
-	if changed("terminals") {
-		c.Terminals = d.terminals
-	}
-	if changed("run-secs") {
-		c.RunSecs = d.runSecs
-	}
-	if s.WarmupSecs != nil {
-		c.WarmupSecs = *s.WarmupSecs
-	}
-	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.pcts); err != nil {
+	if err := s.Memory.Check("tpcc", b.Cfg.memNeed()); err != nil {
 		return nil, err
 	}
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if err := s.Memory.Check("tpcc", c.memNeed()); err != nil {
-		return nil, err
-	}
-	return New(c)
+	return newWorkload(b)
 }
 
-// Config is the configured workload.
+// Config is the workload's configuration: one field per setting, and what tests and the run
+// give besides.
 type Config struct {
 	// Warehouses is W; Scale the rows per warehouse and district (SpecScale but in tests).
 	Warehouses int
@@ -146,86 +158,45 @@ type Config struct {
 	Transactions int64
 	// Think turns on the specification's keying and think times.
 	Think bool
-	// Percentiles are extra response-time percentiles to report.
-	Percentiles []float64
+	// PercentileList is --percentiles; Percentiles the extra response-time percentiles it
+	// lists, to report.
+	PercentileList string
+	Percentiles    []float64
 	// Seed makes the data and the transactions reproducible.
 	Seed uint64
 }
 
-// Validate checks the counts and durations; an error names the flag and what is valid.
-func (c *Config) Validate() error {
-	switch {
-	case c.Warehouses < 1 || c.Warehouses > maxWarehouses:
-		return fmt.Errorf("--warehouses %d: must be 1..%d", c.Warehouses, maxWarehouses)
-	case c.Terminals < 1 || c.Terminals > min(maxTerminals, c.Warehouses*Districts):
-		return fmt.Errorf("--terminals %d: must be 1..%d (10 per warehouse, at most %d)", c.Terminals, min(maxTerminals, c.Warehouses*Districts), maxTerminals)
-	case c.Loaders < 1 || c.Loaders > maxLoaders:
-		return fmt.Errorf("--loaders %d: must be 1..%d", c.Loaders, maxLoaders)
-	case c.Transactions < 0:
-		return fmt.Errorf("--transactions %d: must be >= 0", c.Transactions)
-	case !(c.RunSecs > 0) || c.RunSecs > 7*86400 || !(c.WarmupSecs >= 0):
-		return fmt.Errorf("--run-secs %g, --warmup-secs %g: want a run of (0, 604800] seconds and no negative warm-up", c.RunSecs, c.WarmupSecs)
-	case c.Scale.Items < maxLines*2 || c.Scale.Items > SpecScale.Items || c.Scale.Customers < 30 || c.Scale.Customers > SpecScale.Customers:
-		return fmt.Errorf("scale %+v: want 30..100000 items and 30..3000 customers per district", c.Scale)
-	}
-	return nil
-}
-
 // Workload is the configured TPC-C.
 type Workload struct {
-	cfg       Config
+	*workload.Base[Config]
 	st        *stmts
 	load, run Constants
-	// shard is the part of a split run this process does (workload.Sharder).
-	shard workload.Shard
 }
 
 var _ workload.Workload = (*Workload)(nil)
 
-// New returns the workload for cfg.
+// New returns the workload for cfg (every step, unsplit), checked as the flags are.
 func New(cfg Config) (*Workload, error) {
-	if err := cfg.Validate(); err != nil {
+	b, err := workload.NewBase(shape, cfg, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return newWorkload(b)
+}
+
+// newWorkload makes the workload on its base: the seed, the percentiles, the statements and
+// the NURand constants.
+func newWorkload(b *workload.Base[Config]) (*Workload, error) {
+	b.Cfg.Seed = b.Seed
+	var err error
+	if b.Cfg.Percentiles, err = workload.ParsePercentiles("--percentiles", b.Cfg.PercentileList); err != nil {
 		return nil, err
 	}
 	st := newStmts()
 	if err := st.validate(); err != nil {
 		return nil, err
 	}
-	w := &Workload{cfg: cfg, st: st}
-	w.load, w.run = constants(cfg.Seed)
+	w := &Workload{Base: b, st: st}
+	w.load, w.run = constants(b.Seed)
 	return w, nil
-}
-
-// Name implements workload.Workload.
-func (w *Workload) Name() string { return "tpcc" }
-
-// Steps implements workload.Workload.
-func (w *Workload) Steps() []string { return []string{StepLoad, StepRun} }
-
-// Config implements workload.Workload.
-func (w *Workload) Config() map[string]any {
-	c := &w.cfg
-	return map[string]any{"warehouses": c.Warehouses, "terminals": c.Terminals, "loaders": c.Loaders, "run_secs": c.RunSecs, "transactions": c.Transactions,
-		"warmup_secs": c.WarmupSecs, "think": c.Think, "items": c.Scale.Items, "customers_per_district": c.Scale.Customers,
-		"c_last_load": w.load.CLast, "c_last_run": w.run.CLast, "c_id": w.load.CID, "c_item": w.load.CItem,
-		"percentiles": c.Percentiles, "seed": c.Seed}
-}
-
-// Settings implements workload.Workload.
-func (w *Workload) Settings() []workload.Setting {
-	c := &w.cfg
-	return []workload.Setting{
-		workload.Show("warehouses", c.Warehouses),
-		workload.Show("loaders", c.Loaders).For(StepLoad),
-		workload.Show("terminals", c.Terminals).For(StepRun),
-		workload.Show("run_secs", c.RunSecs).For(StepRun),
-		workload.Show("think", c.Think).For(StepRun),
-		workload.Show("seed", c.Seed),
-	}
-}
-
-// SetClients implements workload.Concurrent: the run steps built from now on run n terminals
-// (bound to warehouses and districts as --terminals binds them).
-func (w *Workload) SetClients(n int) error {
-	return workload.SetClients(&w.cfg, n, func(c *Config, n int) { c.Terminals = n }, (*Config).Validate)
 }

@@ -28,17 +28,17 @@ func tiny(t testing.TB, transactions int64) *Workload {
 // tinyRows is the rows tiny loads: items, then per warehouse 1 + 10 districts, stock, and per
 // district the customers, their history rows, orders, new orders (the last 30%) and lines.
 func tinyRows(w *Workload) int64 {
-	sc := w.cfg.Scale
+	sc := w.Cfg.Scale
 	var lines int64
-	for wh := int64(1); wh <= int64(w.cfg.Warehouses); wh++ {
+	for wh := int64(1); wh <= int64(w.Cfg.Warehouses); wh++ {
 		for d := int64(1); d <= Districts; d++ {
 			ord, ol, no := table.NewRows(len(ordersTable.Columns), 0), table.NewRows(len(orderLineTable.Columns), 0), table.NewRows(3, 0)
-			addOrders(ord, ol, no, w.cfg.Seed, sc, customerPermutation(w.cfg.Seed, wh, d, sc.Customers), wh, d, 1, int64(sc.Customers)+1, 0)
+			addOrders(ord, ol, no, w.Cfg.Seed, sc, customerPermutation(w.Cfg.Seed, wh, d, sc.Customers), wh, d, 1, int64(sc.Customers)+1, 0)
 			lines += int64(ol.N)
 		}
 	}
 	perDistrict := int64(sc.Customers)*3 + int64(sc.Customers) - sc.undelivered() + 1
-	return int64(sc.Items) + int64(w.cfg.Warehouses)*(1+Districts+int64(sc.Items)+Districts*perDistrict) + lines
+	return int64(sc.Items) + int64(w.Cfg.Warehouses)*(1+Districts+int64(sc.Items)+Districts*perDistrict) + lines
 }
 
 // TestEngines loads a tiny TPC-C and runs a fixed number of transactions on every storing
@@ -117,14 +117,14 @@ func TestReopen(t *testing.T) {
 // (shard 0), then each warehouse of the process's: its row, its stock in chunks, then each
 // district's customers and orders in chunks.
 func (w *Workload) parts() []part {
-	sc := w.cfg.Scale
+	sc := w.Cfg.Scale
 	var out []part
 	chunks := func(kind int, wh, d, n, size int64) {
 		for lo := int64(1); lo <= n; lo += size {
 			out = append(out, part{kind: kind, w: wh, d: d, lo: lo, hi: min(lo+size, n+1)})
 		}
 	}
-	if w.shard.Index == 0 {
+	if w.Shard.Index == 0 {
 		chunks(partItem, 0, 0, int64(sc.Items), chunkItems)
 	}
 	lo, hi := w.ownWarehouses()

@@ -33,7 +33,7 @@ func BenchmarkOperation(b *testing.B) {
 				b.Fatal(err)
 			}
 			var choices []ycsbgen.Choice
-			for op, f := range w.cfg.Core.Proportions() {
+			for op, f := range w.Cfg.Core.Proportions() {
 				if f > 0 {
 					choices = append(choices, ycsbgen.Choice{Op: op, Weight: f})
 				}

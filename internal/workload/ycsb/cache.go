@@ -25,7 +25,7 @@ func (w *Workload) Regime() string { return workload.RegimeCached }
 // from recordUnit by the records' field bytes (fieldcount × fieldlength against 1,000;
 // workload.CacheFor); false for an engine without a rule.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
-	c := &w.cfg.Core
+	c := &w.Cfg.Core
 	shape := float64(max(c.FieldCount*int64(c.FieldLength), 1)) / defaultFieldBytes
 	return workload.CacheFor(engine, workload.Measured(recordUnit), float64(c.RecordCount)*shape, maxBytes)
 }
@@ -33,7 +33,7 @@ func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 // DiskBytes implements workload.DiskPlanner: recordcount records × the figure, scaled by the
 // records' field bytes as CacheMB scales it.
 func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
-	c := &w.cfg.Core
+	c := &w.Cfg.Core
 	shape := float64(max(c.FieldCount*int64(c.FieldLength), 1)) / defaultFieldBytes
 	b, how := workload.DiskFor(engine, workload.Measured(recordUnit), float64(c.RecordCount),
 		fmt.Sprintf("%d records (recordcount)", c.RecordCount), "record")

@@ -38,9 +38,9 @@ type client struct {
 // newClient returns a client working through sess, with a random source seeded from the run's
 // seed, the client's number and salt (one per step), so every step draws its own stream.
 func (r *Run) newClient(sess table.Session, no int, salt uint64) (*client, error) {
-	core := &r.w.cfg.Core
+	core := &r.w.Cfg.Core
 	c := &client{r: r, st: r.w.stmts, sess: sess, ordered: core.InsertOrder == "ordered", fields: int(core.FieldCount),
-		rng: gen.NewRand(gen.Mix(r.w.cfg.Seed ^ salt<<44 ^ uint64(no+1)))}
+		rng: gen.NewRand(gen.Mix(r.w.Cfg.Seed ^ salt<<44 ^ uint64(no+1)))}
 	var err error
 	if c.fieldLen, err = ycsbgen.NewFieldLength(core.FieldLengthDistribution, int64(core.MinFieldLength), int64(core.FieldLength)); err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func (r *Run) newClient(sess table.Session, no int, salt uint64) (*client, error
 // runGenerators sets up the run's key, scan-length and operation choosers as YCSB's
 // CoreWorkload does.
 func (c *client) runGenerators(choices []ycsbgen.Choice) error {
-	core := &c.r.w.cfg.Core
+	core := &c.r.w.Cfg.Core
 	var err error
 	if c.mix, err = ycsbgen.NewDiscreteChooser(choices...); err != nil {
 		return err
@@ -107,7 +107,7 @@ func (c *client) nextKeynum() int64 {
 // setKey makes c.key the name of key number keynum (of this shard's sequence: see globalKey).
 func (c *client) setKey(keynum int64) {
 	keynum = c.r.w.globalKey(keynum) // a shard's inserts interleave with the others'
-	c.key = ycsbgen.BuildKeyName(c.key[:0], keynum, c.ordered, c.r.w.cfg.Core.ZeroPadding)
+	c.key = ycsbgen.BuildKeyName(c.key[:0], keynum, c.ordered, c.r.w.Cfg.Core.ZeroPadding)
 }
 
 // buildValues fills c.vals with new values of fields (positions 0..fields-1), written with one
@@ -163,7 +163,7 @@ func (c *client) buildRecords(rows *table.Rows, first, n int64) {
 
 // do runs one operation and returns its units (records read, written or scanned).
 func (c *client) do(ctx context.Context, op int) (int, error) {
-	core := &c.r.w.cfg.Core
+	core := &c.r.w.Cfg.Core
 	switch op {
 	case opRead:
 		n, err := c.readRecord(ctx, c.nextKeynum(), core.ReadAllFields, core.DataIntegrity)
@@ -228,7 +228,7 @@ func (c *client) checkRow(row []table.Value, cols []int) {
 func (c *client) updateRecord(ctx context.Context, keynum int64) (int, error) {
 	c.setKey(keynum)
 	st := c.st.updateAll
-	if c.r.w.cfg.Core.WriteAllFields {
+	if c.r.w.Cfg.Core.WriteAllFields {
 		c.buildValues(c.st.order, 0)
 	} else {
 		f := int(c.rng.Intn(int64(c.fields)))
@@ -279,7 +279,7 @@ func (c *client) insertOne(ctx context.Context, row []table.Value) error {
 func (c *client) scan(ctx context.Context) (int64, error) {
 	c.setKey(c.nextKeynum())
 	st := c.st.scan // SELECT *, as for a read
-	if !c.r.w.cfg.Core.ReadAllFields {
+	if !c.r.w.Cfg.Core.ReadAllFields {
 		c.rng.Intn(int64(c.fields))
 	}
 	length := c.scanLen.Next(&c.rng)

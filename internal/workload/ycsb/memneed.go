@@ -17,13 +17,10 @@ const fieldBytes = 600
 // checkRows is the records the final check's scan holds at a time (checkChunk).
 const checkRows = checkChunk
 
-// checkSizes refuses, before New allocates anything per field, a configuration that cannot run
-// on the run's engines (a usertable of more columns than one of them allows) or whose estimated
-// memory need is above s.Memory. It validates c first, so that the estimate reads sane counts.
+// checkSizes refuses, before the statements are made for every field, a configuration (valid)
+// that cannot run on the run's engines (a usertable of more columns than one of them allows) or
+// whose estimated memory need is above s.Memory.
 func (c *Config) checkSizes(s workload.Shared) error {
-	if err := c.Validate(); err != nil {
-		return err
-	}
 	core := &c.Core
 	if m := s.Columns.Max; m > 0 && core.FieldCount+1 > int64(m) {
 		return fmt.Errorf("fieldcount=%d: a usertable of %d columns (the key and the fields) is more than %s allows (%d); valid: fieldcount 1..%d with --engine %s",

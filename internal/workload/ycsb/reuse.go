@@ -12,25 +12,13 @@ import (
 
 var _ workload.Reuser = (*Workload)(nil)
 
-// LoadSteps implements workload.Reuser: YCSB's load phase.
-func (w *Workload) LoadSteps() []string { return []string{StepLoad} }
-
 // Tables implements workload.Reuser: the usertable (or the table property's name); none for a
 // shard other than 0, which uses the table shard 0 creates (workload.SharedTables).
 func (w *Workload) Tables() []*table.Table {
-	if w.shard.Count > 1 && w.shard.Index > 0 {
+	if w.Shard.Count > 1 && w.Shard.Index > 0 {
 		return nil
 	}
 	return []*table.Table{w.stmts.t}
-}
-
-// DataConfig implements workload.Reuser: what decides the loaded keys and values.
-func (w *Workload) DataConfig() map[string]any {
-	c := &w.cfg.Core
-	return map[string]any{"table": c.Table, "recordcount": c.RecordCount, "insertstart": c.InsertStart, "insertcount": c.InsertCount,
-		"fieldcount": c.FieldCount, "fieldlength": c.FieldLength, "minfieldlength": c.MinFieldLength,
-		"fieldlengthdistribution": c.FieldLengthDistribution, "fieldnameprefix": c.FieldNamePrefix, "zeropadding": c.ZeroPadding,
-		"insertorder": c.InsertOrder, "seed": w.cfg.Seed}
 }
 
 // Reopen implements workload.Reuser. The load wrote insertcount records; records above that
@@ -49,7 +37,7 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 	if err != nil {
 		return nil, err
 	}
-	c := &w.cfg.Core
+	c := &w.Cfg.Core
 	extra := n - c.InsertCount
 	if extra < 0 {
 		return nil, fmt.Errorf("%s holds %d records, fewer than the %d the load wrote", c.Table, n, c.InsertCount)

@@ -77,7 +77,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 
 // Rows implements workload.Run: the records loaded and inserted.
 func (r *Run) Rows() int64 {
-	return r.loaded.Load() + max(r.ack.Last()+1-r.w.cfg.Core.RecordCount, 0)
+	return r.loaded.Load() + max(r.ack.Last()+1-r.w.Cfg.Core.RecordCount, 0)
 }
 
 // Close implements workload.Run.
@@ -121,20 +121,20 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	if err := r.sessions.Close(); err != nil {
 		return runner.Step{}, err
 	}
-	switch name {
-	case StepLoad:
+	if name == StepLoad {
 		return r.loadStep(ctx)
-	case StepRun:
-		return r.runStep(ctx)
 	}
-	return runner.Step{}, fmt.Errorf("ycsb: unknown step %q (valid: load, run)", name)
+	return r.runStep(ctx)
 }
 
 // loadStep inserts records insertstart .. insertstart+insertcount-1 (a shard: its part of them),
 // LoadBatch per transaction, by Loaders clients that take the next record numbers from one
-// counter (YCSB's load).
+// counter (YCSB's load). It is the workload's own, not workload.Loader's: a shard loads its
+// part of the records, as YCSB's insertstart/insertcount split a load among client hosts (the
+// Loader splits batches), and a lone record goes as the JDBC binding's INSERT, its arguments in
+// the binding's column order, built in the loader's own buffers.
 func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	st := runner.Step{Name: StepLoad, Presentation: workload.LoadPresentation, Percentiles: percentiles}
 	kInsert := st.Kinds.Add(workload.KindInsert)
 	st.RateKinds = []runner.KindID{kInsert}
@@ -178,7 +178,7 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 // up or its share of operationcount is done, paced at Target/Threads operations per second when
 // a target is set.
 func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	core := &cfg.Core
 	warmup := time.Duration(cfg.WarmupSecs * float64(time.Second))
 	st := runner.Step{Name: StepRun, Presentation: runPresentation, Warmup: warmup, Percentiles: percentiles}
@@ -232,7 +232,7 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 				if op != opRead && op != opScan {
 					m.Commit(1)
 				}
-				if left > 0 {
+				if left > 0 && m.InWindow(t0) {
 					left--
 				}
 				return false, nil
@@ -273,10 +273,10 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if r.w.shard.Count > 1 {
+	if r.w.Shard.Count > 1 {
 		return r.checkOwn(ctx, c)
 	}
-	core := &r.w.cfg.Core
+	core := &r.w.Cfg.Core
 	// The expected keys: the loaded ones, then those the run inserted and acknowledged.
 	var want keySet
 	loaded := r.loaded.Load()

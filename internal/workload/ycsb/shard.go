@@ -15,7 +15,7 @@ var (
 	_ workload.SharedTables = (*Workload)(nil)
 )
 
-// SetShard implements workload.Sharder. The shards share the usertable and together run
+// checkShard refuses a split with fewer records than shards. The shards share the usertable and together run
 // Count × Threads client threads (and Count × Loaders loaders):
 //   - the load: shard Index loads its contiguous part of the records insertstart ..
 //     insertstart+insertcount−1 (workload.Shard.Range of insertcount), as YCSB's own
@@ -26,48 +26,45 @@ var (
 //     k·Count + Index, so the shards' inserts interleave with no overlap and no gap;
 //   - the threads are numbered among all shards' (their random streams, their share of
 //     operationcount and of the target rate are those of the same threads of one process).
-func (w *Workload) SetShard(s workload.Shard) error {
-	if c := &w.cfg.Core; s.Count > 1 && c.InsertCount < int64(s.Count) {
+func checkShard(b *workload.Base[Config], s workload.Shard) error {
+	if c := &b.Cfg.Core; c.InsertCount < int64(s.Count) {
 		return fmt.Errorf("--shard %s: insertcount=%d: each shard loads some records, so there must be as many as shards", s, c.InsertCount)
 	}
-	w.shard = s
 	return nil
 }
 
-// ShardPart implements workload.Sharder ("" in an unsplit run).
-func (w *Workload) ShardPart() string {
-	if w.shard.Count <= 1 {
-		return ""
-	}
+// shardPart says what this shard of a split run loads, inserts and runs.
+func shardPart(b *workload.Base[Config]) string {
+	w := &Workload{Base: b}
 	lo, hi := w.loadRange()
-	n := w.shard.Count
+	c := &b.Cfg
 	return fmt.Sprintf("loads records %d..%d of %d..%d; run inserts recordcount+k*%d+%d; threads %d..%d of %d",
-		lo, hi-1, w.cfg.Core.InsertStart, w.cfg.Core.InsertStart+w.cfg.Core.InsertCount-1, n, w.shard.Index,
-		w.firstThread()+1, w.firstThread()+w.cfg.Threads, w.allThreads())
+		lo, hi-1, c.Core.InsertStart, c.Core.InsertStart+c.Core.InsertCount-1, b.Shard.Count, b.Shard.Index,
+		w.firstThread()+1, w.firstThread()+c.Threads, w.allThreads())
 }
 
 // loadRange is the key numbers [lo, hi) this shard loads.
 func (w *Workload) loadRange() (lo, hi int64) {
-	c := &w.cfg.Core
-	a, b := w.shard.Range(c.InsertCount)
+	c := &w.Cfg.Core
+	a, b := w.Shard.Range(c.InsertCount)
 	return c.InsertStart + a, c.InsertStart + b
 }
 
 // globalKey maps a key number of this shard's own sequence to the run's: the loaded records
 // keep theirs, and the shard's inserts (from recordcount on) interleave with the other shards'.
 func (w *Workload) globalKey(keynum int64) int64 {
-	rc := w.cfg.Core.RecordCount
-	if w.shard.Count <= 1 || keynum < rc {
+	rc := w.Cfg.Core.RecordCount
+	if w.Shard.Count <= 1 || keynum < rc {
 		return keynum
 	}
-	return rc + (keynum-rc)*int64(w.shard.Count) + int64(w.shard.Index)
+	return rc + (keynum-rc)*int64(w.Shard.Count) + int64(w.Shard.Index)
 }
 
 // firstThread is the number (0-based) of this process's first client thread among all shards'.
-func (w *Workload) firstThread() int { return w.shard.Index * w.cfg.Threads }
+func (w *Workload) firstThread() int { return w.Shard.Index * w.Cfg.Threads }
 
 // allThreads is the number of client threads of all shards.
-func (w *Workload) allThreads() int { return w.cfg.Threads * max(w.shard.Count, 1) }
+func (w *Workload) allThreads() int { return w.Cfg.Threads * max(w.Shard.Count, 1) }
 
 // SharesTables implements workload.SharedTables: the shards share the usertable.
 func (w *Workload) SharesTables() bool { return true }
@@ -88,7 +85,7 @@ func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper)
 // newRun is the state of a run on eng whose table exists and holds none of this shard's
 // records yet.
 func (w *Workload) newRun(eng table.Engine) (*Run, error) {
-	c := &w.cfg.Core
+	c := &w.Cfg.Core
 	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, ack: gen.NewAckCounter(c.RecordCount)}
 	if c.RequestDistribution == "sequential" {
 		var err error
@@ -105,7 +102,7 @@ func (w *Workload) newRun(eng table.Engine) (*Run, error) {
 func (r *Run) checkOwn(ctx context.Context, c *client) (string, error) {
 	lo, _ := r.w.loadRange()
 	loaded := r.loaded.Load()
-	inserted := max(r.ack.Last()+1-r.w.cfg.Core.RecordCount, 0)
+	inserted := max(r.ack.Last()+1-r.w.Cfg.Core.RecordCount, 0)
 	missing := int64(0)
 	read := func(keynum int64) error {
 		n, err := c.readRecord(ctx, keynum, true, true)
@@ -119,7 +116,7 @@ func (r *Run) checkOwn(ctx context.Context, c *client) (string, error) {
 			return "", err
 		}
 	}
-	for k := r.w.cfg.Core.RecordCount; k < r.w.cfg.Core.RecordCount+inserted; k++ {
+	for k := r.w.Cfg.Core.RecordCount; k < r.w.Cfg.Core.RecordCount+inserted; k++ {
 		if err := read(k); err != nil {
 			return "", err
 		}

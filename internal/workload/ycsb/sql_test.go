@@ -132,7 +132,7 @@ func TestReferenceSQL(t *testing.T) {
 				op   int
 			}{{"read", opRead}, {"update", opUpdate}, {"update_all", opUpdate}, {"insert", opInsert},
 				{"scan", opScan}, {"read_modify_write", opRMW}} {
-				w.cfg.Core.WriteAllFields = k.name == "update_all"
+				w.Cfg.Core.WriteAllFields = k.name == "update_all"
 				exec(worktest.Mark(k.name))
 				if _, err := c.do(ctx, k.op); err != nil {
 					t.Fatalf("%s: %v", k.name, err)

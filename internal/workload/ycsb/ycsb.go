@@ -26,8 +26,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/ycsb/ycsbconf"
@@ -39,8 +37,10 @@ const (
 	StepRun  = "run"
 )
 
+var stepDecls = []workload.StepDecl{{Name: StepLoad, Load: true}, {Name: StepRun}}
+
 // Steps are the workload's steps in run order.
-var Steps = []string{StepLoad, StepRun}
+var Steps = workload.StepNames(stepDecls)
 
 // profile is a named scale: records loaded, records per load transaction and the run's
 // duration.
@@ -61,6 +61,50 @@ var profiles = map[string]profile{
 }
 
 var profileNames = []string{"quick", "small", "standard"}
+
+// byProfile returns one figure of every profile, by profile name.
+func byProfile[T any](f func(profile) T) map[string]T {
+	m := make(map[string]T, len(profiles))
+	for name, p := range profiles {
+		m[name] = f(p)
+	}
+	return m
+}
+
+// settings are the workload's flags. The data's shape is in YCSB's properties, which the property
+// files (-P, --workload-letter) and overrides (-p) set: those flags are Runtime, and the
+// properties that shape the data are the reuse identity (dataProperties).
+var settings = workload.Params[Config]{
+	workload.Strings(func(c *Config) *[]string { return &c.Files }, workload.List{Name: "property-file", Short: "P", Runtime: true,
+		Help: "YCSB property file (repeatable; later files override earlier ones)"}),
+	workload.Strings(func(c *Config) *[]string { return &c.Overrides }, workload.List{Name: "property", Short: "p", Key: "overrides", Runtime: true,
+		Help: "YCSB property override key=value (repeatable; applied after the files)"}),
+	workload.String(func(c *Config) *string { return &c.Letter }, workload.Text{Name: "workload-letter", Runtime: true, MaxLen: 1,
+		Help: "YCSB's shipped workload a..f, read before -P files (default a when no -P is given)"}),
+	workload.String(func(c *Config) *string { return &c.StepList }, workload.Text{Name: "steps", Runtime: true, Default: "load,run",
+		Help: "steps to run: load,run or load"}),
+	workload.Int(func(c *Config) *int { return &c.Threads }, workload.Number[int]{Name: "threads", Runtime: true, Steps: []string{StepRun},
+		Help: "client threads of the run step (default: the threadcount property, 1)", Min: 1, Max: 4096}),
+	workload.Int(func(c *Config) *int { return &c.Loaders }, workload.Number[int]{Name: "loaders", Runtime: true, Steps: []string{StepLoad},
+		Help: "client threads of the load step (default: --threads)", Min: 1, Max: 4096}),
+	workload.Int(func(c *Config) *int { return &c.LoadBatch }, workload.Number[int]{Name: "load-batch", Unit: "records", Runtime: true, Steps: []string{StepLoad},
+		Help:     "records per load transaction (1: YCSB's one insert per transaction)",
+		Profiles: byProfile(func(p profile) int { return p.loadBatch }), Min: 1, Max: 100_000}),
+	workload.Float(func(c *Config) *float64 { return &c.Target }, workload.Number[float64]{Name: "target", Unit: "operations/s", Runtime: true, Steps: []string{StepRun},
+		Help: "total operations per second of the run step, paced (YCSB -target; default: the target property; 0 unthrottled)",
+		Min:  0, Max: 1e9}),
+	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: []string{StepRun},
+		Help:     "seconds the run step lasts (default: maxexecutiontime, else the profile's unless -p operationcount is given; 0: by operationcount only)",
+		Profiles: byProfile(func(p profile) float64 { return p.runSecs }), Min: 0, Max: 7 * 86400}),
+}
+
+// shape is the workload in the framework's shape.
+var shape = workload.Shape[Config]{Name: "ycsb", Settings: settings, Steps: stepDecls,
+	Choose: func(c *Config) *string { return &c.StepList }, ChooseFlag: "steps",
+	Clients: func(c *Config) *int { return &c.Threads },
+	Resolve: resolve, Validate: validate, Build: buildWorkload,
+	Record: dataProperties, RecordRun: runProperties, Shown: shown,
+	CheckShard: checkShard, Part: shardPart}
 
 func init() {
 	workload.Register(workload.Spec{
@@ -83,125 +127,111 @@ func init() {
 	})
 }
 
-// definition is the workload's flags.
-type definition struct {
-	fs                      *pflag.FlagSet
-	files, props            []string
-	letter, steps           string
-	threads, loaders, batch int
-	target, runSecs         float64
-}
+// newDefinition returns the workload's definition: its flags, then Build.
+func newDefinition() workload.Definition { return workload.Define(shape) }
 
-func newDefinition() workload.Definition {
-	d := &definition{fs: pflag.NewFlagSet("ycsb", pflag.ContinueOnError)}
-	fl := d.fs
-	fl.StringArrayVarP(&d.files, "property-file", "P", nil, "YCSB property file (repeatable; later files override earlier ones)")
-	fl.StringArrayVarP(&d.props, "property", "p", nil, "YCSB property override key=value (repeatable; applied after the files)")
-	fl.StringVar(&d.letter, "workload-letter", "", "YCSB's shipped workload a..f, read before -P files (default a when no -P is given)")
-	fl.StringVar(&d.steps, "steps", "load,run", "steps to run: load,run or load")
-	fl.IntVar(&d.threads, "threads", 0, "client threads of the run step (default: threadcount property, 1)")
-	fl.IntVar(&d.loaders, "loaders", 0, "client threads of the load step (default: --threads)")
-	fl.IntVar(&d.batch, "load-batch", 0, "records per load transaction (default from --profile: quick 100; small and standard 1, as YCSB inserts one per transaction)")
-	fl.Float64Var(&d.target, "target", 0, "total operations per second of the run step, paced (YCSB -target; default: target property, 0 unthrottled)")
-	fl.Float64Var(&d.runSecs, "run-secs", 0, "seconds the run step lasts (default: maxexecutiontime, else the profile's unless -p operationcount is given)")
-	return d
-}
-
-func (d *definition) Flags() *pflag.FlagSet { return d.fs }
-
-// Build reads the property files and overrides, then sizes the workload from the profile where
-// the properties do not.
-func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, err := workload.PickProfile("ycsb", profiles, s.Profile)
+// resolve reads the property files and overrides, then sizes the workload from the profile
+// where the properties do not, and gives the flags not given their properties' values.
+func resolve(c *Config, profileName string, given func(string) bool) error {
+	props, givenProps, err := c.readProperties()
 	if err != nil {
-		return nil, err
-	}
-	props := ycsbconf.Props{}
-	var sources []string
-	letter := d.letter
-	if letter == "" && len(d.files) == 0 {
-		letter = "a"
-	}
-	if letter != "" {
-		lp, err := ycsbconf.Letter(letter)
-		if err != nil {
-			return nil, fmt.Errorf("--workload-letter: %v", err)
-		}
-		for k, v := range lp {
-			props[k] = v
-		}
-		sources = append(sources, "workload"+strings.ToLower(letter))
-	}
-	for _, f := range d.files {
-		fp, err := readPropertyFile(f)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range fp {
-			props[k] = v
-		}
-		sources = append(sources, f)
-	}
-	given := map[string]bool{}
-	for _, kv := range d.props {
-		if err := props.Set(kv); err != nil {
-			return nil, fmt.Errorf("-p %s", err)
-		}
-		k, _, _ := strings.Cut(kv, "=")
-		given[strings.TrimSpace(k)] = true
+		return err
 	}
 	// The profile sizes the run unless -p does: the shipped files' recordcount=1000 and
 	// operationcount=1000 are placeholders that YCSB users override on the command line.
-	if !given["recordcount"] {
-		props["recordcount"] = fmt.Sprint(p.records)
-		if !given["insertcount"] {
+	if !givenProps["recordcount"] {
+		props["recordcount"] = fmt.Sprint(profiles[profileName].records)
+		if !givenProps["insertcount"] {
 			delete(props, "insertcount")
 		}
 	}
-	byCount := given["operationcount"]
+	byCount := givenProps["operationcount"]
 	if !byCount {
 		delete(props, "operationcount")
 	}
 	core, unknown, err := ycsbconf.Build(props)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if core.RecordCount == 0 {
-		return nil, fmt.Errorf("-p recordcount=0: the load needs records (want an integer >= 1)")
+		return fmt.Errorf("-p recordcount=0: the load needs records (want an integer >= 1)")
 	}
-	c := Config{Core: core, Threads: core.ThreadCount, LoadBatch: p.loadBatch, Target: float64(core.Target),
-		Seed: s.Seed, Sources: sources, Overrides: d.props, Unknown: unknown}
-	if d.fs.Changed("load-batch") {
-		c.LoadBatch = d.batch
+	c.Core, c.Unknown = core, unknown
+	if !given("threads") {
+		c.Threads = core.ThreadCount
 	}
-	if d.fs.Changed("threads") {
-		c.Threads = d.threads
+	if !given("loaders") {
+		c.Loaders = c.Threads
 	}
-	c.Loaders = c.Threads
-	if d.fs.Changed("loaders") {
-		c.Loaders = d.loaders
-	}
-	if d.fs.Changed("target") {
-		c.Target = d.target
+	if !given("target") {
+		c.Target = float64(core.Target)
 	}
 	switch {
-	case d.fs.Changed("run-secs"):
-		c.RunSecs = d.runSecs
+	case given("run-secs"):
 	case core.MaxExecutionTime > 0:
 		c.RunSecs = float64(core.MaxExecutionTime)
-	case !byCount || core.OperationCount == 0:
-		c.RunSecs = p.runSecs
+	case byCount && core.OperationCount > 0:
+		c.RunSecs = 0 // the operation count ends the run
 	}
+	return nil
+}
+
+// readProperties reads the shipped workload of --workload-letter (a when neither it nor -P is
+// given), the -P files in order and the -p overrides; it returns the properties, the names -p
+// set, and records the sources read in c.Sources.
+func (c *Config) readProperties() (ycsbconf.Props, map[string]bool, error) {
+	props := ycsbconf.Props{}
+	c.Sources = nil
+	letter := c.Letter
+	if letter == "" && len(c.Files) == 0 {
+		letter = "a"
+	}
+	if letter != "" {
+		lp, err := ycsbconf.Letter(letter)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--workload-letter: %v", err)
+		}
+		for k, v := range lp {
+			props[k] = v
+		}
+		c.Sources = append(c.Sources, "workload"+strings.ToLower(letter))
+	}
+	for _, f := range c.Files {
+		fp, err := readPropertyFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, v := range fp {
+			props[k] = v
+		}
+		c.Sources = append(c.Sources, f)
+	}
+	given := map[string]bool{}
+	for _, kv := range c.Overrides {
+		if err := props.Set(kv); err != nil {
+			return nil, nil, fmt.Errorf("-p %s", err)
+		}
+		k, _, _ := strings.Cut(kv, "=")
+		given[strings.TrimSpace(k)] = true
+	}
+	return props, given, nil
+}
+
+// buildWorkload makes the workload from its base, once the sizes are known to fit the run's engines
+// and memory.
+func buildWorkload(b *workload.Base[Config], s workload.Shared) (workload.Workload, error) {
+	c := &b.Cfg
+	c.Seed = b.Seed
 	if s.WarmupSecs != nil {
 		c.WarmupSecs = *s.WarmupSecs
-	}
-	if c.Steps, err = workload.SplitList("--steps", d.steps); err != nil {
-		return nil, err
+		if err := validate(c); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.checkSizes(s); err != nil {
 		return nil, err
 	}
-	return New(c)
+	return &Workload{Base: b, stmts: newStmts(&c.Core)}, nil
 }
 
 // readPropertyFile reads -P path, a regular file of at most input.MaxFileBytes; a path that
@@ -224,10 +254,13 @@ func readPropertyFile(path string) (ycsbconf.Props, error) {
 	return nil, fmt.Errorf("-P %s: %v", input.Short(path), err)
 }
 
-// Config is the configured workload.
+// Config is the workload's configuration: one field per flag, then what the properties and
+// the run give.
 type Config struct {
-	// Core is YCSB's core-workload configuration from the property files.
-	Core ycsbconf.Config
+	// Files are the -P property files, Overrides the -p key=value arguments, Letter
+	// --workload-letter, StepList --steps.
+	Files, Overrides []string
+	Letter, StepList string
 	// Threads and Loaders are the client threads of the run and load steps.
 	Threads, Loaders int
 	// LoadBatch is the records per load transaction (1: YCSB's one insert per transaction).
@@ -237,63 +270,50 @@ type Config struct {
 	// RunSecs ends the run step after this many seconds (0: by Core.OperationCount only);
 	// WarmupSecs at its start are not measured.
 	RunSecs, WarmupSecs float64
-	// Steps are the steps to run (load, or load and run).
-	Steps []string
+
+	// Core is YCSB's core-workload configuration from the property files.
+	Core ycsbconf.Config
+	// Sources are the property files read, in order (a shipped one by its name); Unknown the
+	// property names nobody knows (warned about).
+	Sources, Unknown []string
 	// Seed makes keys, choices and values reproducible.
 	Seed uint64
-	// Sources are the property files read, in order (a shipped one by its name); Overrides the
-	// -p arguments; Unknown the property names nobody knows (warned about).
-	Sources, Overrides, Unknown []string
 }
 
-// Validate checks what the property reader does not: the client counts, the pace, the steps.
-func (c *Config) Validate() error {
+// validate checks what the property reader and the single flags do not: the steps, the run's
+// end, the records, the warm-up.
+func validate(c *Config) error {
+	if c.StepList != "" {
+		if steps, err := workload.SplitList("--steps", c.StepList); err == nil &&
+			!slices.Equal(steps, []string{StepLoad, StepRun}) && !slices.Equal(steps, []string{StepLoad}) {
+			return fmt.Errorf("--steps %s: valid are load,run and load (the run reads what the load wrote)", strings.Join(steps, ","))
+		}
+	}
 	switch {
-	case c.Threads < 1 || c.Threads > 4096:
-		return fmt.Errorf("--threads %d: must be 1..4096", c.Threads)
-	case c.Loaders < 1 || c.Loaders > 4096:
-		return fmt.Errorf("--loaders %d: must be 1..4096", c.Loaders)
-	case c.LoadBatch < 1 || c.LoadBatch > 100_000:
-		return fmt.Errorf("--load-batch %d: must be 1..100000", c.LoadBatch)
-	case !(c.Target >= 0):
-		return fmt.Errorf("--target %g: must be >= 0 operations per second (0: unthrottled)", c.Target)
-	case !(c.RunSecs >= 0) || !(c.WarmupSecs >= 0):
-		return fmt.Errorf("--run-secs %g, --warmup-secs %g: must be >= 0", c.RunSecs, c.WarmupSecs)
-	case c.RunSecs == 0 && c.Core.OperationCount == 0 && slices.Contains(c.Steps, StepRun):
+	case !(c.WarmupSecs >= 0):
+		return fmt.Errorf("--warmup-secs %g: must be >= 0", c.WarmupSecs)
+	case c.RunSecs == 0 && c.Core.OperationCount == 0 && runsRun(c):
 		return fmt.Errorf("the run step has no end: give -p operationcount=N or --run-secs")
 	case c.Core.InsertCount < 1:
 		return fmt.Errorf("insertcount=%d: the load needs records (want insertstart < recordcount)", c.Core.InsertCount)
 	}
-	if !slices.Equal(c.Steps, []string{StepLoad, StepRun}) && !slices.Equal(c.Steps, []string{StepLoad}) {
-		return fmt.Errorf("--steps %s: valid are load,run and load (the run reads what the load wrote)", strings.Join(c.Steps, ","))
-	}
 	return nil
+}
+
+// runsRun says whether --steps selects the run step ("" selects every step).
+func runsRun(c *Config) bool {
+	steps, err := workload.SplitList("--steps", c.StepList)
+	return c.StepList == "" || err == nil && slices.Contains(steps, StepRun)
 }
 
 // Workload is the configured YCSB core workload.
 type Workload struct {
-	cfg Config
+	*workload.Base[Config]
 	// stmts are the statements of the run, shared by every engine's sessions.
 	stmts *stmts
-	// shard is the part of a split run this process does (workload.Sharder).
-	shard workload.Shard
 }
 
 var _ workload.Workload = (*Workload)(nil)
-
-// New returns the workload for cfg.
-func New(cfg Config) (*Workload, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	return &Workload{cfg: cfg, stmts: newStmts(&cfg.Core)}, nil
-}
-
-// Name implements workload.Workload.
-func (w *Workload) Name() string { return "ycsb" }
-
-// Steps implements workload.Workload.
-func (w *Workload) Steps() []string { return w.cfg.Steps }
 
 // maxListed is how many unknown properties the warning names.
 const maxListed = 20
@@ -301,50 +321,50 @@ const maxListed = 20
 // Warnings returns the lines the CLI prints before the run: the properties nobody knows (the
 // first maxListed, each name cut as input.Short cuts it).
 func (w *Workload) Warnings() []string {
-	if len(w.cfg.Unknown) == 0 {
+	if len(w.Cfg.Unknown) == 0 {
 		return nil
 	}
 	var names []string
-	for _, u := range w.cfg.Unknown[:min(len(w.cfg.Unknown), maxListed)] {
+	for _, u := range w.Cfg.Unknown[:min(len(w.Cfg.Unknown), maxListed)] {
 		names = append(names, input.Short(u))
 	}
-	if n := len(w.cfg.Unknown) - maxListed; n > 0 {
+	if n := len(w.Cfg.Unknown) - maxListed; n > 0 {
 		names = append(names, fmt.Sprintf("and %d more", n))
 	}
 	return []string{fmt.Sprintf("unknown YCSB properties, ignored: %s", strings.Join(names, ", "))}
 }
 
-// Config implements workload.Workload.
-func (w *Workload) Config() map[string]any {
-	c := &w.cfg.Core
-	m := map[string]any{
-		"sources": w.cfg.Sources, "overrides": w.cfg.Overrides, "unknown_properties": w.cfg.Unknown,
-		"ignored_properties": c.Ignored,
-		"table":              c.Table, "recordcount": c.RecordCount, "operationcount": c.OperationCount,
-		"run_secs": w.cfg.RunSecs, "warmup_secs": w.cfg.WarmupSecs, "threads": w.cfg.Threads, "loaders": w.cfg.Loaders,
-		"load_batch": w.cfg.LoadBatch, "target": w.cfg.Target, "steps": w.cfg.Steps, "seed": w.cfg.Seed,
+// dataProperties are the properties that decide the loaded keys and values: recorded, and the
+// reuse identity (with the seed).
+func dataProperties(cfg *Config) map[string]any {
+	c := &cfg.Core
+	return map[string]any{"table": c.Table, "recordcount": c.RecordCount, "insertstart": c.InsertStart, "insertcount": c.InsertCount,
 		"fieldcount": c.FieldCount, "fieldlength": c.FieldLength, "minfieldlength": c.MinFieldLength,
-		"fieldlengthdistribution": c.FieldLengthDistribution, "readallfields": c.ReadAllFields,
-		"writeallfields": c.WriteAllFields, "dataintegrity": c.DataIntegrity,
+		"fieldlengthdistribution": c.FieldLengthDistribution, "fieldnameprefix": c.FieldNamePrefix, "zeropadding": c.ZeroPadding,
+		"insertorder": c.InsertOrder}
+}
+
+// runProperties are the other properties and what was read, recorded with the run.
+func runProperties(cfg *Config) map[string]any {
+	c := &cfg.Core
+	return map[string]any{
+		"sources": cfg.Sources, "unknown_properties": cfg.Unknown, "ignored_properties": c.Ignored,
+		"operationcount": c.OperationCount, "warmup_secs": cfg.WarmupSecs,
+		"readallfields": c.ReadAllFields, "writeallfields": c.WriteAllFields, "dataintegrity": c.DataIntegrity,
 		"readproportion": c.ReadProportion, "updateproportion": c.UpdateProportion,
 		"insertproportion": c.InsertProportion, "scanproportion": c.ScanProportion,
 		"readmodifywriteproportion": c.ReadModifyWriteProportion,
 		"requestdistribution":       c.RequestDistribution, "hotspotdatafraction": c.HotspotDataFraction,
 		"hotspotopnfraction": c.HotspotOpnFraction, "exponential.percentile": c.ExponentialPercentile,
-		"exponential.frac": c.ExponentialFrac, "zeropadding": c.ZeroPadding, "insertorder": c.InsertOrder,
-		"insertstart": c.InsertStart, "insertcount": c.InsertCount, "minscanlength": c.MinScanLength,
+		"exponential.frac": c.ExponentialFrac, "minscanlength": c.MinScanLength,
 		"maxscanlength": c.MaxScanLength, "scanlengthdistribution": c.ScanLengthDistribution,
 	}
-	if part := w.ShardPart(); part != "" {
-		m["shard"] = part
-	}
-	return m
 }
 
-// Settings implements workload.Workload: the property files and the records' shape matter to
-// both steps, the loaders and the load batch to the load, the rest to the run.
-func (w *Workload) Settings() []workload.Setting {
-	c := &w.cfg.Core
+// shown is the banner: the property files and the records' shape matter to both steps, the
+// loaders and the load batch to the load, the rest to the run.
+func shown(cfg *Config) []workload.Setting {
+	c := &cfg.Core
 	var mix []string
 	for i, f := range c.Proportions() {
 		if f > 0 {
@@ -352,28 +372,21 @@ func (w *Workload) Settings() []workload.Setting {
 		}
 	}
 	out := []workload.Setting{
-		workload.Show("sources", strings.Join(w.cfg.Sources, "+")),
+		workload.Show("sources", strings.Join(cfg.Sources, "+")),
 		workload.Show("recordcount", c.RecordCount),
 	}
 	if c.OperationCount > 0 {
 		out = append(out, workload.Show("operationcount", c.OperationCount).For(StepRun))
 	}
 	return append(out,
-		workload.Show("run_secs", w.cfg.RunSecs).For(StepRun),
-		workload.Show("threads", w.cfg.Threads).For(StepRun),
-		workload.Show("loaders", w.cfg.Loaders).For(StepLoad),
-		workload.Show("load_batch", w.cfg.LoadBatch).For(StepLoad),
-		workload.Show("target", w.cfg.Target).For(StepRun),
+		workload.Show("run_secs", cfg.RunSecs).For(StepRun),
+		workload.Show("threads", cfg.Threads).For(StepRun),
+		workload.Show("loaders", cfg.Loaders).For(StepLoad),
+		workload.Show("load_batch", cfg.LoadBatch).For(StepLoad),
+		workload.Show("target", cfg.Target).For(StepRun),
 		workload.Show("mix", strings.Join(mix, ",")).For(StepRun),
 		workload.Show("requestdistribution", c.RequestDistribution).For(StepRun),
 		workload.Show("fields", fmt.Sprintf("%dx%d(%s)", c.FieldCount, c.FieldLength, c.FieldLengthDistribution)),
 		workload.Show("insertorder", c.InsertOrder),
-		workload.Show("seed", w.cfg.Seed),
 	)
-}
-
-// SetClients implements workload.Concurrent: the steps built from now on run n clients
-// (Threads).
-func (w *Workload) SetClients(n int) error {
-	return workload.SetClients(&w.cfg, n, func(c *Config, n int) { c.Threads = n }, (*Config).Validate)
 }

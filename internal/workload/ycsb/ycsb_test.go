@@ -51,7 +51,7 @@ func TestLetterProportions(t *testing.T) {
 				if res.Ops != 100_000 {
 					t.Errorf("run: %d operations, want 100000", res.Ops)
 				}
-				props := w.cfg.Core.Proportions()
+				props := w.Cfg.Core.Proportions()
 				var sum float64
 				for _, f := range props {
 					sum += f
@@ -71,16 +71,16 @@ func TestLetterProportions(t *testing.T) {
 // and the refusals of malformed values.
 func TestPropertyFileFlags(t *testing.T) {
 	w := build(t, "-P", "workloads/workloade", "-p", "maxscanlength=50", "-p", "requestdistribution=latest")
-	c := w.cfg.Core
+	c := w.Cfg.Core
 	if c.ScanProportion != 0.95 || c.InsertProportion != 0.05 || c.MaxScanLength != 50 || c.RequestDistribution != "latest" {
 		t.Errorf("workloade with overrides: %+v", c)
 	}
-	if c.RecordCount != profiles["quick"].records || w.cfg.RunSecs != profiles["quick"].runSecs || c.OperationCount != 0 {
-		t.Errorf("the profile sizes the run: recordcount %d, run_secs %g, operationcount %d", c.RecordCount, w.cfg.RunSecs, c.OperationCount)
+	if c.RecordCount != profiles["quick"].records || w.Cfg.RunSecs != profiles["quick"].runSecs || c.OperationCount != 0 {
+		t.Errorf("the profile sizes the run: recordcount %d, run_secs %g, operationcount %d", c.RecordCount, w.Cfg.RunSecs, c.OperationCount)
 	}
 	w = build(t, "--workload-letter", "c", "-p", "recordcount=300", "-p", "operationcount=900", "-p", "nosuchproperty=1")
-	if w.cfg.Core.RecordCount != 300 || w.cfg.Core.OperationCount != 900 || w.cfg.RunSecs != 0 {
-		t.Errorf("-p sizes: %+v run_secs %g", w.cfg.Core, w.cfg.RunSecs)
+	if w.Cfg.Core.RecordCount != 300 || w.Cfg.Core.OperationCount != 900 || w.Cfg.RunSecs != 0 {
+		t.Errorf("-p sizes: %+v run_secs %g", w.Cfg.Core, w.Cfg.RunSecs)
 	}
 	if got := strings.Join(w.Warnings(), ""); !strings.Contains(got, "nosuchproperty") {
 		t.Errorf("warnings %q do not name the unknown property", got)
@@ -180,7 +180,7 @@ func TestEngines(t *testing.T) {
 func checkScans(t *testing.T, r *Run) {
 	t.Helper()
 	ctx := context.Background()
-	core := &r.w.cfg.Core
+	core := &r.w.Cfg.Core
 	var keys []string
 	for k := core.InsertStart; k < core.InsertStart+r.loaded.Load(); k++ {
 		keys = append(keys, string(ycsbgen.BuildKeyName(nil, k, false, core.ZeroPadding)))
@@ -242,7 +242,7 @@ func TestLoadBatchOfProfiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := w.(*Workload).cfg.LoadBatch; got != c.want {
+		if got := w.(*Workload).Cfg.LoadBatch; got != c.want {
 			t.Errorf("--profile %s %v: load batch %d, want %d", c.profile, c.args, got, c.want)
 		}
 		if b := workload.Banner(w.Settings(), []string{StepLoad}); !strings.Contains(b, fmt.Sprintf("load_batch=%d ", c.want)) {
