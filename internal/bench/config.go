@@ -51,6 +51,9 @@ func checkSettings(cfg Config) error {
 	if err := input.CheckName(cfg.Label); err != nil {
 		return UsageError{fmt.Errorf("--label %q: %v (it names the run directory)", input.Short(cfg.Label), err)}
 	}
+	if cfg.Workload == nil {
+		return errors.New("no workload to run")
+	}
 	if spec, ok := workload.Lookup(cfg.Workload.Name()); ok && spec.NeedsSQL {
 		for _, name := range engineNames(cfg.Targets) {
 			if s, ok := engine.Lookup(name); ok && !s.SQL {
