@@ -43,11 +43,12 @@ type Config struct {
 	// registered engine name in Engine.Name and the engine-specific key=value options
 	// (--engine-opt, dsn, server_config) in Engine.Options.
 	Targets []results.Target
-	// CacheBytes and Sync are the options every engine takes.
-	CacheBytes int64
-	Sync       bool
+	// CacheMB and Sync are the options every engine takes: the cache, MiB (1..MaxCacheMB),
+	// and sync on commit.
+	CacheMB int64
+	Sync    bool
 	// EngineCacheBytes is the cache of the engines a workload profile sizes for its regime, by
-	// registered engine name (workload.CachePlanner), bytes; the others take CacheBytes.
+	// registered engine name (workload.CachePlanner), bytes; the others take CacheMB.
 	EngineCacheBytes map[string]int64
 	// DataDir holds one subdirectory per engine. A non-empty one is refused unless Fresh, which
 	// empties it. KeepData keeps each engine's data after its steps.
@@ -71,7 +72,9 @@ type Config struct {
 	// Settle says which write steps bring their engine's deferred work to disk before their
 	// last sample (runner.SettleMode; --settle).
 	Settle runner.SettleMode
-	// Settings is the effective configuration shown in the manifest (flags, profile).
+	// Settings are the caller's settings that the fields of Config do not hold (the flags as
+	// given: --server-config's list); the manifest records them with those derived from the
+	// fields (settings), which win for a key of both.
 	Settings map[string]any
 	// Profile is the workload's profile (--profile), which rumbench prepare records with the data.
 	Profile string
@@ -81,7 +84,7 @@ type Config struct {
 	// this run; the data is kept (run --reuse). Both need an engine whose tables outlive the
 	// run (table.Keeper): an embedded engine's data directory or a --dsn server.
 	Prepare, Reuse bool
-	// Repeat runs every target this many times (0 or 1: once), interleaved: all targets once,
+	// Repeat runs every target this many times (1..MaxRepeat), interleaved: all targets once,
 	// then all again, so drift over the run hits every target alike. Each repetition loads its
 	// own data; its records carry Rep = 1..Repeat.
 	Repeat int
@@ -230,7 +233,7 @@ func newManifest(cfg Config, runID, stale string) *results.Manifest {
 	m := &results.Manifest{
 		SchemaVersion: results.SchemaVersion, RunID: runID, Label: cfg.Label,
 		Version: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Command: cfg.Command,
-		Config: cfg.Settings, Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(), Groups: groups(cfg.Workload.Name()),
+		Config: settings(cfg), Workload: cfg.Workload.Name(), WorkloadConfig: cfg.Workload.Config(), Groups: groups(cfg.Workload.Name()),
 		Host: sysstat.HostInfo(cfg.DataDir), Start: time.Now().UTC(), Status: results.StatusRunning, Private: cfg.Private,
 		Notes: []string{"storage and host CPU counters are system-wide: other activity on the device or host is counted too"},
 	}
@@ -325,14 +328,18 @@ func finishRun(ctx context.Context, cfg Config, w *results.Writer, out *Outcome,
 	return runErr
 }
 
-// Validate checks what Run would refuse before it starts (engine names and options, non-empty
-// data directories), so a caller can report bad input before announcing the run.
+// Validate checks what Run would refuse before it starts (each setting within its bounds,
+// engine names and options, non-empty data directories), so a caller can report bad input
+// before announcing the run. Every refusal is a UsageError of one line.
 func Validate(cfg Config) error {
 	_, err := validate(cfg)
 	return err
 }
 
 func validate(cfg Config) ([]engine.Spec, error) {
+	if err := checkSettings(cfg); err != nil {
+		return nil, err
+	}
 	if !localData(cfg) {
 		// nothing of this run goes in the data directory: another run's lock on it is no matter
 	} else if err := datalock.Check(cfg.DataDir); err != nil {
@@ -818,10 +825,10 @@ func gitSHA() string {
 }
 
 // cacheBytes returns the cache of the engine registered as name, bytes: its own
-// (EngineCacheBytes) or the run's (CacheBytes).
+// (EngineCacheBytes) or the run's (CacheMB).
 func (cfg Config) cacheBytes(name string) int64 {
 	if b, ok := cfg.EngineCacheBytes[name]; ok {
 		return b
 	}
-	return cfg.CacheBytes
+	return cfg.CacheMB << 20
 }

@@ -274,7 +274,7 @@ func setupMemory(cfg Config, m *results.Manifest) (h *memcap.Hierarchy, undo fun
 		sweepCgroups(hh, cfg)
 		h = &hh
 		mc.CgroupVersion = hh.Version
-		mc.GoLimitBytes = goLimit(cfg.MemoryLimit, cfg.CacheBytes)
+		mc.GoLimitBytes = goLimit(cfg.MemoryLimit, cfg.CacheMB<<20)
 	}
 	if cfg.ReadaheadKB > 0 {
 		path, err := readaheadPath(cfg.DataDir)

@@ -43,16 +43,3 @@ func cacheCeiling(mem int64) int64 {
 	}
 	return max((mem-1<<30)/2, 256<<20)
 }
-
-// cacheMBs is every engine's cache in MiB, for the manifest: its own (caches, bytes) or the
-// run's (runMB: --cache-mb, or its default).
-func cacheMBs(engines []string, caches map[string]int64, runMB int64) map[string]int64 {
-	out := make(map[string]int64, len(engines))
-	for _, e := range engines {
-		out[e] = runMB
-		if b, ok := caches[e]; ok {
-			out[e] = b >> 20
-		}
-	}
-	return out
-}

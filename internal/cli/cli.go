@@ -128,13 +128,18 @@ func Main(env Env) int {
 		return runRecipe(env, rec, scale, rest)
 	}
 	args, err := expandRunFile(env.Args)
+	if err == nil {
+		// The command line as given (a run file expanded) is the run's (the manifest's, an
+		// engine worker's); cobra takes it with its workload as the subcommand.
+		env.Args = args
+		args, err = workloadFirst(args)
+	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "rumbench: "+input.Printable(usageLine(err.Error())))
 		return ExitUsage
 	}
-	env.Args = args
 	root := newRoot(&env)
-	root.SetArgs(env.Args)
+	root.SetArgs(args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	return exitWith(env, root.Execute())
@@ -231,7 +236,8 @@ func rootLong() string {
 	text := fmt.Sprintf(`rumbench runs the workloads database performance engineers publish (%s) against embedded
 engines (%s) and database servers (%s) that rumbench starts privately or that you point it to
 with --dsn, and reports throughput, response time and the read, write and space costs behind them,
-normalized per operation from OS counters. "rumbench engines" and "rumbench workloads" say what each is.
+normalized per operation from OS counters. "rumbench engines" and "rumbench workloads" say what each is;
+"rumbench run WORKLOAD" runs a workload.
 
 Run "rumbench run" with no flags for a quick LSM-vs-B-tree comparison: the insert benchmark on %s.`,
 		strings.Join(workload.Names(), ", "), strings.Join(embedded, ", "), strings.Join(servers, ", "),
@@ -257,8 +263,23 @@ func newRoot(env *Env) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%v (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(env), newPrepareCmd(env), newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env), newRunsCmd(env), newMetricsCmd(env), newRecipesCmd(env), newServersCmd(env), newServeCmd(env))
+	run, prepare := newRunCmd(env), newPrepareCmd(env)
+	for _, c := range []*cobra.Command{run, prepare} {
+		c.SetUsageTemplate(workloadsUsage(root.UsageTemplate()))
+	}
+	root.AddCommand(run, prepare, newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env), newRunsCmd(env), newMetricsCmd(env), newRecipesCmd(env), newServersCmd(env), newServeCmd(env))
 	root.AddCommand(newReportCmd(env), newCompareCmd(env), newWorkerCmd(env), newMergeCmd(env), newKubeCmd(env))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
+}
+
+// workloadsUsage is the usage template of run and prepare, made from the root's (tmpl): their
+// subcommands are the workloads.
+func workloadsUsage(tmpl string) string {
+	return strings.NewReplacer(
+		"{{if .HasAvailableSubCommands}}\n  {{.CommandPath}} [command]{{end}}", "", // Use says [WORKLOAD]
+		"Available Commands:", "Workloads (--workload WORKLOAD is an alias of the word):",
+		`Use "{{.CommandPath}} [command] --help" for more information about a command.`,
+		`Use "{{.CommandPath}} WORKLOAD --help" for a workload's own flags and profiles.`,
+	).Replace(tmpl)
 }

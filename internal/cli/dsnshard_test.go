@@ -175,7 +175,7 @@ func TestShardsMeetOnOneHost(t *testing.T) {
 func TestDefaultGroup(t *testing.T) {
 	group := func(args ...string) string {
 		env := &Env{Stdout: io.Discard, Stderr: io.Discard, Args: args, Now: time.Now, Getenv: func(string) string { return "" }}
-		cmd, f := newRunFlags(env, false)
+		cmd, f := newRunFlags(env, "", false)
 		if err := cmd.ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}

@@ -101,7 +101,7 @@ func describeWorkload(env *Env, name string) error {
 	// The flags as rumbench run takes them: the client count takes a list (a sweep).
 	flags := s.New().Flags()
 	sweepFlag(s, flags)
-	fmt.Fprintf(w, "flags of --workload %s (with the shared flags of rumbench run --help):\n%s", s.Name, flags.FlagUsagesWrapped(textwrap.Width))
+	fmt.Fprintf(w, "flags of rumbench run %s (with the shared flags of rumbench run --help):\n%s", s.Name, flags.FlagUsagesWrapped(textwrap.Width))
 	return nil
 }
 

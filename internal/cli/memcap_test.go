@@ -26,7 +26,7 @@ func TestIOBoundProfile(t *testing.T) {
 		{[]string{"--profile", "quick"}, 0, 64 << 20},
 	} {
 		env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Args: c.args, Now: time.Now, Getenv: func(string) string { return "" }}
-		cmd, f := newRunFlags(env, false)
+		cmd, f := newRunFlags(env, "", false)
 		if err := cmd.ParseFlags(c.args); err != nil {
 			t.Fatal(err)
 		}
@@ -34,8 +34,8 @@ func TestIOBoundProfile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		if cfg.MemoryLimit != c.limit || cfg.CacheBytes != c.cache {
-			t.Errorf("%v: cap %d, cache %d; want %d, %d", c.args, cfg.MemoryLimit, cfg.CacheBytes, c.limit, c.cache)
+		if cfg.MemoryLimit != c.limit || cfg.CacheMB<<20 != c.cache {
+			t.Errorf("%v: cap %d, cache %d; want %d, %d", c.args, cfg.MemoryLimit, cfg.CacheMB<<20, c.limit, c.cache)
 		}
 	}
 }

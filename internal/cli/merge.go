@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -66,39 +67,12 @@ func runMerge(env *Env, f *mergeFlags, args []string) error {
 	defer cancel()
 	var runs []*results.Run
 	if f.group != "" {
-		if storeAt == "none" {
-			return usagef("--group needs a results store (--store)")
-		}
-		st, err := store.OpenExisting(ctx, storeAt)
-		if err != nil {
-			return usagef("--group %s: %v", input.Short(f.group), err)
-		}
-		defer st.Close()
-		ids, count, err := st.GroupRuns(ctx, f.group)
-		if errors.Is(err, store.ErrNotFound) {
-			return usageError{err}
-		}
-		if err != nil {
-			return err
-		}
-		if len(ids) < count {
-			return fmt.Errorf("group %s has %d shards; the store holds %d of them (a shard that never started cannot be merged)", f.group, count, len(ids))
-		}
-		for i, id := range ids {
-			if id == "" {
-				return fmt.Errorf("group %s: shard %d joined but its run never started", f.group, i)
-			}
-			r, err := st.Load(ctx, id)
-			if err != nil {
-				return fmt.Errorf("group %s: shard %d: %w", f.group, i, err)
-			}
-			runs = append(runs, r)
-		}
+		runs, err = groupRuns(ctx, storeAt, f.group)
 	} else {
-		o := &outputFlags{out: f.out, store: f.store}
-		if runs, err = loadRuns(env, o, args); err != nil {
-			return err
-		}
+		runs, err = loadRuns(env, &outputFlags{out: f.out, store: f.store}, args)
+	}
+	if err != nil {
+		return err
 	}
 	for _, r := range runs {
 		if r.Intervals == nil && r.Dir != "" {
@@ -121,31 +95,11 @@ func runMerge(env *Env, f *mergeFlags, args []string) error {
 		return usagef("the merged run's label %q (the shards' group, then -merged): %v: give one with --label", input.Short(label), err)
 	}
 	m.Label, m.Command = label, append([]string{"rumbench"}, redact.Args(env.Args)...)
-	w, err := results.Create(f.out, runID, m.Private)
+	dir, err := writeMerged(f.out, runID, m, steps, ivs)
 	if err != nil {
 		return err
 	}
-	m.RunID = w.RunID()
-	for i := range ivs {
-		if err := w.Interval(&ivs[i]); err != nil {
-			w.Close()
-			return err
-		}
-	}
-	for _, s := range steps {
-		if err := w.Step(s); err != nil {
-			w.Close()
-			return err
-		}
-	}
-	if err := w.Manifest(m); err != nil {
-		w.Close()
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	recordRun(ctx, env, storeAt, w.Dir(), f.quiet, true)
+	recordRun(ctx, env, storeAt, dir, f.quiet, true)
 	if !f.quiet && len(steps) > 0 {
 		if err := report.Text(env.Stdout, steps, viewOf(f.wide)); err != nil {
 			return err
@@ -157,9 +111,71 @@ func runMerge(env *Env, f *mergeFlags, args []string) error {
 			fmt.Fprintf(env.Stdout, "invariants %s: %s\n", t.Label, t.Check)
 		}
 	}
-	fmt.Fprintf(env.Stdout, "merged %d shards of group %s\nresults: %s\n", len(runs), m.Merged.Group, w.Dir())
+	fmt.Fprintf(env.Stdout, "merged %d shards of group %s\nresults: %s\n", len(runs), m.Merged.Group, dir)
 	if m.Status != results.StatusOK {
 		return fmt.Errorf("the merged run is %s: %s", m.Status, m.Error)
 	}
 	return nil
+}
+
+// groupRuns loads the runs of the shards of group from the store at storeAt, in shard order; a
+// group with a shard that never started is refused.
+func groupRuns(ctx context.Context, storeAt, group string) ([]*results.Run, error) {
+	if storeAt == "none" {
+		return nil, usagef("--group needs a results store (--store)")
+	}
+	st, err := store.OpenExisting(ctx, storeAt)
+	if err != nil {
+		return nil, usagef("--group %s: %v", input.Short(group), err)
+	}
+	defer st.Close()
+	ids, count, err := st.GroupRuns(ctx, group)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, usageError{err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) < count {
+		return nil, fmt.Errorf("group %s has %d shards; the store holds %d of them (a shard that never started cannot be merged)", group, count, len(ids))
+	}
+	var runs []*results.Run
+	for i, id := range ids {
+		if id == "" {
+			return nil, fmt.Errorf("group %s: shard %d joined but its run never started", group, i)
+		}
+		r, err := st.Load(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("group %s: shard %d: %w", group, i, err)
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// writeMerged writes the merged run (its manifest m, step records and intervals) into a run
+// directory under out named runID (with -2, -3 ... when that exists) and returns the directory.
+func writeMerged(out, runID string, m *results.Manifest, steps []results.Step, ivs []results.Interval) (string, error) {
+	w, err := results.Create(out, runID, m.Private)
+	if err != nil {
+		return "", err
+	}
+	m.RunID = w.RunID()
+	for i := range ivs {
+		if err := w.Interval(&ivs[i]); err != nil {
+			w.Close()
+			return "", err
+		}
+	}
+	for _, s := range steps {
+		if err := w.Step(s); err != nil {
+			w.Close()
+			return "", err
+		}
+	}
+	if err := w.Manifest(m); err != nil {
+		w.Close()
+		return "", err
+	}
+	return w.Dir(), w.Close()
 }

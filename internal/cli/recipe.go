@@ -192,7 +192,7 @@ func recipeHelp(w io.Writer, rec *recipe.Recipe) {
 }
 
 // checkRunArgs checks a run command line (a run file expanded) as run does before it starts
-// anything: its flags parsed by the run command's parser (the workload's included), the
+// anything: its flags parsed by its workload's run command (parseRun), the
 // configuration built and validated (checkStart). Nothing runs and nothing is written.
 func checkRunArgs(env Env, args []string) error {
 	args, err := expandRunFile(args)
@@ -200,9 +200,9 @@ func checkRunArgs(env Env, args []string) error {
 		return err
 	}
 	env.Args = args
-	cmd, f := newRunFlags(&env, false)
-	if err := f.cmdFlags.Parse(args[1:]); err != nil {
-		return flagError(f, err)
+	cmd, f, err := parseRun(&env, args)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := env.Context()
 	defer cancel()

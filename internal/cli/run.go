@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,10 +20,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rumbench/rumbench/internal/bench"
-	"github.com/rumbench/rumbench/internal/check"
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/input"
-	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/report"
 	"github.com/rumbench/rumbench/internal/results"
@@ -33,234 +32,6 @@ import (
 	"github.com/rumbench/rumbench/internal/textwrap"
 	"github.com/rumbench/rumbench/internal/workload"
 )
-
-// runFlags are the run command's shared flags: those of every workload. A workload's own flags
-// belong to its definition (workload.Definition.Flags).
-type runFlags struct {
-	workload, engines, profile      string
-	warmupSecs, cleanupSec          float64
-	pssEverySecs                    float64
-	settle                          string
-	engineOpts, serverConfigs       []string
-	dsn                             string
-	serverBins                      []string
-	cacheMB                         int64
-	cacheMBSet                      bool // --cache-mb given (or set by a memory profile): every engine takes it
-	sync, fresh, keepData, quiet    bool
-	wide                            bool
-	syscalls                        bool
-	fsyncLatency                    time.Duration
-	out, dataDir, label, cpuProfile string
-	store                           string
-	seed                            uint64
-	memoryLimit                     string
-	cold                            bool
-	readaheadKB                     int
-	repeat                          int
-	prepare, reuse                  bool
-	checks                          checkFlags
-	checkExprs                      []check.Expr
-	file, replay                    string
-	shardFlags                      shardFlags
-	metrics                         metricsFlags
-	cmdFlags                        *pflag.FlagSet      // the command's flags, the workload's included
-	def                             workload.Definition // the chosen workload's flags, nil for an unknown name
-	// sweep is the workload's client-count flag, which takes a list (a concurrency sweep); nil
-	// for a workload without one.
-	sweep *countList
-	// given are the values of the flags a memory profile sets, as the command line left them.
-	given struct {
-		cacheMB     int64
-		memoryLimit string
-	}
-	// adopted are the flags run --reuse took from the data's preparation ("--name=value"),
-	// which an engine worker is given too.
-	adopted []string
-}
-
-// defaultWorkload runs when --workload is not given.
-const defaultWorkload = "insert"
-
-func newRunCmd(env *Env) *cobra.Command {
-	cmd, _ := newRunFlags(env, false)
-	return cmd
-}
-
-// runOnlyFlags are the run command's flags that rumbench prepare does not take: a recipe and its
-// scale (runs of their own), --reuse (prepare loads), --repeat and the shard flags (refused with
-// a preparation), the settling wait and warm-up of the measured steps (prepare runs only load
-// steps) and --keep-data (prepare keeps the data).
-var runOnlyFlags = []string{"recipe", "scale", "reuse", "repeat", "keep-data", "warmup-secs", "cleanup-wait-secs",
-	"shard", "group", "barrier-timeout-secs"}
-
-// newPrepareCmd is rumbench prepare: the run command's flags, running only the workload's load
-// steps and keeping the data for later runs with --reuse.
-func newPrepareCmd(env *Env) *cobra.Command {
-	cmd, _ := newRunFlags(env, true)
-	cmd.Use = "prepare"
-	cmd.Short = "Load a workload's data once and keep it for later runs (rumbench run --reuse)"
-	cmd.Long = `Run only the load steps of the workload (the insert benchmark's l.i0 and l.x, sysbench's load
-and create-index, YCSB's load, LinkBench's load, TPC-C's load) on each engine and keep the data:
-in the engine's data directory (--data-dir), or on the server given with --dsn. The database
-records what was loaded (workload, profile, sizes, seed, engine options); "rumbench run --reuse"
-skips the load and runs the other steps on it, as often as wanted, with the data's profile and
-sizes unless given otherwise, which it refuses. --fresh drops an earlier preparation first (on a
---dsn server: the workload's tables only). The flags are those of rumbench run but those of its
-measured steps and of recipes, repeats and shards; a run file (-f, --replay) may hold these:
-prepare leaves them out.`
-	return cmd
-}
-
-// newRunFlags makes the run command, or with prepare the prepare command (without
-// runOnlyFlags), and returns the flags it parses into (an engine worker parses the
-// coordinator's arguments with it).
-func newRunFlags(env *Env, prepare bool) (*cobra.Command, *runFlags) {
-	f := &runFlags{prepare: prepare}
-	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run a workload on one or more engines and print the comparison tables",
-		Long: `Run a workload on each engine in turn and print one table per step with a row per engine.
-Results go to <out>/<run-id>/ (run.json, steps.json, intervals.jsonl).
-
-With no flags: the quick profile of the insert benchmark (all steps) on pebble, rocksdb,
-wiredtiger and sqlite (bbolt in place of an engine this binary was built without).
-The flags below are the shared ones and those of the chosen workload (--workload, default
-insert); "rumbench run --workload NAME --help" or "rumbench workloads NAME" shows another's.
-"rumbench metrics" explains every column of the tables.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, env, f) },
-	}
-	// Every flag is made in fl; the command takes those that apply to it.
-	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fl.StringVar(&f.workload, "workload", defaultWorkload, "workload to run ("+strings.Join(workload.Names(), ", ")+")")
-	fl.StringVar(&f.engines, "engine", defaultEngines(), "comma-separated engines to run in turn (see rumbench engines)")
-	fl.StringVar(&f.profile, "profile", "quick", "scale profile (rumbench workloads NAME lists a workload's)")
-	fl.Float64Var(&f.cleanupSec, "cleanup-wait-secs", 0, "settling wait after the cleanup before the measured steps, -1 for the workload's reference formula (default from --profile)")
-	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each measured step excluded from its figures (default from --profile)")
-	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
-	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "server config file (postgresql.conf or my.cnf fragment; for mongo, key=value client settings such as j=false) or a directory of them; repeat for a configuration matrix: each server engine runs once per file")
-	fl.StringVar(&f.dsn, "dsn", "", "use the running server at this URL/DSN instead of a private instance (one server engine only)")
-	fl.StringArrayVar(&f.serverBins, "server-bin", nil, "directory of the server binaries (default: discovered); repeat it, or give a comma-separated list, to compare releases: one target per directory, labelled by the version the server reports (postgres-16.4) or LABEL=DIR")
-	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB for every engine; when not given, the engines a profile sizes for its regime get their own (docs/engine-settings.md), the others this")
-	fl.BoolVar(&f.sync, "sync", true, "sync on commit (--sync=false to turn off)")
-	fl.BoolVar(&f.fresh, "fresh", false, "empty a non-empty engine data directory instead of refusing it; on a --dsn server, drop the workload's tables (rumbench's own, and only those) before loading")
-	fl.BoolVar(&f.reuse, "reuse", false, "run on the data rumbench prepare loaded (same --data-dir, or --dsn): the load steps are skipped; the data's profile and sizes are taken unless given, and a size given otherwise is refused")
-	fl.BoolVar(&f.keepData, "keep-data", false, "keep each engine's data directory after its steps")
-	fl.StringVar(&f.out, "out", "results", "results directory")
-	fl.StringVar(&f.dataDir, "data-dir", "rumbench-data", "data directory; each engine gets a subdirectory")
-	fl.StringVar(&f.label, "label", "", "label added to the run id (default the workload name)")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
-	fl.BoolVar(&f.wide, "wide", false, "print every figure in the step tables, not the brief view (rumbench report RUN --wide prints them later; csv and json hold them all)")
-	fl.Uint64Var(&f.seed, "seed", 3221223452, "random seed for data and query keys")
-	fl.StringVar(&f.store, "store", "", "results store the run is recorded in: a SQLite file, a postgres:// URL, or none (default <out>/rumbench.db)")
-	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
-	fl.BoolVar(&f.syscalls, "syscalls", false, "count syncs and bytes written per file class (log, data, other) and report syncs per commit")
-	fl.String("recipe", "", "run a recipe, a published report reproduced: a name of rumbench recipes or a recipe file (its parts run one after the other; then its tables and findings)")
-	fl.String("scale", "quick", "a recipe's scale: quick (minutes) or full (the report's sizes)")
-	fl.StringVar(&f.settle, "settle", "auto", "bring each write step's deferred engine work (memtable flush, checkpoint) and the file system's dirty pages to disk inside the step: auto (steps shorter than 10 minutes), on or off")
-	fl.Float64Var(&f.pssEverySecs, "pss-every-secs", 0, "also read a managed server's PSS every this many seconds (0: at each step's start and end only; reading it walks the server's page tables)")
-	fl.DurationVar(&f.fsyncLatency, "fsync-latency", 0, "sleep this long in every sync call of the engine (emulated slow fsync, e.g. 2ms); implies --syscalls")
-	fl.StringVar(&f.memoryLimit, "memory-limit", "", "cap each engine's memory and the page cache of its files at SIZE (e.g. 512M, 2G) with a memory cgroup, or none (default from --profile: none); needs root or a delegated cgroup")
-	fl.BoolVar(&f.cold, "cold", false, "evict the engine's data files from the page cache before each step")
-	fl.IntVar(&f.repeat, "repeat", 1, "run every target this many times, interleaved (A B A B ...); tables show each figure's median and its confidence interval (6 or more give 95%)")
-	f.checks.add(fl)
-	fl.StringVarP(&f.file, "file", "f", "", "run file: a YAML mapping of these flags' long names to values (docs/usage.md: Using rumbench in CI); the command line's flags override it")
-	fl.StringVar(&f.replay, "replay", "", "run again the run in this directory, from the run file it holds ("+RunFileName+")")
-	f.shardFlags.add(fl)
-	f.metrics.add(fl)
-	fl.IntVar(&f.readaheadKB, "readahead-kb", 0, "set the data device's readahead to this many KiB for the run, restored after (root; 0: leave it)")
-	// The chosen workload's own flags: the workload is named on the command line, so it is
-	// known before the arguments are parsed.
-	if spec, ok := workload.Lookup(chosenWorkload(env.Args)); ok {
-		fl.Lookup("profile").Usage = fmt.Sprintf("scale profile of --workload %s: %s", spec.Name, strings.Join(spec.Profiles, ", "))
-		f.def = spec.New()
-		fl.AddFlagSet(f.def.Flags())
-		f.sweep = sweepFlag(spec, f.def.Flags())
-	}
-	if prepare {
-		fl.Lookup("replay").Usage = "prepare the data of the run in this directory, from the run file it holds (" + RunFileName + "; the flags prepare does not take left out)"
-	}
-	fl.VisitAll(func(x *pflag.Flag) {
-		if !prepare || !slices.Contains(runOnlyFlags, x.Name) {
-			cmd.Flags().AddFlag(x)
-		}
-	})
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(f, err) })
-	f.cmdFlags = cmd.Flags()
-	return cmd, f
-}
-
-// defaultEngines is the default --engine: two LSMs (pebble, rocksdb) and two B-trees (wiredtiger,
-// sqlite), those of them this binary has; bbolt stands in for a missing one.
-func defaultEngines() string {
-	var out []string
-	missing := false
-	for _, e := range []string{"pebble", "rocksdb", "wiredtiger", "sqlite"} {
-		if s, ok := engine.Lookup(e); ok && s.Unavailable == "" {
-			out = append(out, e)
-		} else {
-			missing = true
-		}
-	}
-	if missing {
-		out = append(out, "bbolt")
-	}
-	return strings.Join(out, ",")
-}
-
-// chosenWorkload returns the value of --workload in args (the default when absent).
-func chosenWorkload(args []string) string {
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		if v, ok := strings.CutPrefix(a, "--workload="); ok {
-			return v
-		}
-		if a == "--workload" && i+1 < len(args) {
-			return args[i+1]
-		}
-	}
-	return defaultWorkload
-}
-
-// flagError turns an unknown flag that belongs to another workload into one line naming the
-// workload(s) it belongs to, and one that only rumbench run takes into a line saying so.
-func flagError(f *runFlags, err error) error {
-	msg := err.Error()
-	lookup := func(fs *pflag.FlagSet) bool { return false }
-	name, ok := strings.CutPrefix(msg, "unknown flag: --")
-	if ok {
-		lookup = func(fs *pflag.FlagSet) bool { return fs.Lookup(name) != nil }
-	} else if rest, short := strings.CutPrefix(msg, "unknown shorthand flag: '"); short && len(rest) > 1 {
-		letter := rest[:1]
-		lookup = func(fs *pflag.FlagSet) bool {
-			if fl := fs.ShorthandLookup(letter); fl != nil {
-				name = fl.Name + " (-" + letter + ")"
-				return true
-			}
-			return false
-		}
-	}
-	command := "run"
-	if f.prepare {
-		command = "prepare"
-		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok && slices.Contains(runOnlyFlags, name) {
-			return usagef("--%s applies to rumbench run, not prepare (see rumbench prepare --help)", name)
-		}
-	}
-	var owners []string
-	for _, w := range workload.Names() {
-		spec, _ := workload.Lookup(w)
-		if lookup(spec.New().Flags()) {
-			owners = append(owners, w)
-		}
-	}
-	if len(owners) == 0 {
-		return usageError{fmt.Errorf("%v (see rumbench %s --help)", err, command)}
-	}
-	return usagef("--%s applies to --workload %s, not %s (see rumbench workloads %s)", name, strings.Join(owners, " or "), f.workload, owners[0])
-}
 
 // maxSecs bounds a duration flag in seconds: a week, far below where it overflows a
 // time.Duration (about 292 years, past which a step would end at once).
@@ -295,11 +66,12 @@ func buildConfig(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags)
 	if err := checkNumbers(cmd); err != nil {
 		return bench.Config{}, err
 	}
-	spec, ok := workload.Lookup(f.workload)
-	if !ok || f.def == nil {
-		return bench.Config{}, usagef("unknown workload %q (valid: %s)", input.Short(f.workload), strings.Join(workload.Names(), ", "))
+	if f.workload != f.spec.Name {
+		// --workload reached the parser of another workload's command (not through Main's
+		// workloadFirst, which makes it the command).
+		return bench.Config{}, usagef("--workload %s: rumbench %s runs %s: name one workload", input.Short(f.workload), f.command, f.spec.Name)
 	}
-	if err := spec.CheckProfile(f.profile); err != nil {
+	if err := f.spec.CheckProfile(f.profile); err != nil {
 		return bench.Config{}, usageError{err}
 	}
 	f.cacheMBSet = cmd.Flags().Changed("cache-mb")
@@ -330,17 +102,6 @@ func buildConfig(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags)
 	return buildBenchConfig(ctx, env, f, wl)
 }
 
-// sqlEngines returns the names of the engines that run SQL text, sorted.
-func sqlEngines() []string {
-	var names []string
-	for _, n := range engine.Names() {
-		if s, _ := engine.Lookup(n); s.SQL {
-			names = append(names, n)
-		}
-	}
-	return names
-}
-
 // serverEngines returns the names of the engines on a database server, sorted.
 func serverEngines() []string {
 	var names []string
@@ -352,11 +113,9 @@ func serverEngines() []string {
 	return names
 }
 
-// maxCacheMB bounds --cache-mb: 16 TiB, more than any host has, far below where the size in
-// bytes overflows.
-const maxCacheMB = 16 << 20
-
-// buildBenchConfig makes the run's configuration around workload wl.
+// buildBenchConfig makes the run's configuration around workload wl: the flags parsed into what
+// bench.Config holds (engines and their options, targets, the settle mode, the memory cap, the
+// checks); the bounds of each setting are bench.Validate's.
 func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Workload) (bench.Config, error) {
 	settle, err := runner.ParseSettleMode(f.settle)
 	if err != nil {
@@ -366,14 +125,9 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 	if err != nil {
 		return bench.Config{}, err
 	}
-	ws, _ := workload.Lookup(f.workload)
 	for _, e := range engines {
-		s, ok := engine.Lookup(e)
-		if !ok {
+		if _, ok := engine.Lookup(e); !ok {
 			return bench.Config{}, usagef("unknown engine %q (valid: %s)", input.Short(e), strings.Join(engine.Names(), ", "))
-		}
-		if ws.NeedsSQL && !s.SQL {
-			return bench.Config{}, usagef("engine %s runs no SQL text, which the %s workload runs (valid: %s)", e, f.workload, strings.Join(sqlEngines(), ", "))
 		}
 	}
 	opts, err := parseEngineOpts(f.engineOpts, engines)
@@ -384,76 +138,43 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 	if err != nil {
 		return bench.Config{}, err
 	}
-	if f.cacheMB < 1 || f.cacheMB > maxCacheMB {
-		return bench.Config{}, usagef("--cache-mb %d: must be 1..%d (16 TiB)", f.cacheMB, maxCacheMB)
-	}
-	if f.warmupSecs < 0 {
-		return bench.Config{}, usagef("--warmup-secs %g: must be >= 0", f.warmupSecs)
-	}
-	if f.fsyncLatency < 0 || f.fsyncLatency > 10*time.Second {
-		return bench.Config{}, usagef("--fsync-latency %v: must be between 0 and 10s", f.fsyncLatency)
-	}
-	acct := syncacct.Config{Enabled: f.syscalls || f.fsyncLatency > 0, Latency: f.fsyncLatency}
 	limit, err := memoryLimit(f)
 	if err != nil {
 		return bench.Config{}, err
 	}
-	if f.readaheadKB < 0 || f.readaheadKB > 1<<20 {
-		return bench.Config{}, usagef("--readahead-kb %d: must be between 0 and 1048576 (0: leave it)", f.readaheadKB)
-	}
-	if f.repeat < 1 || f.repeat > 1000 {
-		return bench.Config{}, usagef("--repeat %d: must be 1..1000", f.repeat)
-	}
 	if f.checkExprs, err = f.checks.parse(); err != nil {
 		return bench.Config{}, err
 	}
-	runs := bench.RunSteps(bench.Config{Workload: wl, Prepare: f.prepare, Reuse: f.reuse})
 	if err := f.metrics.check(); err != nil {
 		return bench.Config{}, err
 	}
+	runs := bench.RunSteps(bench.Config{Workload: wl, Prepare: f.prepare, Reuse: f.reuse})
 	for _, e := range f.checkExprs {
 		if e.Step != "" && !slices.Contains(runs, e.Step) {
 			return bench.Config{}, usagef("--check %q: step %q is not one this run runs (valid: %s)", input.Short(e.Text), input.Short(e.Step), strings.Join(runs, ", "))
 		}
 	}
-	for _, d := range []struct{ flag, dir string }{{"--out", f.out}, {"--data-dir", f.dataDir}} {
-		if err := writableDir(d.dir); err != nil {
-			return bench.Config{}, usagef("%s %s: %v", d.flag, input.Short(d.dir), err)
-		}
-	}
-	label := f.label
-	if label == "" {
-		label = f.workload
-	}
-	// The label is part of the run id, the run directory's name.
-	if err := input.CheckName(label); err != nil {
-		return bench.Config{}, usagef("--label %q: %v (it names the run directory)", input.Short(label), err)
-	}
-	engineCache, regime := engineCaches(f, engines, wl, limit)
+	label := cmp.Or(f.label, f.workload)
+	engineCache, _ := engineCaches(f, engines, wl, limit)
 	sweep, targets, err := sweepTargets(f, targets)
 	if err != nil {
 		return bench.Config{}, err
 	}
 	return bench.Config{
 		Sweep:    sweep,
-		Workload: wl, Targets: targets, CacheBytes: f.cacheMB << 20, EngineCacheBytes: engineCache, Sync: f.sync,
+		Workload: wl, Targets: targets, CacheMB: f.cacheMB, EngineCacheBytes: engineCache, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,
-		SyncAcct:    acct,
+		SyncAcct:    syncacct.Config{Enabled: f.syscalls || f.fsyncLatency > 0, Latency: f.fsyncLatency},
 		PSSEvery:    time.Duration(f.pssEverySecs * float64(time.Second)),
 		Settle:      settle,
 		MemoryLimit: limit, Cold: f.cold, ReadaheadKB: f.readaheadKB, Args: append(slices.Clone(env.Args), f.adopted...), Repeat: f.repeat,
 		Prepare: f.prepare, Reuse: f.reuse, Profile: f.profile,
 		Command: append([]string{"rumbench"}, redact.Args(env.Args)...),
 		Private: strings.Contains(f.store, "://") || slices.ContainsFunc(targets, func(t results.Target) bool { return t.Engine.Options["dsn"] != "" }),
-		Settings: map[string]any{
-			"profile": f.profile, "engines": engines, "server_configs": f.serverConfigs, "dsn": f.dsn != "", "cache_mb": f.cacheMB, "sync": f.sync,
-			"data_dir": f.dataDir, "out": f.out, "warmup_secs": f.warmupSecs, "tick_secs": 1,
-			"syscalls": acct.Enabled, "fsync_latency_us": f.fsyncLatency.Microseconds(), "pss_every_secs": f.pssEverySecs,
-			"memory_limit_bytes": limit, "cold": f.cold, "readahead_kb": f.readaheadKB, "repeat": f.repeat,
-			"prepare": f.prepare, "reuse": f.reuse, "settle": settle.String(),
-			"regime": regime, "engine_cache_mb": cacheMBs(engines, engineCache, f.cacheMB),
-		},
+		// What the fields do not hold: the flags as given (the others are recorded from the
+		// fields, bench.Config.Settings).
+		Settings: map[string]any{"server_configs": f.serverConfigs, "warmup_secs": f.warmupSecs},
 	}, nil
 }
 
@@ -602,46 +323,6 @@ func configFile(file string) error {
 	return nil
 }
 
-// writableDir checks, leaving nothing behind, that dir is a directory this process can create
-// files in, or that it can be created: a directory is made and removed in it, or in its nearest
-// existing ancestor.
-func writableDir(dir string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	if err := input.CheckPath(abs); err != nil {
-		return err
-	}
-	for p := abs; ; p = filepath.Dir(p) {
-		st, err := os.Stat(p)
-		if errors.Is(err, os.ErrNotExist) && p != filepath.Dir(p) {
-			continue
-		}
-		if err != nil {
-			if p == abs {
-				return input.Reason(err) // the path is long: the caller echoes it cut
-			}
-			return fmt.Errorf("%s: %v", input.Short(p), input.Reason(err))
-		}
-		if !st.IsDir() {
-			if p == abs {
-				return errors.New("is a file, not a directory")
-			}
-			return fmt.Errorf("%s is a file, not a directory", input.Short(p))
-		}
-		probe, err := os.MkdirTemp(p, ".rumbench-probe-")
-		if err != nil {
-			err = errors.Unwrap(err) // the cause, without the probe's name
-			if p == abs {
-				return fmt.Errorf("not writable: %v", err)
-			}
-			return fmt.Errorf("cannot be created: %s is not writable: %v", input.Short(p), err)
-		}
-		return os.Remove(probe)
-	}
-}
-
 // splitList splits a comma-separated flag value, refusing empty items and duplicates.
 func splitList(flag, v string) ([]string, error) {
 	out, err := workload.SplitList(flag, v)
@@ -726,6 +407,9 @@ func checkStart(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags) 
 	return st, nil
 }
 
+// runRun is rumbench run and prepare: start (the run built and checked, checkStart; the CPU
+// profile; what the run says before it starts), run (execute) and present (tables, summary,
+// report, checks, and the error the run ends with).
 func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	// The run's context, cancelled by an interrupt, from the start: what the checks run (a
 	// server program's --version) stops at Ctrl-C too.
@@ -735,21 +419,49 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, storeAt, took, notes := start.cfg, start.storeAt, start.took, start.notes
 	if envCtx.Err() != nil {
 		return interruptedBefore{"while the run's input was checked"}
 	}
-	if f.cpuProfile != "" {
-		pf, err := os.Create(f.cpuProfile)
-		if err != nil {
-			return usagef("--cpuprofile: %v", err)
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(f.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
+	announce(env, f, &start)
+	ctx, cancelCause := context.WithCancelCause(envCtx)
+	defer cancelCause(nil)
+	out, runErr := execute(ctx, cancelCause, cmd, env, f, start)
+	if out == nil {
+		return runErr
+	}
+	return present(ctx, env, f, start.storeAt, out, runErr)
+}
+
+// startCPUProfile starts the Go CPU profile of the whole run that --cpuprofile asks for (path;
+// "" for none) and returns what stops it and closes its file.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	pf, err := os.Create(path)
+	if err != nil {
+		return nil, usagef("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		pf.Close()
+	}, nil
+}
+
+// announce sends the run's progress to stderr (st.cfg's callbacks) and says what the run says
+// before it starts: the workload's warnings, then, unless --quiet, what --reuse took from the
+// preparation, the banner, the shard's part and the concurrency sweep.
+func announce(env *Env, f *runFlags, st *startable) {
+	cfg := &st.cfg
 	prog := &progress{w: env.Stderr, tty: env.StderrTTY, quiet: f.quiet}
 	cfg.OnTick, cfg.OnStep, cfg.OnEvent = prog.tick, prog.step, prog.event
 	if wr, ok := cfg.Workload.(workload.Warner); ok {
@@ -757,28 +469,36 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 			fmt.Fprintf(env.Stderr, "rumbench: warning: %s\n", line)
 		}
 	}
-	if !f.quiet {
-		if took != "" {
-			fmt.Fprintln(env.Stderr, "rumbench: "+took)
-		}
-		fmt.Fprintln(env.Stderr, banner(cfg, f.profile, notes))
-		if cfg.Shard != nil {
-			fmt.Fprintf(env.Stderr, "rumbench: shard %d/%d of group %s: %s\n", cfg.Shard.Index, cfg.Shard.Count, cfg.Shard.Group, cfg.Shard.Part)
-		}
-		for _, line := range sweepBanner(cfg.Sweep, runtime.NumCPU()) {
-			fmt.Fprintln(env.Stderr, "rumbench: "+line)
-		}
+	if f.quiet {
+		return
 	}
+	if st.took != "" {
+		fmt.Fprintln(env.Stderr, "rumbench: "+st.took)
+	}
+	fmt.Fprintln(env.Stderr, banner(*cfg, f.profile, st.notes))
+	if cfg.Shard != nil {
+		fmt.Fprintf(env.Stderr, "rumbench: shard %d/%d of group %s: %s\n", cfg.Shard.Index, cfg.Shard.Count, cfg.Shard.Group, cfg.Shard.Part)
+	}
+	for _, line := range sweepBanner(cfg.Sweep, runtime.NumCPU()) {
+		fmt.Fprintln(env.Stderr, "rumbench: "+line)
+	}
+}
+
+// execute runs the checked run st in ctx, which cancelCause cancels when another shard of the
+// run's group fails: it joins the group (a shard), records the run in the store as running
+// once its directory holds run.json (with its run file), runs it, and leaves the group saying
+// how it ended. A nil outcome is a run that did not start; a failed shard's stop is the run's
+// error.
+func execute(ctx context.Context, cancelCause context.CancelCauseFunc, cmd *cobra.Command, env *Env, f *runFlags, st startable) (*bench.Outcome, error) {
+	cfg := st.cfg
 	metrics, err := startMetrics(env, &f.metrics, &cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer metrics.stop(envCtx, env)
-	ctx, cancelCause := context.WithCancelCause(envCtx)
-	defer cancelCause(nil)
-	shard, err := joinGroup(ctx, env, &cfg, storeAt, time.Duration(f.shardFlags.barrierTimeout*float64(time.Second)))
+	defer metrics.stop(ctx, env)
+	shard, err := joinGroup(ctx, env, &cfg, st.storeAt, time.Duration(f.shardFlags.barrierTimeout*float64(time.Second)))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if shard != nil {
 		shard.watch(ctx, cancelCause)
@@ -790,7 +510,7 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	cfg.OnStart = func(dir string) {
 		metrics.started(dir)
 		writeRunFile(env, cmd.Flags(), dir, filepath.Base(dir), cfg.Private)
-		if err := recordStarted(ctx, storeAt, dir); err != nil {
+		if err := recordStarted(ctx, st.storeAt, dir); err != nil {
 			fmt.Fprintf(env.Stderr, "rumbench: warning: %v; the run goes on (rumbench runs import records its directory later)\n", err)
 		}
 		if shard != nil {
@@ -809,43 +529,22 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 		}
 		shard.finish(ctx, why)
 	}
-	if out == nil {
-		return runErr
-	}
+	return out, runErr
+}
+
+// present records the finished run in the store (storeAt) and prints it: the tables, each
+// target's invariant check, the HTML report's and the run directory's paths, then the checks
+// (--check) of a run that ended well. It returns the error the run ends with: the run's
+// failure or a failed check, else a report that could not be written (said on stderr beside
+// the other), else the interrupt.
+func present(ctx context.Context, env *Env, f *runFlags, storeAt string, out *bench.Outcome, runErr error) error {
 	if env.OnRunDir != nil {
 		env.OnRunDir(out.Dir)
 	}
 	var werr bench.WriteError
 	recordRun(ctx, env, storeAt, out.Dir, f.quiet, !errors.As(runErr, &werr))
-	if len(out.Steps) > 0 {
-		if !f.quiet {
-			// Between the progress lines and the tables on a terminal; stdout starts with a table.
-			fmt.Fprintln(env.Stderr)
-		}
-		if err := report.Text(env.Stdout, out.Steps, viewOf(f.wide)); err != nil {
-			return err
-		}
-		grouped := slices.ContainsFunc(out.Steps, func(s results.Step) bool { return s.Group != "" })
-		ungrouped := slices.ContainsFunc(out.Steps, func(s results.Step) bool { return s.Group == "" })
-		if grouped && ungrouped {
-			fmt.Fprintln(env.Stdout)
-		}
-		if err := report.Groups(env.Stdout, out.Steps, out.Manifest.Groups, viewOf(f.wide)); err != nil {
-			return err
-		}
-		if !grouped {
-			fmt.Fprintln(env.Stdout)
-		}
-		if err := report.WriteScaling(env.Stdout, []*results.Run{{Dir: out.Dir, Manifest: out.Manifest, Steps: out.Steps}}); err != nil {
-			return err
-		}
-		if err := report.WriteSummary(env.Stdout, []*results.Run{{Dir: out.Dir, Manifest: out.Manifest, Steps: out.Steps}}); err != nil {
-			return err
-		}
-		fmt.Fprintln(env.Stdout, report.MetricsHint)
-		if !f.wide {
-			fmt.Fprintln(env.Stdout, report.WideHint)
-		}
+	if err := printTables(env, f, out); err != nil {
+		return err
 	}
 	for _, t := range out.Manifest.Targets {
 		if t.Check != "" {
@@ -859,24 +558,57 @@ func runRun(cmd *cobra.Command, env *Env, f *runFlags) error {
 	fmt.Fprintf(env.Stdout, "results: %s\n", out.Dir)
 	if runErr == nil && !out.Interrupted {
 		run := &results.Run{Dir: out.Dir, Manifest: out.Manifest, Steps: out.Steps}
-		if err := runChecks(env.Stdout, f.checkExprs, seriesOfRuns([]*results.Run{run}), 0, f.checks.junit, out.Manifest.RunID); err != nil {
-			if reportErr != nil {
-				fmt.Fprintf(env.Stderr, "rumbench: %v\n", reportErr)
-			}
-			return err
-		}
+		runErr = runChecks(env.Stdout, f.checkExprs, seriesOfRuns([]*results.Run{run}), 0, f.checks.junit, out.Manifest.RunID)
 	}
-	if runErr != nil {
+	switch {
+	case runErr != nil:
 		if reportErr != nil {
 			fmt.Fprintf(env.Stderr, "rumbench: %v\n", reportErr)
 		}
 		return runErr
-	}
-	if reportErr != nil {
+	case reportErr != nil:
 		return reportErr
-	}
-	if out.Interrupted {
+	case out.Interrupted:
 		return errInterrupted
+	}
+	return nil
+}
+
+// printTables prints a run's step tables (a table per step, then the step groups'), its scaling
+// tables and its summary, then the hints to the metrics and the wide view; nothing for a run
+// that measured no step.
+func printTables(env *Env, f *runFlags, out *bench.Outcome) error {
+	if len(out.Steps) == 0 {
+		return nil
+	}
+	if !f.quiet {
+		// Between the progress lines and the tables on a terminal; stdout starts with a table.
+		fmt.Fprintln(env.Stderr)
+	}
+	if err := report.Text(env.Stdout, out.Steps, viewOf(f.wide)); err != nil {
+		return err
+	}
+	grouped := slices.ContainsFunc(out.Steps, func(s results.Step) bool { return s.Group != "" })
+	ungrouped := slices.ContainsFunc(out.Steps, func(s results.Step) bool { return s.Group == "" })
+	if grouped && ungrouped {
+		fmt.Fprintln(env.Stdout)
+	}
+	if err := report.Groups(env.Stdout, out.Steps, out.Manifest.Groups, viewOf(f.wide)); err != nil {
+		return err
+	}
+	if !grouped {
+		fmt.Fprintln(env.Stdout)
+	}
+	runs := []*results.Run{{Dir: out.Dir, Manifest: out.Manifest, Steps: out.Steps}}
+	if err := report.WriteScaling(env.Stdout, runs); err != nil {
+		return err
+	}
+	if err := report.WriteSummary(env.Stdout, runs); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, report.MetricsHint)
+	if !f.wide {
+		fmt.Fprintln(env.Stdout, report.WideHint)
 	}
 	return nil
 }
@@ -954,108 +686,4 @@ func targetLabels(ts []results.Target) string {
 		labels[i] = t.Label
 	}
 	return strings.Join(labels, ",")
-}
-
-// progress shows the run's progress on stderr: a live line on a terminal, one line per interval
-// otherwise, nothing with --quiet.
-type progress struct {
-	w          interface{ Write([]byte) (int, error) }
-	tty, quiet bool
-	open       bool // a live line is on screen
-}
-
-// progressTick is the sampling interval of a run, s: the progress shows each interval at its
-// own length, and leaves out those shorter than half of it (a step's last moments: their
-// rates over a few milliseconds say nothing), which the intervals file keeps.
-const progressTick = 1.0
-
-func (p *progress) tick(iv *results.Interval) {
-	if p.quiet || iv.Secs < progressTick/2 {
-		return
-	}
-	line := progressLine(iv)
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K"+line)
-		p.open = true
-		return
-	}
-	fmt.Fprintln(p.w, line)
-}
-
-// progressLine renders an interval: the headline rate under the workload's name for it, the
-// role rates that are not zero, the largest response time per kind that ran, then the system
-// figures, each under its catalog name.
-func progressLine(iv *results.Interval) string {
-	var b strings.Builder
-	name := iv.RateName
-	if name == "" {
-		name = "rate"
-	}
-	if iv.Settle {
-		// The step's settling: no operations, the deferred writes they caused.
-		fmt.Fprintf(&b, "%-8s %-7s %6.0fs  settling %.1fs", iv.Target, iv.Step, iv.T, iv.Secs)
-		for _, n := range []string{"wMB/s", "cpu%", "db_MB"} {
-			v, _ := metric.MustGet(n).Interval(iv)
-			fmt.Fprintf(&b, "  %s %.1f", n, v)
-		}
-		return b.String()
-	}
-	if iv.Secs > progressTick*1.05 || iv.Secs < progressTick*0.95 {
-		// A partial interval (a step's last, or the warm-up's): its time is said.
-		fmt.Fprintf(&b, "%-8s %-7s %6.1fs (over %.1fs)  %s %8.0f", iv.Target, iv.Step, iv.T, iv.Secs, name, iv.Rate)
-	} else {
-		fmt.Fprintf(&b, "%-8s %-7s %6.0fs  %s %8.0f", iv.Target, iv.Step, iv.T, name, iv.Rate)
-	}
-	counted := map[string]bool{} // roles the headline rate counts
-	for _, k := range iv.Kinds {
-		counted[k.Role] = counted[k.Role] || slices.Contains(iv.RateKinds, k.Name)
-	}
-	for _, r := range []struct{ name, role string }{{"ips", results.RoleWrite}, {"dps", results.RoleDelete}, {"qps", results.RoleRead}} {
-		if v, _ := metric.MustGet(r.name).Interval(iv); v > 0 && !counted[r.role] {
-			fmt.Fprintf(&b, "  %s %8.0f", r.name, v)
-		}
-	}
-	sep := "  max_ms"
-	for _, k := range iv.Kinds {
-		if k.Ops > 0 || k.MaxUs > 0 {
-			fmt.Fprintf(&b, "%s %s %.1f", sep, k.Name, k.MaxUs/1e3)
-			sep = ","
-		}
-	}
-	for _, n := range []string{"rMB/s", "wMB/s", "cpu%", "db_MB"} {
-		v, _ := metric.MustGet(n).Interval(iv)
-		fmt.Fprintf(&b, "  %s %.1f", n, v)
-	}
-	return b.String()
-}
-
-func (p *progress) step(s results.Step) {
-	if p.quiet {
-		return
-	}
-	p.endLine()
-	name := s.RateName
-	if name == "" {
-		name = "rate"
-	}
-	settled := ""
-	if s.Settled != "" {
-		settled = fmt.Sprintf(" (then %.1fs settling: %s)", s.SettleSecs, s.Settled)
-	}
-	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, %s %.0f%s\n", s.Target, s.Step, s.Status, s.Secs, name, s.Rate, settled)
-}
-
-func (p *progress) event(format string, args ...any) {
-	if p.quiet {
-		return
-	}
-	p.endLine()
-	fmt.Fprintf(p.w, format+"\n", args...)
-}
-
-func (p *progress) endLine() {
-	if p.open {
-		fmt.Fprintln(p.w)
-		p.open = false
-	}
 }

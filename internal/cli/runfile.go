@@ -16,6 +16,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/redact"
+	"github.com/rumbench/rumbench/internal/workload"
 )
 
 // RunFileName is the resolved run file every run writes into its directory: every flag of the
@@ -99,12 +100,22 @@ func expandRunFile(args []string) ([]string, error) {
 	if file == "" {
 		return args, nil
 	}
+	// The command line's workload, which the file's flags are those of.
+	head, tail := rest[:1], rest[1:]
+	if w, named := namedWorkload(rest); named {
+		if _, ok := workload.Lookup(w); !ok {
+			return nil, unknownWorkload(w)
+		}
+		if rest[1] == w && !strings.HasPrefix(w, "-") {
+			head, tail = rest[:2], rest[2:] // the word stays after the command
+		}
+	}
 	fromFile, err := runFileArgs(file, rest)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s %s: %w", flag, input.Short(file), err)}
 	}
 	// The file's flags first: those of the command line, after them, override them.
-	return append(append([]string{args[0]}, fromFile...), rest[1:]...), nil
+	return append(append(slices.Clone(head), fromFile...), tail...), nil
 }
 
 // runFileArgs reads a run file (a regular file of at most input.MaxFileBytes) and returns its
@@ -125,14 +136,21 @@ func runFileArgs(file string, cmdline []string) ([]string, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: want a mapping of flag names to values", root.Line)
 	}
-	// The flags known to run with the file's workload (or the command line's).
-	workloadName := chosenWorkload(cmdline)
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "workload" && !slices.ContainsFunc(cmdline, func(a string) bool { return strings.HasPrefix(a, "--workload") }) {
+	// The flags known to run with the command line's workload, else the file's: the command
+	// line's overrides the file's, which is then left out.
+	workloadName, named := namedWorkload(cmdline)
+	for i := 0; i+1 < len(root.Content) && !named; i += 2 {
+		if root.Content[i].Value == "workload" {
 			workloadName = root.Content[i+1].Value
+			if _, ok := workload.Lookup(workloadName); !ok {
+				return nil, fmt.Errorf("line %d: %v", root.Content[i+1].Line, unknownWorkload(workloadName))
+			}
 		}
 	}
-	_, f := newRunFlags(&Env{Args: []string{"run", "--workload", workloadName}}, false)
+	if workloadName == defaultWorkload {
+		workloadName = "" // rumbench run itself: its messages say "rumbench run"
+	}
+	_, f := newRunFlags(&Env{}, workloadName, false)
 	flags := f.cmdFlags
 	// A run file describes a run: rumbench prepare -f FILE (or --replay RUN) loads the data of
 	// that run and leaves out the flags it does not take.
@@ -147,7 +165,7 @@ func runFileArgs(file string, cmdline []string) ([]string, error) {
 				return nil, fmt.Errorf("line %d: %v", key.Line, err)
 			}
 		}
-		if prepare && slices.Contains(runOnlyFlags, key.Value) {
+		if (prepare && slices.Contains(runOnlyFlags, key.Value)) || (named && key.Value == "workload") {
 			continue
 		}
 		items, err := flagValues(fl, val)

@@ -48,9 +48,12 @@ func newWorkerCmd(env *Env) *cobra.Command {
 			return bench.Worker(ctx, env.Stdin, env.Stdout, func(args []string) (bench.Config, error) {
 				e := *env
 				e.Args = args
-				rc, f := newRunFlags(&e, len(args) > 0 && args[0] == "prepare")
-				if err := rc.ParseFlags(args); err != nil {
-					return bench.Config{}, usageError{err}
+				if len(args) == 0 {
+					return bench.Config{}, usagef("engine worker: no command line in the assignment")
+				}
+				rc, f, err := parseRun(&e, args)
+				if err != nil {
+					return bench.Config{}, err
 				}
 				return buildConfig(ctx, rc, &e, f)
 			})

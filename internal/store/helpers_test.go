@@ -199,7 +199,7 @@ var realRun = sync.OnceValues(func() (*results.Run, error) {
 		return nil, err
 	}
 	out, err := bench.Run(context.Background(), bench.Config{
-		Workload: wl, Targets: []results.Target{results.NewTarget("sqlite", "sqlite", nil)}, CacheBytes: 8 << 20,
+		Workload: wl, Targets: []results.Target{results.NewTarget("sqlite", "sqlite", nil)}, CacheMB: 8, Repeat: 1,
 		DataDir: filepath.Join(tmp, "data"), Out: filepath.Join(tmp, "results"), RunID: "20261121T120000Z-real", Label: "real",
 		Command: []string{"rumbench", "test"}, Settings: map[string]any{"profile": "test"},
 	})

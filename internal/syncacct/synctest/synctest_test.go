@@ -32,7 +32,7 @@ func runLoad(t *testing.T, acct syncacct.Config, targets ...results.Target) []re
 		t.Fatal(err)
 	}
 	out, err := bench.Run(context.Background(), bench.Config{
-		Workload: wl, Targets: targets, CacheBytes: 16 << 20, Sync: true, SyncAcct: acct,
+		Workload: wl, Targets: targets, CacheMB: 16, Repeat: 1, Sync: true, SyncAcct: acct,
 		DataDir: filepath.Join(root, "data"), Out: filepath.Join(root, "out"), RunID: "t", Label: "t",
 	})
 	if err != nil {

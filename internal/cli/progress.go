@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rumbench/rumbench/internal/metric"
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// progress shows the run's progress on stderr: a live line on a terminal, one line per interval
+// otherwise, nothing with --quiet.
+type progress struct {
+	w          interface{ Write([]byte) (int, error) }
+	tty, quiet bool
+	open       bool // a live line is on screen
+}
+
+// progressTick is the sampling interval of a run, s: the progress shows each interval at its
+// own length, and leaves out those shorter than half of it (a step's last moments: their
+// rates over a few milliseconds say nothing), which the intervals file keeps.
+const progressTick = 1.0
+
+func (p *progress) tick(iv *results.Interval) {
+	if p.quiet || iv.Secs < progressTick/2 {
+		return
+	}
+	line := progressLine(iv)
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K"+line)
+		p.open = true
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// progressLine renders an interval: the headline rate under the workload's name for it, the
+// role rates that are not zero, the largest response time per kind that ran, then the system
+// figures, each under its catalog name.
+func progressLine(iv *results.Interval) string {
+	var b strings.Builder
+	name := iv.RateName
+	if name == "" {
+		name = "rate"
+	}
+	if iv.Settle {
+		// The step's settling: no operations, the deferred writes they caused.
+		fmt.Fprintf(&b, "%-8s %-7s %6.0fs  settling %.1fs", iv.Target, iv.Step, iv.T, iv.Secs)
+		for _, n := range []string{"wMB/s", "cpu%", "db_MB"} {
+			v, _ := metric.MustGet(n).Interval(iv)
+			fmt.Fprintf(&b, "  %s %.1f", n, v)
+		}
+		return b.String()
+	}
+	if iv.Secs > progressTick*1.05 || iv.Secs < progressTick*0.95 {
+		// A partial interval (a step's last, or the warm-up's): its time is said.
+		fmt.Fprintf(&b, "%-8s %-7s %6.1fs (over %.1fs)  %s %8.0f", iv.Target, iv.Step, iv.T, iv.Secs, name, iv.Rate)
+	} else {
+		fmt.Fprintf(&b, "%-8s %-7s %6.0fs  %s %8.0f", iv.Target, iv.Step, iv.T, name, iv.Rate)
+	}
+	counted := map[string]bool{} // roles the headline rate counts
+	for _, k := range iv.Kinds {
+		counted[k.Role] = counted[k.Role] || slices.Contains(iv.RateKinds, k.Name)
+	}
+	for _, r := range []struct{ name, role string }{{"ips", results.RoleWrite}, {"dps", results.RoleDelete}, {"qps", results.RoleRead}} {
+		if v, _ := metric.MustGet(r.name).Interval(iv); v > 0 && !counted[r.role] {
+			fmt.Fprintf(&b, "  %s %8.0f", r.name, v)
+		}
+	}
+	sep := "  max_ms"
+	for _, k := range iv.Kinds {
+		if k.Ops > 0 || k.MaxUs > 0 {
+			fmt.Fprintf(&b, "%s %s %.1f", sep, k.Name, k.MaxUs/1e3)
+			sep = ","
+		}
+	}
+	for _, n := range []string{"rMB/s", "wMB/s", "cpu%", "db_MB"} {
+		v, _ := metric.MustGet(n).Interval(iv)
+		fmt.Fprintf(&b, "  %s %.1f", n, v)
+	}
+	return b.String()
+}
+
+func (p *progress) step(s results.Step) {
+	if p.quiet {
+		return
+	}
+	p.endLine()
+	name := s.RateName
+	if name == "" {
+		name = "rate"
+	}
+	settled := ""
+	if s.Settled != "" {
+		settled = fmt.Sprintf(" (then %.1fs settling: %s)", s.SettleSecs, s.Settled)
+	}
+	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, %s %.0f%s\n", s.Target, s.Step, s.Status, s.Secs, name, s.Rate, settled)
+}
+
+func (p *progress) event(format string, args ...any) {
+	if p.quiet {
+		return
+	}
+	p.endLine()
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+func (p *progress) endLine() {
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
