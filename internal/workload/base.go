@@ -45,6 +45,11 @@ type Base[C any] struct {
 	clients  func(*C) *int
 	validate func(*C) error
 	extra    func(*C) map[string]any
+	runExtra func(*C) map[string]any
+	noShards bool
+	part     func(*Base[C]) string
+	given    func(flag string) bool
+	warmup   *float64 // --warmup-secs, nil when not given
 }
 
 // Shape declares a workload in the framework's shape: what Define needs to make its
@@ -61,6 +66,10 @@ type Shape[C any] struct {
 	Choose func(*C) *string
 	// ChooseFlag is the flag that Choose's setting is, for the refusal ("steps").
 	ChooseFlag string
+	// Pick, when set, returns the steps that run as the configuration makes them (LinkBench's
+	// loops follow --loops), read before the settings are validated (b.Cfg, b.Given); names
+	// that are not among Steps are left out. Choose, when also set, chooses among them.
+	Pick func(b *Base[C]) []string
 	// Clients, when set, is the field of the setting that sets the client count (Spec.Clients
 	// names its flag): Base implements Concurrent with it.
 	Clients func(*C) *int
@@ -70,6 +79,16 @@ type Shape[C any] struct {
 	// Record, when set, adds derived figures to the recorded configuration (fixed schema
 	// values, the column lengths): never a setting's own.
 	Record func(*C) map[string]any
+	// RecordRun, when set, adds derived figures that shape only the run (a mix read from a
+	// file, the warm-up) to the recorded configuration; unlike Record's, they are not part of
+	// the reuse identity (DataConfig). Never a setting's own.
+	RecordRun func(*C) map[string]any
+	// NoShards says the workload does not split its work among shards: SetShard refuses.
+	NoShards bool
+	// ShardPart, when set, says in one line which part of the work a shard of a split run does
+	// (Sharder.ShardPart), where it is not the framework's: its range of the load's batches and
+	// its clients.
+	ShardPart func(b *Base[C]) string
 	// Build makes the workload from its base.
 	Build func(b *Base[C], s Shared) (Workload, error)
 }
@@ -80,6 +99,9 @@ type definition[C any] struct {
 	cfg   C
 	fs    *pflag.FlagSet
 }
+
+// MaxWarmupSecs bounds --warmup-secs (Shared.WarmupSecs), which Build checks: a week.
+const MaxWarmupSecs = 7 * 86400
 
 // Define returns a Definition of a workload in the framework's shape: its flags are the
 // settings'; Build applies the profile's defaults to the settings not given, picks the steps,
@@ -99,12 +121,20 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 			return nil, err
 		}
 	}
+	if w := s.WarmupSecs; w != nil && !(*w >= 0 && *w <= MaxWarmupSecs) {
+		return nil, fmt.Errorf("--warmup-secs %g: want 0 to a week (%d)", *w, MaxWarmupSecs)
+	}
 	c := d.cfg
 	sh.Settings.Apply(d.fs, &c, s.Profile)
 	b := &Base[C]{Cfg: c, Seed: s.Seed, name: sh.Name, settings: sh.Settings, decls: sh.Steps, clients: sh.Clients,
-		validate: sh.Validate, extra: sh.Record}
+		validate: sh.Validate, extra: sh.Record, runExtra: sh.RecordRun, noShards: sh.NoShards, part: sh.ShardPart, given: d.fs.Changed,
+		warmup: s.WarmupSecs}
 	all := StepNames(sh.Steps)
 	b.steps = all
+	if sh.Pick != nil {
+		picked := sh.Pick(b)
+		b.steps = slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !slices.Contains(picked, n) })
+	}
 	if sh.Choose != nil && *sh.Choose(&b.Cfg) != "" {
 		chosen, err := SplitList("--"+sh.ChooseFlag, *sh.Choose(&b.Cfg))
 		if err != nil {
@@ -115,7 +145,7 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 				return nil, fmt.Errorf("--%s: unknown step %q (valid: %s)", sh.ChooseFlag, n, strings.Join(all, ", "))
 			}
 		}
-		b.steps = slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !slices.Contains(chosen, n) })
+		b.steps = slices.DeleteFunc(slices.Clone(b.steps), func(n string) bool { return !slices.Contains(chosen, n) })
 	}
 	if err := b.check(&b.Cfg); err != nil {
 		return nil, err
@@ -143,12 +173,29 @@ func (b *Base[C]) Steps() []string { return b.steps }
 // Runs says whether step runs.
 func (b *Base[C]) Runs(step string) bool { return slices.Contains(b.steps, step) }
 
+// Given says whether the command line gave the flag of setting name (false: its value is its
+// profile's default, or the default), for a setting whose value may also come from elsewhere
+// (a file the workload reads) or whose default follows from others.
+func (b *Base[C]) Given(name string) bool { return b.given != nil && b.given(name) }
+
+// WarmupSecs returns --warmup-secs when the run gives it, else def: the seconds at the start of
+// each timed step that are not measured (runner.Step.Warmup).
+func (b *Base[C]) WarmupSecs(def float64) float64 {
+	if b.warmup != nil {
+		return *b.warmup
+	}
+	return def
+}
+
 // Config implements Workload: every setting by its recorded name, the steps, the seed, the
 // workload's derived figures and the shard's part.
 func (b *Base[C]) Config() map[string]any {
 	m := b.settings.Record(&b.Cfg)
 	if b.extra != nil {
 		maps.Copy(m, b.extra(&b.Cfg))
+	}
+	if b.runExtra != nil {
+		maps.Copy(m, b.runExtra(&b.Cfg))
 	}
 	m["steps"], m["seed"] = b.steps, b.Seed
 	if part := b.ShardPart(); part != "" {
@@ -190,16 +237,23 @@ func (b *Base[C]) DataConfig() map[string]any {
 	return m
 }
 
-// SetShard implements Sharder.
+// SetShard implements Sharder; a workload whose Shape says NoShards refuses.
 func (b *Base[C]) SetShard(s Shard) error {
+	if b.noShards {
+		return fmt.Errorf("--shard: workload %s does not split its work among shards", b.name)
+	}
 	b.Shard = s
 	return nil
 }
 
-// ShardPart implements Sharder: "shard I of N" ("" unsplit).
+// ShardPart implements Sharder: "shard I of N" and its part of the work, the Shape's or the
+// framework's ("" unsplit).
 func (b *Base[C]) ShardPart() string {
 	if b.Shard.Count <= 1 {
 		return ""
+	}
+	if b.part != nil {
+		return b.part(b)
 	}
 	return fmt.Sprintf("shard %s: its range of the load's batches and its clients", b.Shard)
 }
