@@ -24,7 +24,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	}
 	if r.w.split() {
 		return fmt.Sprintf("not compared: the %d shards share the graph, which the others may still be writing; this shard loaded %d nodes and %d links, added %d nodes and deleted %d",
-			r.w.shard.Count, r.nodesLoaded.Load(), r.linksLoaded.Load(), r.nodesAdded.Load(), r.nodesDeleted.Load()), nil
+			r.w.Shard.Count, r.nodesLoaded.Load(), r.linksLoaded.Load(), r.nodesAdded.Load(), r.nodesDeleted.Load()), nil
 	}
 	return r.check(ctx)
 }
@@ -41,7 +41,7 @@ func (r *Run) check(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer sess.Close()
-	g := &r.w.cfg.Graph
+	g := &r.w.Cfg.Graph
 	st := r.w.st
 	heavy := r.w.model.HeavyNodes(sliceLinks + 1)
 	slices.Sort(heavy)
