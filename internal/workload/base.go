@@ -46,6 +46,7 @@ type Base[C any] struct {
 	validate func(*C) error
 	extra    func(*C) map[string]any
 	runExtra func(*C) map[string]any
+	shown    func(*C) []Setting
 	noShards bool
 	part     func(*Base[C]) string
 	given    func(flag string) bool
@@ -83,6 +84,9 @@ type Shape[C any] struct {
 	// file, the warm-up) to the recorded configuration; unlike Record's, they are not part of
 	// the reuse identity (DataConfig). Never a setting's own.
 	RecordRun func(*C) map[string]any
+	// Shown, when set, returns derived settings the banner shows after the declared ones (each
+	// with the steps it matters to): what the workload made of several settings, the warm-up.
+	Shown func(*C) []Setting
 	// NoShards says the workload does not split its work among shards: SetShard refuses.
 	NoShards bool
 	// ShardPart, when set, says in one line which part of the work a shard of a split run does
@@ -127,7 +131,7 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 	c := d.cfg
 	sh.Settings.Apply(d.fs, &c, s.Profile)
 	b := &Base[C]{Cfg: c, Seed: s.Seed, name: sh.Name, settings: sh.Settings, decls: sh.Steps, clients: sh.Clients,
-		validate: sh.Validate, extra: sh.Record, runExtra: sh.RecordRun, noShards: sh.NoShards, part: sh.ShardPart, given: d.fs.Changed,
+		validate: sh.Validate, extra: sh.Record, runExtra: sh.RecordRun, shown: sh.Shown, noShards: sh.NoShards, part: sh.ShardPart, given: d.fs.Changed,
 		warmup: s.WarmupSecs}
 	all := StepNames(sh.Steps)
 	b.steps = all
@@ -204,9 +208,13 @@ func (b *Base[C]) Config() map[string]any {
 	return m
 }
 
-// Settings implements Workload: the declared settings, then the seed.
+// Settings implements Workload: the declared settings, the Shape's derived ones, then the seed.
 func (b *Base[C]) Settings() []Setting {
-	return append(b.settings.Shown(&b.Cfg), Show("seed", b.Seed))
+	out := b.settings.Shown(&b.Cfg)
+	if b.shown != nil {
+		out = append(out, b.shown(&b.Cfg)...)
+	}
+	return append(out, Show("seed", b.Seed))
 }
 
 // LoadSteps implements Reuser: the load steps among those that run.

@@ -24,7 +24,7 @@ type Param[C any] struct {
 	// name it in snake case ("rows_per_commit") unless Key says otherwise.
 	Name, Short string
 	// Key overrides the recorded name; Show the name the banner shows (default: the recorded
-	// name).
+	// name; "-": not shown, where the workload shows a derived setting instead).
 	Key, Show string
 	// Help says what the setting is; Unit what its values count ("rows", "s").
 	Help, Unit string
@@ -71,7 +71,7 @@ type Number[T int | int64 | float64] struct {
 	// Check, when set, is a further rule on a value within the bounds; its error says what is
 	// valid and is printed after the flag and the value.
 	Check func(T) error
-	// Show is the name the banner shows (default: the recorded name).
+	// Show is the name the banner shows (default: the recorded name; "-": not shown).
 	Show string
 }
 
@@ -145,7 +145,7 @@ type Text struct {
 	Valid                  []string
 	MaxLen                 int
 	Check                  func(string) error
-	// Show is the name the banner shows (default: the recorded name).
+	// Show is the name the banner shows (default: the recorded name; "-": not shown).
 	Show string
 }
 
@@ -191,7 +191,7 @@ type Switch struct {
 	Runtime                bool
 	Steps                  []string
 	Default                bool
-	// Show is the name the banner shows (default: the recorded name).
+	// Show is the name the banner shows (default: the recorded name; "-": not shown).
 	Show string
 }
 
@@ -299,7 +299,8 @@ func (ss Params[C]) Record(c *C) map[string]any {
 }
 
 // Shown returns every setting as the run's banner shows it (Banner keeps those that matter to
-// the steps that run), in declaration order, but a text setting left empty (none given).
+// the steps that run), in declaration order, but a text setting left empty (none given) and
+// those declared not shown (Show "-").
 func (ss Params[C]) Shown(c *C) []Setting {
 	out := make([]Setting, 0, len(ss))
 	for i := range ss {
@@ -310,7 +311,7 @@ func (ss Params[C]) Shown(c *C) []Setting {
 		} else if x := s.value(c); x != "" {
 			v = fmt.Sprint(x)
 		}
-		if v != "" {
+		if v != "" && s.Show != "-" {
 			out = append(out, Setting{Name: cmp.Or(s.Show, s.key()), Value: v, Steps: s.Steps})
 		}
 	}

@@ -15,6 +15,7 @@ type shapeConfig struct {
 	Rounds      int
 	Mode, Pcts  string
 	Note        string
+	Files, Tags []string
 	derivedMode string
 }
 
@@ -23,6 +24,8 @@ var shapeSettings = Params[shapeConfig]{
 	String(func(c *shapeConfig) *string { return &c.Mode }, Text{Name: "mode", Key: "mode_name", Show: "mode", Default: "a"}),
 	String(func(c *shapeConfig) *string { return &c.Note }, Text{Name: "note", Runtime: true}),
 	PercentileList(func(c *shapeConfig) *string { return &c.Pcts }, Text{Name: "percentiles", Runtime: true}),
+	Strings(func(c *shapeConfig) *[]string { return &c.Files }, Repeated{Name: "file", Runtime: true, MaxItems: 2, MaxLen: 8, Show: "-"}),
+	Strings(func(c *shapeConfig) *[]string { return &c.Tags }, Repeated{Name: "tag", Runtime: true}),
 }
 
 // shapeSteps are load, then round1 .. round3: as many rounds run as --rounds says.
@@ -42,6 +45,9 @@ func newShape(noShards bool) Definition {
 			return steps
 		},
 		RecordRun: func(c *shapeConfig) map[string]any { return map[string]any{"derived_mode": c.derivedMode} },
+		Shown: func(c *shapeConfig) []Setting {
+			return []Setting{Show("files", len(c.Files)).For("round1")}
+		},
 		ShardPart: func(b *Base[shapeConfig]) string { return "rounds of shard " + b.Shard.String() },
 		Build: func(b *Base[shapeConfig], s Shared) (Workload, error) {
 			b.Cfg.derivedMode = b.Cfg.Mode
@@ -55,7 +61,9 @@ func newShape(noShards bool) Definition {
 // TestShape: Pick makes the steps from the settings; Given tells a flag given from a default;
 // RecordRun's figures are recorded but not part of the reuse identity; a percentile list is
 // recorded parsed and shown as given; Show names a setting in the banner; empty text settings
-// are not shown; --warmup-secs reaches WarmupSecs and is bounded; ShardPart and NoShards.
+// are not shown, nor a setting declared so, and Shown's derived ones are; a repeated setting
+// keeps its items in order, bounded in number and length; --warmup-secs reaches WarmupSecs and
+// is bounded; ShardPart and NoShards.
 func TestShape(t *testing.T) {
 	build := func(noShards bool, warmup *float64, args ...string) (*Base[shapeConfig], error) {
 		d := newShape(noShards)
@@ -68,7 +76,7 @@ func TestShape(t *testing.T) {
 		}
 		return w.(shapeWorkload).Base, nil
 	}
-	b, err := build(false, nil, "--rounds", "1", "--percentiles", "99,99.9")
+	b, err := build(false, nil, "--rounds", "1", "--percentiles", "99,99.9", "--file", "b", "--file", "a", "--tag", "x,y")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +84,11 @@ func TestShape(t *testing.T) {
 		t.Errorf("steps %s, want load,round1", got)
 	}
 	cfg, id := b.Config(), b.DataConfig()
-	if cfg["derived_mode"] != "auto" || fmt.Sprint(cfg["percentiles"]) != "[99 99.9]" || cfg["mode_name"] != "a" || id["derived_mode"] != nil {
+	if cfg["derived_mode"] != "auto" || fmt.Sprint(cfg["percentiles"]) != "[99 99.9]" || cfg["mode_name"] != "a" || id["derived_mode"] != nil ||
+		fmt.Sprint(cfg["file"]) != "[b a]" || fmt.Sprint(cfg["tag"]) != "[x,y]" {
 		t.Errorf("config %v, identity %v", cfg, id)
 	}
-	if got := Banner(b.Settings(), b.Steps()); got != "rounds=1 mode=a percentiles=99,99.9 seed=3" {
+	if got := Banner(b.Settings(), b.Steps()); got != "rounds=1 mode=a percentiles=99,99.9 tag=x,y files=2 seed=3" {
 		t.Errorf("banner %q", got)
 	}
 	if b.WarmupSecs(5) != 5 {
@@ -104,6 +113,8 @@ func TestShape(t *testing.T) {
 		{&secs, nil, "--warmup-secs -1: want 0 to a week (604800)"},
 		{nil, []string{"--rounds", "7"}, "--rounds 7: want 0..3"},
 		{nil, []string{"--percentiles", "99,99"}, `--percentiles "99,99": 99 is listed twice`},
+		{nil, []string{"--file", "a", "--file", "b", "--file", "c"}, "--file given 3 times: at most 2"},
+		{nil, []string{"--file", "123456789"}, `--file "123456789": at most 8 bytes`},
 	} {
 		if _, err := build(false, c.warmup, c.args...); err == nil || err.Error() != c.want {
 			t.Errorf("%v: %v, want %s", c.args, err, c.want)
