@@ -26,7 +26,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 	defer s.Close()
 	sq := s.(table.SQLSession)
 	var done []string
-	if r.w.cfg.Init && r.inited {
+	if r.w.Cfg.Init && r.inited {
 		msg, err := r.checkBuiltins(ctx, sq)
 		if err != nil {
 			return "", err
@@ -35,7 +35,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 	}
 	out := table.NewRows(1, 1)
 	n := 0
-	for _, w := range r.w.cfg.Scripts {
+	for _, w := range r.w.Cfg.Scripts {
 		for _, c := range w.Script.Checks {
 			got, err := one(ctx, sq, c.Query, out)
 			if err != nil {
@@ -51,7 +51,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 		done = append(done, fmt.Sprintf("%d script checks", n))
 	}
 	if f := r.failed.Load(); f > 0 {
-		done = append(done, fmt.Sprintf("%d transactions failed after %d tries", f, r.w.cfg.MaxTries))
+		done = append(done, fmt.Sprintf("%d transactions failed after %d tries", f, r.w.Cfg.MaxTries))
 	}
 	if len(done) == 0 {
 		return "nothing to check (no pgbench tables loaded, no script checks)", nil
@@ -60,7 +60,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 }
 
 func (r *run) checkBuiltins(ctx context.Context, sq table.SQLSession) (string, error) {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	out := table.NewRows(1, 1)
 	counts := []struct {
 		tbl  string
