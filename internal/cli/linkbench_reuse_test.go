@@ -45,7 +45,7 @@ func TestLinkBenchReuseIdentity(t *testing.T) {
 		"reference":       {[]string{"--reference", "upstream"}, `with reference = "smalldatum", not "upstream": leave out --reference`},
 		"maxid1":          {[]string{"--maxid1", "301"}, `with maxid1 = 201, not 301: leave out --maxid1`},
 		"max_degree":      {[]string{"--max-degree", "30"}, `with max_degree = 20, not 30: leave out --max-degree`},
-		"seed":            {[]string{"--seed", "99"}, `with seed = `},
+		"seed":            {[]string{"--seed", "99"}, `, not 99: leave out --seed (the data's is taken), or prepare again`},
 		"startid1":        {[]string{"--properties", props("start", "startid1 = 2\n")}, `with startid1 = 1, not 2: `},
 		"link_type_count": {[]string{"--properties", props("types", "link_type_count = 3\n")}, `with link_type_count = 2, not 3: `},
 		"link_datasize":   {[]string{"--properties", props("links", "link_datasize = 50\n")}, `with link_datasize = 23, not 50: `},
