@@ -13,7 +13,8 @@ import (
 // Check implements workload.Run: with pgbench's tables loaded and only built-in scripts run,
 // the row counts and the tpcb-like balance invariant (the sum of the account balances equals
 // the sum of the history's deltas, and so do the branch and teller sums when simple-update did
-// not run); then every check the scripts declare. Every query runs read-only
+// not run); on tables an earlier prepare loaded, the row counts; then every check the scripts
+// declare. Every query runs read-only
 // (table.SQLSession.QueryReadOnly).
 func (r *run) Check(ctx context.Context) (string, error) {
 	if !r.eng.Info().Stores {
@@ -26,7 +27,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 	defer s.Close()
 	sq := s.(table.SQLSession)
 	var done []string
-	if r.w.Cfg.Init && r.inited {
+	if r.w.Cfg.Init && (r.inited || r.reopened) {
 		msg, err := r.checkBuiltins(ctx, sq)
 		if err != nil {
 			return "", err
@@ -84,7 +85,7 @@ func (r *run) checkBuiltins(ctx context.Context, sq table.SQLSession) (string, e
 		onlyBuiltins = onlyBuiltins && w.Builtin != ""
 		simpleUpdate = simpleUpdate || w.Builtin == "simple-update" && w.Weight > 0
 	}
-	if !onlyBuiltins {
+	if !onlyBuiltins || r.reopened {
 		return "row counts", nil
 	}
 	hist, err := oneInt(ctx, sq, "SELECT count(*) FROM pgbench_history", out)

@@ -97,6 +97,7 @@ type run struct {
 	sessions workload.Sessions
 	loaded   atomic.Int64 // rows the init step inserted
 	inited   bool         // the init step ran to its end
+	reopened bool         // the tables are an earlier prepare's (Reopen)
 	commits  atomic.Int64 // transactions of the run step that committed
 	failed   atomic.Int64 // transactions that failed after their last try
 	writes   atomic.Int64 // committed transactions of the built-ins that insert a history row
