@@ -322,7 +322,7 @@ func bitwise(o op, l, r Value) (Value, error) {
 	return IntValue(x >> uint(y)), nil
 }
 
-// call evaluates a function on its evaluated arguments.
+// call evaluates a function on its evaluated arguments: NULL when one is NULL (but debug's).
 func call(o op, a []Value, vars *Vars) (Value, error) {
 	for _, v := range a {
 		if v.T == Null && o != fDebug {
@@ -335,72 +335,96 @@ func call(o op, a []Value, vars *Vars) (Value, error) {
 	case fPi:
 		return DoubleValue(math.Pi), nil
 	case fAbs:
-		if a[0].T == Double {
-			return DoubleValue(math.Abs(a[0].F)), nil
-		}
-		x, err := a[0].AsInt()
-		if err != nil {
-			return a[0], err
-		}
-		if x == math.MinInt64 {
-			return a[0], errBigint
-		}
-		if x < 0 {
-			x = -x
-		}
-		return IntValue(x), nil
-	case fInt:
+		return abs(a[0])
+	case fInt, fDouble, fSqrt, fLn, fExp, fPow:
+		return numeric(o, a)
+	case fHashMurmur2, fHashFNV1a:
+		return hash(o, a)
+	case fPermute:
+		return permute(a)
+	}
+	return random(o, a, vars)
+}
+
+// abs is abs(v), refusing the integer whose absolute value is no bigint.
+func abs(v Value) (Value, error) {
+	if v.T == Double {
+		return DoubleValue(math.Abs(v.F)), nil
+	}
+	x, err := v.AsInt()
+	if err != nil {
+		return v, err
+	}
+	if x == math.MinInt64 {
+		return v, errBigint
+	}
+	if x < 0 {
+		x = -x
+	}
+	return IntValue(x), nil
+}
+
+// numeric evaluates int, double, sqrt, ln, exp and pow.
+func numeric(o op, a []Value) (Value, error) {
+	if o == fInt {
 		x, err := a[0].AsInt()
 		return IntValue(x), err
-	case fDouble:
-		x, err := a[0].AsDouble()
-		return DoubleValue(x), err
-	case fSqrt, fLn, fExp:
-		x, err := a[0].AsDouble()
-		if err != nil {
-			return a[0], err
-		}
-		switch o {
-		case fSqrt:
-			return DoubleValue(math.Sqrt(x)), nil
-		case fLn:
-			return DoubleValue(math.Log(x)), nil
-		}
-		return DoubleValue(math.Exp(x)), nil
-	case fPow:
-		x, err := a[0].AsDouble()
-		if err != nil {
-			return a[0], err
-		}
-		y, err := a[1].AsDouble()
-		return DoubleValue(math.Pow(x, y)), err
-	case fHashMurmur2, fHashFNV1a:
-		v, err := a[0].AsInt()
-		if err != nil {
-			return a[0], err
-		}
-		seed, err := a[1].AsInt()
-		if err != nil {
-			return a[1], err
-		}
-		if o == fHashFNV1a {
-			return IntValue(HashFNV1a(v, uint64(seed))), nil
-		}
-		return IntValue(HashMurmur2(v, uint64(seed))), nil
-	case fPermute:
-		var x [3]int64
-		for i := range x {
-			var err error
-			if x[i], err = a[i].AsInt(); err != nil {
-				return a[i], err
-			}
-		}
-		if x[1] <= 0 {
-			return a[1], fmt.Errorf("permute size parameter must be greater than zero (not %d)", x[1])
-		}
-		return IntValue(Permute(x[0], x[1], x[2])), nil
 	}
-	// The random functions.
+	x, err := a[0].AsDouble()
+	if err != nil {
+		if o == fDouble {
+			return DoubleValue(x), err
+		}
+		return a[0], err
+	}
+	switch o {
+	case fDouble:
+		return DoubleValue(x), nil
+	case fSqrt:
+		return DoubleValue(math.Sqrt(x)), nil
+	case fLn:
+		return DoubleValue(math.Log(x)), nil
+	case fExp:
+		return DoubleValue(math.Exp(x)), nil
+	}
+	y, err := a[1].AsDouble()
+	return DoubleValue(math.Pow(x, y)), err
+}
+
+// hash evaluates hash_murmur2 and hash_fnv1a of a value and a seed.
+func hash(o op, a []Value) (Value, error) {
+	v, err := a[0].AsInt()
+	if err != nil {
+		return a[0], err
+	}
+	seed, err := a[1].AsInt()
+	if err != nil {
+		return a[1], err
+	}
+	if o == fHashFNV1a {
+		return IntValue(HashFNV1a(v, uint64(seed))), nil
+	}
+	return IntValue(HashMurmur2(v, uint64(seed))), nil
+}
+
+// permute evaluates permute(i, size, seed).
+func permute(a []Value) (Value, error) {
+	var x [3]int64
+	for i := range x {
+		var err error
+		if x[i], err = a[i].AsInt(); err != nil {
+			return a[i], err
+		}
+	}
+	if x[1] <= 0 {
+		return a[1], fmt.Errorf("permute size parameter must be greater than zero (not %d)", x[1])
+	}
+	return IntValue(Permute(x[0], x[1], x[2])), nil
+}
+
+// random evaluates the random functions: random(lo, hi), and random_gaussian,
+// random_exponential and random_zipfian with their parameter.
+func random(o op, a []Value, vars *Vars) (Value, error) {
 	lo, err := a[0].AsInt()
 	if err != nil {
 		return a[0], err
