@@ -127,23 +127,29 @@ func readMarker(ctx context.Context, t results.Target, eng table.Engine, keeper 
 // match cfg (workload, data settings, engine and its options): what run --reuse would refuse
 // once it opened the target, said before anything starts. way, when not nil, says the way out
 // when the data setting key differs ("" for the default: prepare again, or the same settings).
+// Of several data settings that differ, the line names the first with a way out (a flag the
+// command line gave, which may be what the others follow from), else the first.
 func CheckPreparations(cfg Config, preps []Preparation, way func(key string) string) error {
 	for _, p := range preps {
 		for _, t := range cfg.Targets {
 			if t.Label != p.Target {
 				continue
 			}
-			diff, key := markerDiff(p.marker, wantMarker(cfg, t))
-			if diff == "" {
+			diffs := markerDiff(p.marker, wantMarker(cfg, t))
+			if len(diffs) == 0 {
 				continue
 			}
-			out := "prepare again, or run with the same settings"
-			if way != nil && key != "" {
-				if w := way(key); w != "" {
-					out = w
+			d, out := diffs[0], "prepare again, or run with the same settings"
+			for _, x := range diffs {
+				if way == nil || x.key == "" {
+					continue
+				}
+				if w := way(x.key); w != "" {
+					d, out = x, w
+					break
 				}
 			}
-			return UsageError{fmt.Errorf("%s: --reuse: the data was prepared by run %s with %s: %s", t.Label, p.RunID, diff, out)}
+			return UsageError{fmt.Errorf("%s: --reuse: the data was prepared by run %s with %s: %s", t.Label, p.RunID, d.text, out)}
 		}
 	}
 	return nil
@@ -290,14 +296,19 @@ func checkMarker(ctx context.Context, cfg Config, t results.Target, eng table.En
 	return CheckPreparations(cfg, []Preparation{{Target: t.Label, marker: m}}, nil)
 }
 
-// markerDiff names the first setting in which the prepared data (got) differs from this run's
-// (want), "" when none does, and its key when it is one of the data settings (DataConfig).
-func markerDiff(got, want marker) (diff, key string) {
+// settingDiff is a setting in which prepared data differs from a run's: what it is in each
+// ("fieldcount = 3, not 4"), and its key when it is one of the data settings (DataConfig).
+type settingDiff struct{ text, key string }
+
+// markerDiff names the settings in which the prepared data (got) differs from this run's
+// (want), none when they agree: the workload or the engine alone when they differ, else each
+// data setting that does (in key order), then the first engine option.
+func markerDiff(got, want marker) []settingDiff {
 	switch {
 	case got.Workload != want.Workload:
-		return fmt.Sprintf("workload %s, not %s", got.Workload, want.Workload), ""
+		return []settingDiff{{text: fmt.Sprintf("workload %s, not %s", got.Workload, want.Workload)}}
 	case got.Engine != want.Engine:
-		return fmt.Sprintf("engine %s, not %s", got.Engine, want.Engine), ""
+		return []settingDiff{{text: fmt.Sprintf("engine %s, not %s", got.Engine, want.Engine)}}
 	}
 	// Compared as JSON, numbers as their text (the record is decoded with json.Number).
 	norm := func(v any) string { b, _ := json.Marshal(v); return string(b) }
@@ -305,17 +316,18 @@ func markerDiff(got, want marker) (diff, key string) {
 	dec := json.NewDecoder(strings.NewReader(norm(want.Data)))
 	dec.UseNumber()
 	dec.Decode(&wantData)
+	var diffs []settingDiff
 	for _, k := range sortedKeys(wantData, got.Data) {
 		if a, b := norm(got.Data[k]), norm(wantData[k]); a != b {
-			return fmt.Sprintf("%s = %s, not %s", k, a, b), k
+			diffs = append(diffs, settingDiff{fmt.Sprintf("%s = %s, not %s", k, a, b), k})
 		}
 	}
 	for _, k := range sortedKeys(want.Options, got.Options) {
 		if got.Options[k] != want.Options[k] {
-			return fmt.Sprintf("engine option %s = %q, not %q", k, got.Options[k], want.Options[k]), ""
+			return append(diffs, settingDiff{text: fmt.Sprintf("engine option %s = %q, not %q", k, got.Options[k], want.Options[k])})
 		}
 	}
-	return "", ""
+	return diffs
 }
 
 // sortedKeys returns the keys of a and b, sorted, each once.

@@ -49,7 +49,9 @@ type Base[C any] struct {
 	validate func(*C) error
 	extra    func(*C) map[string]any
 	data     func(*C) (string, float64, float64)
-	shape    *Shape[C] // for the optional parts (Resolve, RecordRun, Shown, CheckShard, Part)
+	shape    *Shape[C] // for the optional parts (Resolve, RecordRun, Shown, Banner, CheckShard, ShardPart)
+	given    func(flag string) bool
+	warmup   *float64 // --warmup-secs, nil when not given
 	// tables and open, set by Opens, make Base open, reopen and attach the workload's runs.
 	tables func() []*table.Table
 	open   func(ctx context.Context, eng table.Engine, existing bool) (Run, error)
@@ -70,6 +72,10 @@ type Shape[C any] struct {
 	Choose func(*C) *string
 	// ChooseFlag is the flag that Choose's setting is, for the refusal ("steps").
 	ChooseFlag string
+	// Pick, when set, returns the steps that run as the configuration makes them (LinkBench's
+	// loops follow --loops), read before the settings are validated (b.Cfg, b.Given); names
+	// that are not among Steps are left out. Choose, when also set, chooses among them.
+	Pick func(b *Base[C]) []string
 	// Clients, when set, is the field of the setting that sets the client count (Spec.Clients
 	// names its flag): Base implements Concurrent with it.
 	Clients func(*C) *int
@@ -83,6 +89,20 @@ type Shape[C any] struct {
 	// CachePlanner with it): units of data, each taking the engine's figure for unit
 	// (engine.Spec.PerUnitBytes, read with Measured) plus extra bytes.
 	Data func(*C) (unit string, units, extra float64)
+	// RecordRun, when set, adds derived figures that shape only the run (a mix read from a
+	// file, the warm-up) to the recorded configuration; unlike Record's, they are not part of
+	// the reuse identity (DataConfig); a key may replace a setting's recorded value with its
+	// parsed form.
+	RecordRun func(*C) map[string]any
+	// Shown, when set, returns derived settings the banner shows after the declared ones (each
+	// with the steps it matters to): what the workload made of several settings, the warm-up.
+	Shown func(*C) []Setting
+	// NoShards says the workload does not split its work among shards: SetShard refuses.
+	NoShards bool
+	// ShardPart, when set, says in one line which part of the work a shard of a split run does
+	// (Sharder.ShardPart: the banner and the recorded configuration), where it is not the
+	// framework's: its range of the load's batches and its clients.
+	ShardPart func(b *Base[C]) string
 	// Build makes the workload from its base.
 	Build func(b *Base[C], s Shared) (Workload, error)
 	// Resolve completes the configuration after the profile's defaults are applied and
@@ -91,19 +111,12 @@ type Shape[C any] struct {
 	// whether the command line gave a flag. Its error is the user's: one line naming the flag
 	// or the file.
 	Resolve func(c *C, profile string, given func(flag string) bool) error
-	// RecordRun adds derived figures to the recorded configuration that do not shape the data
-	// (unlike Record's, they are not part of the reuse identity); a key may replace a
-	// setting's recorded value with its parsed form.
-	RecordRun func(c *C) map[string]any
-	// Shown gives the banner's settings in place of the declared ones (a workload whose
+	// Banner gives the banner's settings in place of the declared ones (a workload whose
 	// settings are mostly read from files shows what it read); each names its steps.
-	Shown func(c *C) []Setting
+	Banner func(c *C) []Setting
 	// CheckShard refuses a split the configuration cannot take (one line naming the flags)
 	// before SetShard keeps it.
 	CheckShard func(b *Base[C], s Shard) error
-	// Part says which part of the work this shard of a split run does (ShardPart: the banner
-	// and the recorded configuration).
-	Part func(b *Base[C]) string
 }
 
 // definition is a Definition made by Define.
@@ -113,6 +126,9 @@ type definition[C any] struct {
 	fs    *pflag.FlagSet
 	steps string // --steps, when the shape has no Choose
 }
+
+// MaxWarmupSecs bounds --warmup-secs (Shared.WarmupSecs), which Build checks: a week.
+const MaxWarmupSecs = 7 * 86400
 
 // Define returns a Definition of a workload in the framework's shape: its flags are the
 // settings'; Build applies the profile's defaults to the settings not given, picks the steps,
@@ -135,6 +151,9 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 			return nil, err
 		}
 	}
+	if w := s.WarmupSecs; w != nil && !(*w >= 0 && *w <= MaxWarmupSecs) {
+		return nil, fmt.Errorf("--warmup-secs %g: want 0 to a week (%d)", *w, MaxWarmupSecs)
+	}
 	c := d.cfg
 	sh.Settings.Apply(d.fs, &c, s.Profile)
 	if sh.Resolve != nil {
@@ -143,9 +162,13 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 		}
 	}
 	b := &Base[C]{Cfg: c, Seed: s.Seed, name: sh.Name, settings: sh.Settings, decls: sh.Steps, clients: sh.Clients,
-		validate: sh.Validate, extra: sh.Record, data: sh.Data, shape: &sh}
+		validate: sh.Validate, extra: sh.Record, data: sh.Data, shape: &sh, given: d.fs.Changed, warmup: s.WarmupSecs}
 	all := StepNames(sh.Steps)
 	b.steps = all
+	if sh.Pick != nil {
+		picked := sh.Pick(b)
+		b.steps = slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !slices.Contains(picked, n) })
+	}
 	list, flag := d.steps, "steps"
 	if sh.Choose != nil {
 		list, flag = *sh.Choose(&b.Cfg), sh.ChooseFlag
@@ -160,7 +183,7 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 				return nil, fmt.Errorf("--%s: unknown step %q (valid: %s)", flag, n, strings.Join(all, ", "))
 			}
 		}
-		b.steps = slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !slices.Contains(chosen, n) })
+		b.steps = slices.DeleteFunc(slices.Clone(b.steps), func(n string) bool { return !slices.Contains(chosen, n) })
 	}
 	if err := b.check(&b.Cfg); err != nil {
 		return nil, err
@@ -188,6 +211,20 @@ func (b *Base[C]) Steps() []string { return b.steps }
 // Runs says whether step runs.
 func (b *Base[C]) Runs(step string) bool { return slices.Contains(b.steps, step) }
 
+// Given says whether the command line gave the flag of setting name (false: its value is its
+// profile's default, or the default), for a setting whose value may also come from elsewhere
+// (a file the workload reads) or whose default follows from others.
+func (b *Base[C]) Given(name string) bool { return b.given != nil && b.given(name) }
+
+// WarmupSecs returns --warmup-secs when the run gives it, else def: the seconds at the start of
+// each timed step that are not measured (runner.Step.Warmup).
+func (b *Base[C]) WarmupSecs(def float64) float64 {
+	if b.warmup != nil {
+		return *b.warmup
+	}
+	return def
+}
+
 // Config implements Workload: every setting by its recorded name, the steps, the seed, the
 // workload's derived figures and the shard's part.
 func (b *Base[C]) Config() map[string]any {
@@ -205,13 +242,16 @@ func (b *Base[C]) Config() map[string]any {
 	return m
 }
 
-// Settings implements Workload: the declared settings, then the seed.
+// Settings implements Workload: the declared settings, the Shape's derived ones, then the seed.
 func (b *Base[C]) Settings() []Setting {
-	shown := b.settings.Shown(&b.Cfg)
-	if b.shape.Shown != nil {
-		shown = b.shape.Shown(&b.Cfg)
+	out := b.settings.Shown(&b.Cfg)
+	if b.shape.Banner != nil {
+		out = b.shape.Banner(&b.Cfg)
 	}
-	return append(shown, Show("seed", b.Seed))
+	if b.shape.Shown != nil {
+		out = append(out, b.shape.Shown(&b.Cfg)...)
+	}
+	return append(out, Show("seed", b.Seed))
 }
 
 // LoadSteps implements Reuser: the load steps among those that run.
@@ -242,8 +282,11 @@ func (b *Base[C]) DataConfig() map[string]any {
 	return m
 }
 
-// SetShard implements Sharder.
+// SetShard implements Sharder; a workload whose Shape says NoShards refuses.
 func (b *Base[C]) SetShard(s Shard) error {
+	if b.shape.NoShards && s.Count > 1 {
+		return fmt.Errorf("--shard: workload %s does not split its work among shards", b.name)
+	}
 	if b.shape.CheckShard != nil && s.Count > 1 {
 		if err := b.shape.CheckShard(b, s); err != nil {
 			return err
@@ -253,13 +296,14 @@ func (b *Base[C]) SetShard(s Shard) error {
 	return nil
 }
 
-// ShardPart implements Sharder: "shard I of N" ("" unsplit).
+// ShardPart implements Sharder: "shard I of N" and its part of the work, the Shape's or the
+// framework's ("" unsplit).
 func (b *Base[C]) ShardPart() string {
 	if b.Shard.Count <= 1 {
 		return ""
 	}
-	if b.shape.Part != nil {
-		return b.shape.Part(b)
+	if b.shape.ShardPart != nil {
+		return b.shape.ShardPart(b)
 	}
 	return fmt.Sprintf("shard %s: its range of the load's batches and its clients", b.Shard)
 }

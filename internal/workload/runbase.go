@@ -58,16 +58,6 @@ func InTx(ctx context.Context, sess table.Session, n int, each func(i int) error
 	return nil
 }
 
-// CountRows returns the rows of t on eng, counted on a session of its own.
-func CountRows(ctx context.Context, eng table.Engine, t *table.Table) (int64, error) {
-	sess, err := eng.NewSession(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer sess.Close()
-	return sess.Count(ctx, t, -1)
-}
-
 // RetryConflicts runs f until it succeeds, is not refused for a lock conflict
 // (table.ErrConflict: f's transaction was rolled back), or has been tried tries times; each
 // conflict is counted on m (Meter.Retry), as sysbench's "ignored errors".

@@ -23,8 +23,9 @@ type Param[C any] struct {
 	// Name is the flag's name ("rows-per-commit"); the recorded configuration and the banner
 	// name it in snake case ("rows_per_commit") unless Key says otherwise.
 	Name, Short string
-	// Key overrides the recorded name.
-	Key string
+	// Key overrides the recorded name; Show the name the banner shows (default: the recorded
+	// name; "-": not shown, where the workload shows a derived setting instead).
+	Key, Show string
 	// Help says what the setting is; Unit what its values count ("rows", "s").
 	Help, Unit string
 	// Runtime says the setting shapes only how the steps run, not the data they load: it is
@@ -39,6 +40,7 @@ type Param[C any] struct {
 	apply  func(c *C, profile string)
 	check  func(c *C) error
 	value  func(c *C) any
+	text   func(c *C) string                      // the banner's text; nil: value's, formatted with %v
 	byProf func() (def string, profiles []string) // the defaults, for the help
 }
 
@@ -69,6 +71,8 @@ type Number[T int | int64 | float64] struct {
 	// Check, when set, is a further rule on a value within the bounds; its error says what is
 	// valid and is printed after the flag and the value.
 	Check func(T) error
+	// Show is the name the banner shows (default: the recorded name; "-": not shown).
+	Show string
 }
 
 // Int declares an integer setting held in the field that field returns.
@@ -83,7 +87,7 @@ func Float[C any](field func(*C) *float64, d Number[float64]) Param[C] {
 }
 
 func number[C any, T int | int64 | float64](field func(*C) *T, d Number[T], str func(T) string) Param[C] {
-	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Help: d.Help, Unit: d.Unit, Runtime: d.Runtime, Steps: d.Steps}
+	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Show: d.Show, Help: d.Help, Unit: d.Unit, Runtime: d.Runtime, Steps: d.Steps}
 	if d.Max < d.Min {
 		panic(fmt.Sprintf("workload setting %s: Max %v < Min %v", d.Name, d.Max, d.Min))
 	}
@@ -141,6 +145,8 @@ type Text struct {
 	Valid                  []string
 	MaxLen                 int
 	Check                  func(string) error
+	// Show is the name the banner shows (default: the recorded name; "-": not shown).
+	Show string
 }
 
 // MaxValueBytes bounds a text setting that declares no MaxLen.
@@ -148,7 +154,7 @@ const MaxValueBytes = 4096
 
 // String declares a text setting held in the field that field returns.
 func String[C any](field func(*C) *string, d Text) Param[C] {
-	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
+	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Show: d.Show, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
 	s.bind = func(fs *pflag.FlagSet, c *C, help string) { fs.StringVarP(field(c), d.Name, d.Short, d.Default, help) }
 	s.apply = func(c *C, profile string) {
 		if v, ok := d.Profiles[profile]; ok {
@@ -185,11 +191,13 @@ type Switch struct {
 	Runtime                bool
 	Steps                  []string
 	Default                bool
+	// Show is the name the banner shows (default: the recorded name; "-": not shown).
+	Show string
 }
 
 // Bool declares a boolean setting held in the field that field returns.
 func Bool[C any](field func(*C) *bool, d Switch) Param[C] {
-	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
+	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Show: d.Show, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
 	s.bind = func(fs *pflag.FlagSet, c *C, help string) { fs.BoolVarP(field(c), d.Name, d.Short, d.Default, help) }
 	s.apply = func(c *C, _ string) { *field(c) = d.Default }
 	s.check = func(*C) error { return nil }
@@ -291,11 +299,21 @@ func (ss Params[C]) Record(c *C) map[string]any {
 }
 
 // Shown returns every setting as the run's banner shows it (Banner keeps those that matter to
-// the steps that run), in declaration order.
+// the steps that run), in declaration order, but a text setting left empty (none given) and
+// those declared not shown (Show "-").
 func (ss Params[C]) Shown(c *C) []Setting {
-	out := make([]Setting, len(ss))
+	out := make([]Setting, 0, len(ss))
 	for i := range ss {
-		out[i] = Setting{Name: ss[i].key(), Value: fmt.Sprint(ss[i].value(c)), Steps: ss[i].Steps}
+		s := &ss[i]
+		v := ""
+		if s.text != nil {
+			v = s.text(c)
+		} else if x := s.value(c); x != "" {
+			v = fmt.Sprint(x)
+		}
+		if v != "" && s.Show != "-" {
+			out = append(out, Setting{Name: cmp.Or(s.Show, s.key()), Value: v, Steps: s.Steps})
+		}
 	}
 	return out
 }

@@ -36,7 +36,7 @@ func TestStringsSetting(t *testing.T) {
 		items []string
 		want  string
 	}{
-		{[]string{"a=1", "b=2", "c=3"}, "--property: given 3 times, at most 2"},
+		{[]string{"a=1", "b=2", "c=3"}, "--property given 3 times: at most 2"},
 		{[]string{"a=123456789"}, `--property "a=123456789": at most 8 bytes`},
 		{[]string{"a"}, `--property "a": want key=value`},
 	} {

@@ -20,14 +20,14 @@ func TestShapeParts(t *testing.T) {
 		},
 		Record:    func(c *testConfig) map[string]any { return map[string]any{"row_bytes": 100} },
 		RecordRun: func(c *testConfig) map[string]any { return map[string]any{"note": "run only"} },
-		Shown:     func(c *testConfig) []Setting { return []Setting{Show("rows", c.Rows)} },
+		Banner:    func(c *testConfig) []Setting { return []Setting{Show("rows", c.Rows)} },
 		CheckShard: func(b *Base[testConfig], s Shard) error {
 			if b.Cfg.Rows < int64(s.Count) {
 				return errors.New("fewer rows than shards")
 			}
 			return nil
 		},
-		Part: func(b *Base[testConfig]) string { return "my part" },
+		ShardPart: func(b *Base[testConfig]) string { return "my part" },
 	}
 	var got *Base[testConfig]
 	sh.Build = func(b *Base[testConfig], s Shared) (Workload, error) { got = b; return nil, nil }

@@ -378,6 +378,15 @@ const MaxPercentiles = 16
 // ParsePercentiles parses a comma-separated list of response-time percentiles ("50,99,99.99"),
 // each in (0, 100), none twice, at most MaxPercentiles; "" is none. The error names the flag.
 func ParsePercentiles(flag, v string) ([]float64, error) {
+	out, err := parsePercentiles(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %v", flag, v, err)
+	}
+	return out, nil
+}
+
+// parsePercentiles is ParsePercentiles whose error says only what is wrong.
+func parsePercentiles(v string) ([]float64, error) {
 	if v == "" {
 		return nil, nil
 	}
@@ -385,13 +394,13 @@ func ParsePercentiles(flag, v string) ([]float64, error) {
 	for _, s := range strings.Split(v, ",") {
 		p, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || !(p > 0 && p < 100) {
-			return nil, fmt.Errorf("%s %q: each value must be a number in (0, 100), e.g. 50,99,99.9", flag, v)
+			return nil, fmt.Errorf("each value must be a number in (0, 100), e.g. 50,99,99.9")
 		}
 		if slices.Contains(out, p) {
-			return nil, fmt.Errorf("%s %q: %g is listed twice", flag, v, p)
+			return nil, fmt.Errorf("%g is listed twice", p)
 		}
 		if len(out) == MaxPercentiles {
-			return nil, fmt.Errorf("%s %q: at most %d percentiles", flag, v, MaxPercentiles)
+			return nil, fmt.Errorf("at most %d percentiles", MaxPercentiles)
 		}
 		out = append(out, p)
 	}

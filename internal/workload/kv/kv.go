@@ -38,27 +38,25 @@ var steps = []workload.StepDecl{{Name: StepLoad, Load: true}, {Name: StepRun}}
 
 const loadBatch = 1000 // rows a load transaction inserts, as CockroachDB's initial rows
 
-type num = workload.Number[int]
-
 var run = []string{StepRun} // the steps of the run's settings
 
 var settings = workload.Params[Config]{
 	workload.Int(func(c *Config) *int64 { return &c.InsertCount }, workload.Number[int64]{Name: "insert-count", Unit: "rows", Steps: []string{StepLoad},
 		Help: "rows the load inserts", Min: 0, Max: 1 << 36, Profiles: map[string]int64{"quick": 100_000, "small": 1_000_000, "standard": 10_000_000}}),
-	workload.Int(func(c *Config) *int { return &c.MinBlock }, num{Name: "min-block-bytes", Unit: "bytes", Help: "least bytes of a value", Default: 1, Min: 1, Max: 1 << 20}),
-	workload.Int(func(c *Config) *int { return &c.MaxBlock }, num{Name: "max-block-bytes", Unit: "bytes", Help: "most bytes of a value", Default: 1, Min: 1, Max: 1 << 20}),
+	workload.Int(func(c *Config) *int { return &c.MinBlock }, workload.Number[int]{Name: "min-block-bytes", Unit: "bytes", Help: "least bytes of a value", Default: 1, Min: 1, Max: 1 << 20}),
+	workload.Int(func(c *Config) *int { return &c.MaxBlock }, workload.Number[int]{Name: "max-block-bytes", Unit: "bytes", Help: "most bytes of a value", Default: 1, Min: 1, Max: 1 << 20}),
 	workload.Bool(func(c *Config) *bool { return &c.Sequential }, workload.Switch{Name: "sequential", Help: "keys in write order, not hashed"}),
 	workload.Bool(func(c *Config) *bool { return &c.Zipfian }, workload.Switch{Name: "zipfian", Runtime: true, Steps: run,
 		Help: "writes and reads draw loaded keys from a zipfian distribution (theta 0.99)"}),
-	workload.Int(func(c *Config) *int { return &c.Batch }, num{Name: "batch", Unit: "keys", Runtime: true, Steps: run,
+	workload.Int(func(c *Config) *int { return &c.Batch }, workload.Number[int]{Name: "batch", Unit: "keys", Runtime: true, Steps: run,
 		Help: "keys a read reads (one IN list) or a write upserts (one transaction)", Default: 1, Min: 1, Max: 1000}),
-	workload.Int(func(c *Config) *int { return &c.ReadPercent }, num{Name: "read-percent", Unit: "%", Runtime: true, Steps: run,
+	workload.Int(func(c *Config) *int { return &c.ReadPercent }, workload.Number[int]{Name: "read-percent", Unit: "%", Runtime: true, Steps: run,
 		Help: "operations that read existing keys", Min: 0, Max: 100}),
-	workload.Int(func(c *Config) *int { return &c.SpanPercent }, num{Name: "span-percent", Unit: "%", Runtime: true, Steps: run,
+	workload.Int(func(c *Config) *int { return &c.SpanPercent }, workload.Number[int]{Name: "span-percent", Unit: "%", Runtime: true, Steps: run,
 		Help: "operations that are span queries (the rest write)", Min: 0, Max: 100}),
-	workload.Int(func(c *Config) *int { return &c.SpanLimit }, num{Name: "span-limit", Unit: "rows", Runtime: true, Steps: run,
+	workload.Int(func(c *Config) *int { return &c.SpanLimit }, workload.Number[int]{Name: "span-limit", Unit: "rows", Runtime: true, Steps: run,
 		Help: "rows a span counts from a random key, 0 for the whole table", Min: 0, Max: 1 << 30}),
-	workload.Int(func(c *Config) *int { return &c.Concurrency }, num{Name: "concurrency", Runtime: true, Help: "clients", Default: 1, Min: 1, Max: 4096}),
+	workload.Int(func(c *Config) *int { return &c.Concurrency }, workload.Number[int]{Name: "concurrency", Runtime: true, Help: "clients", Default: 1, Min: 1, Max: 4096}),
 	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: run,
 		Help: "seconds of the run step", Min: 0.001, Max: 7 * 86400, Profiles: map[string]float64{"quick": 10, "small": 60, "standard": 600}}),
 }
@@ -136,8 +134,7 @@ type Run struct {
 	missing atomic.Int64
 }
 
-// openRun opens a run on the table (workload.Base.Opens); on a prepared one, an unsplit run's
-// writes continue after the keys earlier runs wrote.
+// openRun opens a run on the table (workload.Base.Opens).
 func (w *Workload) openRun(ctx context.Context, eng table.Engine, existing bool) (workload.Run, error) {
 	if !existing {
 		return w.newRun(eng, 0, 0), nil
@@ -147,7 +144,10 @@ func (w *Workload) openRun(ctx context.Context, eng table.Engine, existing bool)
 		return w.newRun(eng, hi-lo, 0), nil
 	}
 	n, err := workload.CountRows(ctx, eng, w.t)
-	return w.newRun(eng, hi-lo, max(n-w.Cfg.InsertCount, 0)), err
+	if err != nil {
+		return nil, err
+	}
+	return w.newRun(eng, hi-lo, max(n[0]-w.Cfg.InsertCount, 0)), nil // earlier runs' writes: this run's come after
 }
 
 // newRun is a run on eng whose table holds loaded rows of this shard's load and written writes.

@@ -15,8 +15,7 @@ import (
 )
 
 // The run's kinds, each once in the rate; units: rows found, keys upserted, rows counted.
-var kinds = runner.Kinds{{Name: "read", Role: results.RoleRead, Unit: "rows"}, {Name: "write", Role: results.RoleWrite, Unit: "rows"},
-	{Name: "span", Role: results.RoleRead, Unit: "rows"}}
+var kinds = runner.Kinds{{Name: "read", Role: results.RoleRead, Unit: "rows"}, {Name: "write", Role: results.RoleWrite, Unit: "rows"}, {Name: "span", Role: results.RoleRead, Unit: "rows"}}
 
 // key is the key of write number n: n with --sequential, else its hash with the seed.
 func (w *Workload) key(n int64) int64 {

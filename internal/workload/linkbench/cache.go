@@ -11,7 +11,7 @@ import "github.com/rumbench/rumbench/internal/workload"
 const unitNode, unitLink = "linkbench.node", "linkbench.link"
 
 // Regime implements workload.CachePlanner.
-func (w *Workload) Regime() string { return w.cfg.Regime }
+func (w *Workload) Regime() string { return w.Cfg.regime }
 
 // CacheMB implements workload.CachePlanner: in a cached profile, the cache that holds engine's
 // tables and indexes at this graph's size (workload.CacheForFiles of the engine's bytes per node
@@ -20,7 +20,7 @@ func (w *Workload) Regime() string { return w.cfg.Regime }
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
 	node, ok1 := workload.Measured(unitNode)[engine]
 	link, ok2 := workload.Measured(unitLink)[engine]
-	if !ok1 || !ok2 || w.cfg.Regime != workload.RegimeCached {
+	if !ok1 || !ok2 || w.Cfg.regime != workload.RegimeCached {
 		return 0, false
 	}
 	return workload.CacheForFiles(engine, node*float64(w.model.Nodes())+link*float64(w.links()), maxBytes)
@@ -33,7 +33,7 @@ func (w *Workload) links() int64 {
 	if w.linkCount > 0 {
 		return w.linkCount
 	}
-	g := w.cfg.Graph
+	g := w.Cfg.Graph
 	step := max((g.MaxID1-g.StartID1)/linkSample, 1)
 	var n, seen int64
 	for id := g.StartID1; id < g.MaxID1; id += step {

@@ -9,6 +9,10 @@
 // the requests come from package lbgen, with either reference's data and mix
 // (--reference smalldatum, the default, or upstream) and a mix of one's own (--mix).
 //
+// The workload is in the framework's shape (workload.Define, Base): its settings are declared
+// once below; its load keeps its own step (load.go), since the reference's split of the links
+// among the loaders is not a list of batches in any order.
+//
 // Steps:
 //
 //	load     the nodes, then each node's links and count rows, by --loaders clients taking
@@ -26,8 +30,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/linkbench/lbgen"
@@ -42,29 +44,99 @@ const (
 	visibilityDefault = lbgen.VisibilityDefault
 )
 
-// profile is a named scale.
-type profile struct {
-	maxID1, maxDegree int64
-	loops             int
-	loopSecs          float64
-	regime            string // workload.RegimeCached or workload.RegimeIOBound
-}
-
-// profiles: quick is under a minute per engine (100,000 nodes, out-degrees capped at 10,000
-// links, two loops of 10 s); small is the reference clients' own test scale (100,000 nodes, 4.6M links with
-// the fork's data); cached and iobound are the report's two setups (maxid1 2M and 40M, 24
-// loops of an hour, the 24th reported).
-var profiles = map[string]profile{
-	"quick":   {maxID1: 100_001, maxDegree: 10_000, loops: 2, loopSecs: 10, regime: workload.RegimeCached},
-	"small":   {maxID1: 100_001, loops: 3, loopSecs: 60, regime: workload.RegimeCached},
-	"cached":  {maxID1: 2_000_001, loops: 24, loopSecs: 3600, regime: workload.RegimeCached},
-	"iobound": {maxID1: 40_000_001, loops: 24, loopSecs: 3600, regime: workload.RegimeIOBound},
-}
+// maxLoops bounds --loops.
+const maxLoops = 100
 
 var profileNames = []string{"quick", "small", "cached", "iobound"}
 
-// maxLoops bounds --loops.
-const maxLoops = 100
+// regimes are the profiles' regimes (workload.CachePlanner): the cached ones size every
+// engine's cache to hold the graph (cache.go).
+var regimes = map[string]string{"quick": workload.RegimeCached, "small": workload.RegimeCached,
+	"cached": workload.RegimeCached, "iobound": workload.RegimeIOBound}
+
+// Config is the workload's configuration: one field per setting, then what the workload's
+// Build derives from them.
+type Config struct {
+	Reference, Mix, Properties  string
+	MaxID1, MaxDegree, Requests int64
+	Loaders, Requesters, Loops  int
+	LoadSplit                   string
+	LoopSecs, RequestRate       float64
+	Expunge                     bool
+	Percentiles                 string
+
+	// Graph is LinkBench's configuration: --reference's, the profile's size, the --properties
+	// file, --mix and --maxid1 (given, it wins over the file's).
+	Graph lbgen.Config
+	// warmupSecs at the start of each loop are not measured (--warmup-secs; 0 by default).
+	warmupSecs float64
+	// regime is the profile's (regimes).
+	regime string
+	// pcts are the parsed --percentiles.
+	pcts []float64
+}
+
+// loopSteps are the names of every loop --loops allows: the steps the loops' settings matter to.
+var loopSteps = loopNames(maxLoops)
+
+var steps = append([]workload.StepDecl{{Name: StepLoad, Load: true}}, loopDecls()...)
+
+func loopDecls() []workload.StepDecl {
+	out := make([]workload.StepDecl, len(loopSteps))
+	for i, n := range loopSteps {
+		out[i] = workload.StepDecl{Name: n}
+	}
+	return out
+}
+
+// settings are LinkBench's. The graph's (reference, maxid1, max-degree) shape the loaded data;
+// --properties does too, through the graph settings it sets, which the reuse identity holds as
+// derived figures (dataRecord). The others shape only the run.
+var settings = workload.Params[Config]{
+	workload.String(func(c *Config) *string { return &c.Reference }, workload.Text{Name: "reference", Default: lbgen.NameSmallDatum,
+		Valid: []string{lbgen.NameSmallDatum, lbgen.NameUpstream},
+		Help:  "whose settings: smalldatum (mdcallag/linkbench, the reports') or upstream (facebookarchive/linkbench)"}),
+	workload.String(func(c *Config) *string { return &c.Mix }, workload.Text{Name: "mix", Key: "mix_name", Show: "mix", Runtime: true, Steps: loopSteps,
+		Help: "operation mix: upstream, smalldatum or a LinkBench workload file (default: the reference's)"}),
+	workload.String(func(c *Config) *string { return &c.Properties }, workload.Text{Name: "properties", Runtime: true,
+		Help: "a LinkBench properties file applied after --reference (maxid1, payload sizes, distributions, mix ...)"}),
+	workload.Int(func(c *Config) *int64 { return &c.MaxID1 }, workload.Number[int64]{Name: "maxid1", Unit: "ids",
+		Help:     "node ids are [startid1, maxid1), startid1 1 unless --properties sets it (given, this flag wins over the file's maxid1)",
+		Profiles: map[string]int64{"quick": 100_001, "small": 100_001, "cached": 2_000_001, "iobound": 40_000_001}, Min: 2, Max: 1 << 62}),
+	workload.Int(func(c *Config) *int64 { return &c.MaxDegree }, workload.Number[int64]{Name: "max-degree", Unit: "links",
+		Help:     "cap every node's out-degree, 0 for none (not a reference setting: it keeps a small graph small)",
+		Profiles: map[string]int64{"quick": 10_000}, Zero: "no cap", Min: 1, Max: 1 << 40}),
+	workload.Int(func(c *Config) *int { return &c.Loaders }, workload.Number[int]{Name: "loaders", Runtime: true, Steps: []string{StepLoad},
+		Help: "load clients", Default: 2, Min: 1, Max: 1024}),
+	workload.String(func(c *Config) *string { return &c.LoadSplit }, workload.Text{Name: "load-split", Runtime: true, Steps: []string{StepLoad},
+		Default: SplitReference, Valid: []string{SplitReference, SplitSlices},
+		Help: "how the loaders share the links: reference (a range of nodes, all their links, per loader, as LinkBench loads) or slices (a node of more than 100,000 links cut into slices every loader shares)"}),
+	workload.Int(func(c *Config) *int { return &c.Requesters }, workload.Number[int]{Name: "requesters", Runtime: true, Steps: loopSteps,
+		Help: "request clients of each loop", Default: 1, Min: 1, Max: 4096}),
+	workload.Int(func(c *Config) *int { return &c.Loops }, workload.Number[int]{Name: "loops", Runtime: true,
+		Help:     "request loops, one step each (loop1 .. loopN)",
+		Profiles: map[string]int{"quick": 2, "small": 3, "cached": 24, "iobound": 24}, Min: 0, Max: maxLoops}),
+	workload.Float(func(c *Config) *float64 { return &c.LoopSecs }, workload.Number[float64]{Name: "loop-secs", Unit: "s", Runtime: true, Steps: loopSteps,
+		Help:     "seconds of each request loop",
+		Profiles: map[string]float64{"quick": 10, "small": 60, "cached": 3600, "iobound": 3600}, Min: 0.001, Max: 7 * 86400}),
+	workload.Int(func(c *Config) *int64 { return &c.Requests }, workload.Number[int64]{Name: "requests", Unit: "requests", Runtime: true, Steps: loopSteps,
+		Help: "end each request loop after this many requests, spread over the requesters, if --loop-secs is not up first (0: by time only)",
+		Zero: "by time only", Min: 1, Max: 1 << 50}),
+	workload.Float(func(c *Config) *float64 { return &c.RequestRate }, workload.Number[float64]{Name: "request-rate", Unit: "requests/s", Runtime: true, Steps: loopSteps,
+		Help: "requests per second of each requester, paced, with latency from the intended start (0: unthrottled)",
+		Zero: "unthrottled", Min: 0.001, Max: 1e9}),
+	workload.Bool(func(c *Config) *bool { return &c.Expunge }, workload.Switch{Name: "expunge", Runtime: true, Steps: loopSteps,
+		Help: "DELETE_LINK deletes the row instead of hiding it (visibility 0)"}),
+	workload.PercentileList(func(c *Config) *string { return &c.Percentiles }, workload.Text{Name: "percentiles", Runtime: true,
+		Help: "extra response-time percentiles, comma-separated (e.g. 99.99)"}),
+}
+
+// newDefinition is the workload's definition, its flags bound to their defaults.
+func newDefinition() workload.Definition {
+	return workload.Define(workload.Shape[Config]{Name: "linkbench", Settings: settings, Steps: steps, Pick: pickSteps,
+		Clients: func(c *Config) *int { return &c.Requesters }, Record: dataRecord, RecordRun: runRecord, ShardPart: shardPart,
+		Build: newWorkload})
+}
 
 func init() {
 	// The loops are as many as --loops says: the list shows their pattern.
@@ -102,93 +174,107 @@ func summarySteps(steps []string) []string {
 
 func loopName(i int) string { return "loop" + strconv.Itoa(i) }
 
-// definition is the workload's flags.
-type definition struct {
-	fs                                     *pflag.FlagSet
-	reference, mix, props, pcts, loadSplit string
-	maxID1, maxDegree                      int64
-	loaders, requesters, loops             int
-	requests                               int64
-	loopSecs, requestRate                  float64
-	expunge                                bool
+// loopNames are loop1 .. loopN.
+func loopNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = loopName(i + 1)
+	}
+	return out
 }
 
-func newDefinition() workload.Definition {
-	d := &definition{fs: pflag.NewFlagSet("linkbench", pflag.ContinueOnError)}
-	fl := d.fs
-	fl.StringVar(&d.reference, "reference", "smalldatum", "whose settings: smalldatum (mdcallag/linkbench, the reports') or upstream (facebookarchive/linkbench)")
-	fl.StringVar(&d.mix, "mix", "", "operation mix: upstream, smalldatum or a LinkBench workload file (default: the reference's)")
-	fl.StringVar(&d.props, "properties", "", "a LinkBench properties file applied after --reference (maxid1, payload sizes, distributions, mix ...)")
-	fl.Int64Var(&d.maxID1, "maxid1", 0, "node ids are [1, maxid1) (default from --profile)")
-	fl.Int64Var(&d.maxDegree, "max-degree", -1, "cap every node's out-degree (0: none; default from --profile: quick caps at 10000)")
-	fl.IntVar(&d.loaders, "loaders", 2, "load clients")
-	fl.StringVar(&d.loadSplit, "load-split", SplitReference, "how the loaders share the links: reference (a range of nodes, all their links, per loader, as LinkBench loads) or slices (a node of more than 100,000 links cut into slices every loader shares)")
-	fl.IntVar(&d.requesters, "requesters", 1, "request clients of each loop")
-	fl.IntVar(&d.loops, "loops", 0, "request loops, one step each (default from --profile)")
-	fl.Float64Var(&d.loopSecs, "loop-secs", 0, "seconds of each request loop (default from --profile)")
-	fl.Int64Var(&d.requests, "requests", 0, "end each request loop after this many requests, spread over the requesters, if --loop-secs is not up first (0: by time only)")
-	fl.Float64Var(&d.requestRate, "request-rate", 0, "requests per second of each requester, paced, with latency from the intended start (0: unthrottled)")
-	fl.BoolVar(&d.expunge, "expunge", false, "DELETE_LINK deletes the row instead of hiding it (visibility 0)")
-	fl.StringVar(&d.pcts, "percentiles", "", "extra response-time percentiles, comma-separated (e.g. 99.99)")
-	return d
+// pickSteps is the load and --loops loops (at most maxLoops: a count above is refused).
+func pickSteps(b *workload.Base[Config]) []string {
+	return append([]string{StepLoad}, loopNames(min(max(b.Cfg.Loops, 0), maxLoops))...)
 }
 
-func (d *definition) Flags() *pflag.FlagSet { return d.fs }
+// dataRecord is the graph's settings that --properties may set besides maxid1: derived figures
+// of the loaded data, recorded and part of the reuse identity.
+func dataRecord(c *Config) map[string]any {
+	g := &c.Graph
+	return map[string]any{"startid1": g.StartID1, "link_type_count": g.LinkTypeCount, "degree_data": g.DegreeData,
+		"link_datasize": g.LinkDataSize, "node_datasize": g.NodeDataSize}
+}
 
-// Build makes the workload from the flags and the profile.
-func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, err := workload.PickProfile("linkbench", profiles, s.Profile)
+// runRecord is what the run's record holds besides the settings: the mix's percentages, the
+// warm-up, the graph's nodes and the profile's regime.
+func runRecord(c *Config) map[string]any {
+	g := &c.Graph
+	mix := map[string]float64{}
+	for op := range lbgen.NumOps {
+		mix[lbgen.Op(op).Property()] = g.Mix.Percent[op]
+	}
+	return map[string]any{"mix": mix, "getlinklist_history": g.Mix.GetLinkListHistory, "warmup_secs": c.warmupSecs,
+		"nodes": g.MaxID1 - g.StartID1, "regime": c.regime}
+}
+
+// Workload is the configured LinkBench.
+type Workload struct {
+	*workload.Base[Config]
+	model *lbgen.Model
+	st    *stmts
+	// linkCount is the load's links, once links has counted them (0: not yet).
+	linkCount int64
+}
+
+var _ workload.Workload = (*Workload)(nil)
+
+// newWorkload makes the workload from its settings: the graph (readGraph), the warm-up, the
+// percentiles, the memory the settings need (refused above s.Memory), the model and the
+// statements.
+func newWorkload(b *workload.Base[Config], s workload.Shared) (workload.Workload, error) {
+	c := &b.Cfg
+	if err := c.readGraph(b.Given("maxid1")); err != nil {
+		return nil, err
+	}
+	c.warmupSecs, c.regime = b.WarmupSecs(0), regimes[s.Profile]
+	c.pcts, _ = workload.ParsePercentiles("--percentiles", c.Percentiles)
+	if err := s.Memory.Check("linkbench", c.memNeed()); err != nil {
+		return nil, err
+	}
+	m, err := lbgen.NewModel(c.Graph, b.Seed)
 	if err != nil {
 		return nil, err
 	}
-	g, err := lbgen.NamedConfig(d.reference)
-	if err != nil {
-		return nil, fmt.Errorf("--reference %s: want smalldatum or upstream", input.Short(d.reference))
+	st := newStmts()
+	if err := st.validate(); err != nil {
+		return nil, err
 	}
-	g.MaxID1, g.MaxDegree = p.maxID1, p.maxDegree
-	if d.props != "" {
-		data, err := input.ReadFile(d.props, input.MaxFileBytes)
+	return &Workload{Base: b, model: m, st: st}, nil
+}
+
+// readGraph makes c.Graph: the reference's configuration with the profile's (or the flags')
+// maxid1 and out-degree cap, then the --properties file, --mix, and --maxid1 when the command
+// line gives it (givenMaxID1: it wins over the file's). It writes back into c the maxid1 and
+// the mix's name the graph has, so the record and the banner say them.
+func (c *Config) readGraph(givenMaxID1 bool) error {
+	g, err := lbgen.NamedConfig(c.Reference)
+	if err != nil {
+		return fmt.Errorf("--reference %s: want smalldatum or upstream", input.Short(c.Reference))
+	}
+	g.MaxID1, g.MaxDegree = c.MaxID1, c.MaxDegree
+	if c.Properties != "" {
+		data, err := input.ReadFile(c.Properties, input.MaxFileBytes)
 		if err != nil {
-			return nil, fmt.Errorf("--properties %s: %v", input.Short(d.props), err)
+			return fmt.Errorf("--properties %s: %v", input.Short(c.Properties), err)
 		}
-		if err := lbgen.LoadConfig(d.props, bytes.NewReader(data), &g); err != nil {
-			return nil, fmt.Errorf("--properties: %v", err)
-		}
-	}
-	if d.mix != "" {
-		if g.Mix, err = readMix(d.mix); err != nil {
-			return nil, err
+		if err := lbgen.LoadConfig(c.Properties, bytes.NewReader(data), &g); err != nil {
+			return fmt.Errorf("--properties: %v", err)
 		}
 	}
-	changed := d.fs.Changed
-	if changed("maxid1") {
-		g.MaxID1 = d.maxID1
+	if c.Mix == "" {
+		c.Mix = c.Reference
+	} else if g.Mix, err = readMix(c.Mix); err != nil {
+		return err
 	}
-	if changed("max-degree") {
-		g.MaxDegree = d.maxDegree
+	if givenMaxID1 {
+		g.MaxID1 = c.MaxID1
 	}
-	c := Config{Graph: g, Reference: d.reference, MixName: d.mix, Loaders: d.loaders, LoadSplit: d.loadSplit, Requesters: d.requesters,
-		Loops: p.loops, LoopSecs: p.loopSecs, Requests: d.requests, RequestRate: d.requestRate, Expunge: d.expunge, Seed: s.Seed,
-		Regime: p.regime}
-	if c.MixName == "" {
-		c.MixName = d.reference
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("%v", strings.TrimPrefix(err.Error(), "lbgen: "))
 	}
-	if changed("loops") {
-		c.Loops = d.loops
-	}
-	if changed("loop-secs") {
-		c.LoopSecs = d.loopSecs
-	}
-	if s.WarmupSecs != nil {
-		c.WarmupSecs = *s.WarmupSecs
-	}
-	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.pcts); err != nil {
-		return nil, err
-	}
-	if err := c.checkSizes(s); err != nil {
-		return nil, err
-	}
-	return New(c)
+	c.MaxID1, c.Graph = g.MaxID1, g
+	return nil
 }
 
 // readMix reads --mix: a mix's name or a LinkBench workload file (a regular file of at most
@@ -206,151 +292,4 @@ func readMix(v string) (lbgen.Mix, error) {
 		return lbgen.Mix{}, fmt.Errorf("--mix: %v", err)
 	}
 	return m, nil
-}
-
-// Config is the configured workload.
-type Config struct {
-	// Graph is LinkBench's configuration: ids, out-degrees, payloads, access distributions, mix.
-	Graph lbgen.Config
-	// Reference and MixName name the settings and the mix used (for the record).
-	Reference, MixName string
-	// Loaders and Requesters are the clients of the load and of each request loop.
-	Loaders, Requesters int
-	// LoadSplit is how the loaders share the links: SplitReference ("" too) or SplitSlices.
-	LoadSplit string
-	// Loops request loops of LoopSecs each; WarmupSecs at the start of each are not measured.
-	Loops                int
-	LoopSecs, WarmupSecs float64
-	// Requests, when > 0, ends each loop after this many requests (spread over all requesters,
-	// every shard's), before LoopSecs if they are done sooner.
-	Requests int64
-	// RequestRate paces each requester at this many requests per second (0: unthrottled).
-	RequestRate float64
-	// Expunge deletes links instead of hiding them.
-	Expunge bool
-	// Percentiles are extra response-time percentiles to report.
-	Percentiles []float64
-	// Seed makes the graph and the requests reproducible.
-	Seed uint64
-	// Regime is the profile's: workload.RegimeCached (every engine's cache sized to hold the
-	// graph, cache.go) or workload.RegimeIOBound; "" leaves the caches to the run.
-	Regime string
-}
-
-// Validate checks the client counts, the loops and the graph's configuration.
-func (c *Config) Validate() error {
-	switch {
-	case c.Loaders < 1 || c.Loaders > 1024:
-		return fmt.Errorf("--loaders %d: must be 1..1024", c.Loaders)
-	case c.Requesters < 1 || c.Requesters > 4096:
-		return fmt.Errorf("--requesters %d: must be 1..4096", c.Requesters)
-	case c.Loops < 0 || c.Loops > maxLoops:
-		return fmt.Errorf("--loops %d: must be 0..%d", c.Loops, maxLoops)
-	case c.LoadSplit != "" && c.LoadSplit != SplitReference && c.LoadSplit != SplitSlices:
-		return fmt.Errorf("--load-split %s: want reference or slices", input.Short(c.LoadSplit))
-	case c.Requests < 0:
-		return fmt.Errorf("--requests %d: must be >= 0", c.Requests)
-	case !(c.LoopSecs > 0) || !(c.WarmupSecs >= 0) || !(c.RequestRate >= 0):
-		return fmt.Errorf("--loop-secs %g, --warmup-secs %g, --request-rate %g: want a positive loop and no negative figure", c.LoopSecs, c.WarmupSecs, c.RequestRate)
-	}
-	if err := c.Graph.Validate(); err != nil {
-		return fmt.Errorf("%v", strings.TrimPrefix(err.Error(), "lbgen: "))
-	}
-	return nil
-}
-
-// Workload is the configured LinkBench.
-type Workload struct {
-	cfg   Config
-	model *lbgen.Model
-	st    *stmts
-	steps []string
-	// shard is the part of a split run this process does (workload.Sharder).
-	shard workload.Shard
-	// linkCount is the load's links, once links has counted them (0: not yet).
-	linkCount int64
-}
-
-var _ workload.Workload = (*Workload)(nil)
-
-// New returns the workload for cfg.
-func New(cfg Config) (*Workload, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	m, err := lbgen.NewModel(cfg.Graph, cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
-	st := newStmts()
-	if err := st.validate(); err != nil {
-		return nil, err
-	}
-	w := &Workload{cfg: cfg, model: m, st: st, steps: []string{StepLoad}}
-	for i := 1; i <= cfg.Loops; i++ {
-		w.steps = append(w.steps, loopName(i))
-	}
-	return w, nil
-}
-
-// loadSplit is the configured load split's name.
-func (w *Workload) loadSplit() string {
-	if w.cfg.LoadSplit == "" {
-		return SplitReference
-	}
-	return w.cfg.LoadSplit
-}
-
-// Name implements workload.Workload.
-func (w *Workload) Name() string { return "linkbench" }
-
-// Steps implements workload.Workload.
-func (w *Workload) Steps() []string { return w.steps }
-
-// Config implements workload.Workload.
-func (w *Workload) Config() map[string]any {
-	g := &w.cfg.Graph
-	mix := map[string]float64{}
-	for op := range lbgen.NumOps {
-		mix[lbgen.Op(op).Property()] = g.Mix.Percent[op]
-	}
-	return map[string]any{
-		"reference": w.cfg.Reference, "mix_name": w.cfg.MixName, "mix": mix, "getlinklist_history": g.Mix.GetLinkListHistory,
-		"startid1": g.StartID1, "maxid1": g.MaxID1, "max_degree": g.MaxDegree, "link_type_count": g.LinkTypeCount,
-		"degree_data": g.DegreeData, "link_datasize": g.LinkDataSize, "node_datasize": g.NodeDataSize,
-		"loaders": w.cfg.Loaders, "load_split": w.loadSplit(), "requesters": w.cfg.Requesters, "loops": w.cfg.Loops, "loop_secs": w.cfg.LoopSecs, "requests": w.cfg.Requests,
-		"warmup_secs": w.cfg.WarmupSecs, "request_rate": w.cfg.RequestRate, "expunge": w.cfg.Expunge,
-		"percentiles": w.cfg.Percentiles, "seed": w.cfg.Seed, "nodes": w.model.Nodes(), "regime": w.cfg.Regime,
-	}
-}
-
-// Settings implements workload.Workload: the graph's settings matter to every step (the loops
-// choose ids in it), the loaders' to the load, the requesters' to the loops.
-func (w *Workload) Settings() []workload.Setting {
-	g := &w.cfg.Graph
-	loops := slices.DeleteFunc(slices.Clone(w.steps), func(s string) bool { return s == StepLoad })
-	out := []workload.Setting{
-		workload.Show("reference", w.cfg.Reference),
-		workload.Show("mix", w.cfg.MixName).For(loops...),
-		workload.Show("maxid1", g.MaxID1),
-	}
-	if g.MaxDegree > 0 {
-		out = append(out, workload.Show("max_degree", g.MaxDegree))
-	}
-	return append(out,
-		workload.Show("loaders", w.cfg.Loaders).For(StepLoad),
-		workload.Show("load_split", w.loadSplit()).For(StepLoad),
-		workload.Show("requesters", w.cfg.Requesters).For(loops...),
-		workload.Show("loop_secs", w.cfg.LoopSecs).For(loops...),
-		workload.Show("requests", w.cfg.Requests).For(loops...),
-		workload.Show("request_rate", w.cfg.RequestRate).For(loops...),
-		workload.Show("expunge", w.cfg.Expunge).For(loops...),
-		workload.Show("seed", w.cfg.Seed),
-	)
-}
-
-// SetClients implements workload.Concurrent: the steps built from now on run n clients
-// (Requesters).
-func (w *Workload) SetClients(n int) error {
-	return workload.SetClients(&w.cfg, n, func(c *Config, n int) { c.Requesters = n }, (*Config).Validate)
 }

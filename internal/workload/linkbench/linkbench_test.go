@@ -195,7 +195,7 @@ func TestMix(t *testing.T) {
 				}
 				for op := range lbgen.NumOps {
 					got := float64(res.KindOps(opKinds[op].Name)) / float64(res.Ops) * 100
-					if want := w.cfg.Graph.Mix.Percent[op]; math.Abs(got-want) > 1 {
+					if want := w.Cfg.Graph.Mix.Percent[op]; math.Abs(got-want) > 1 {
 						t.Errorf("%s: %.2f%% of the requests, want %.2f%% ± 1", opKinds[op].Name, got, want)
 					}
 				}

@@ -32,7 +32,7 @@ const (
 
 // loadPlan is the load's task list for the configured split.
 func (w *Workload) loadPlan() *lbgen.LoadPlan {
-	if w.cfg.LoadSplit == SplitSlices {
+	if w.Cfg.LoadSplit == SplitSlices {
 		return w.model.LoadPlan(chunkNodes, sliceLinks)
 	}
 	return w.model.LoadPlan(chunkNodes, noSlices)
@@ -44,14 +44,14 @@ const noSlices = 1 << 62
 // splitRemark says in the load step's result which split ran and what it means for its rate.
 func (r *Run) splitRemark() string {
 	heavy := r.w.model.HeavyNodes(sliceLinks + 1)
-	if r.w.cfg.LoadSplit == SplitSlices {
+	if r.w.Cfg.LoadSplit == SplitSlices {
 		return fmt.Sprintf("load split slices: %d nodes of more than %d links cut into %d slices shared by the loaders (not LinkBench's load: its links/s are not comparable with LinkBench's)",
 			len(heavy), sliceLinks, len(r.plan.Tasks)-r.rangeTasks())
 	}
 	most := int64(0)
 	for _, id := range heavy {
 		n := int64(0)
-		for t := range r.w.cfg.Graph.LinkTypeCount {
+		for t := range r.w.Cfg.Graph.LinkTypeCount {
 			n += r.w.model.LinkCount(id, t)
 		}
 		most = max(most, n)
@@ -95,11 +95,11 @@ type loadTask struct {
 func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 	w := r.w
 	remark := r.splitRemark()
-	st := runner.Step{Name: StepLoad, Presentation: loadPresentation, Percentiles: w.cfg.Percentiles,
+	st := runner.Step{Name: StepLoad, Presentation: loadPresentation, Percentiles: w.Cfg.pcts,
 		Finish: func(res *results.Step) { res.Remarks = append(res.Remarks, remark) }}
 	kLink, kNode, kCount := st.Kinds.Add(kindLink), st.Kinds.Add(kindNode), st.Kinds.Add(kindCount)
 	st.RateKinds = []runner.KindID{kLink}
-	g := &w.cfg.Graph
+	g := &w.Cfg.Graph
 	var tasks []loadTask
 	for lo := g.StartID1; lo < g.MaxID1; lo += loadBatch {
 		tasks = append(tasks, loadTask{nodes: true, links: lbgen.LoadTask{Lo: lo, Hi: min(lo+loadBatch, g.MaxID1)}})
@@ -118,7 +118,7 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 		tasks = own
 	}
 	var next atomic.Int64
-	for i := 0; i < w.cfg.Loaders; i++ {
+	for i := 0; i < w.Cfg.Loaders; i++ {
 		sess, err := r.sessions.Open(ctx, r.eng)
 		if err != nil {
 			return st, err
@@ -244,7 +244,7 @@ func (l *loader) loadLinks(ctx context.Context, m *runner.Meter, t lbgen.LoadTas
 			if l.r.plan.Sliced(id1) {
 				continue
 			}
-			for typ := range l.r.w.cfg.Graph.LinkTypeCount {
+			for typ := range l.r.w.Cfg.Graph.LinkTypeCount {
 				n := model.LinkCount(id1, typ)
 				newest := int64(0)
 				for j := int64(0); j < n; j++ {

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/rumbench/rumbench/internal/memneed"
-	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/linkbench/lbgen"
 )
 
@@ -16,16 +15,7 @@ const (
 	historyBytes = lbgen.HistoryLimit * 100
 )
 
-// checkSizes refuses, before New, a configuration whose estimated memory need is above
-// s.Memory. It validates c first, so that the estimate reads sane counts.
-func (c *Config) checkSizes(s workload.Shared) error {
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	return s.Memory.Check("linkbench", c.memNeed())
-}
-
-// memNeed estimates the peak memory the workload holds: the load's task lists (per range of
+// memNeed estimates the peak memory the workload holds (of valid settings and their graph): the load's task lists (per range of
 // nodes, and per slice of a node's links when every node has more than sliceLinks), then the
 // largest of the load (each loader's batches of rows and payloads, copied by the engine), the
 // request loops (each requester's get-links-list result, payload buffer and history) and the

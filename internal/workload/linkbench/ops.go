@@ -247,7 +247,7 @@ func (c *requester) deleteLink(ctx context.Context) (int, error) {
 		return 0, c.rollback(ctx, nil)
 	}
 	was := c.out.Row(0)[0].I
-	expunge := c.r.w.cfg.Expunge
+	expunge := c.r.w.Cfg.Expunge
 	if was == visibilityHidden && !expunge {
 		return 0, c.rollback(ctx, nil)
 	}

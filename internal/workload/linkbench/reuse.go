@@ -9,23 +9,12 @@ import (
 
 var _ workload.Reuser = (*Workload)(nil)
 
-// LoadSteps implements workload.Reuser: the graph's load.
-func (w *Workload) LoadSteps() []string { return []string{StepLoad} }
-
 // Tables implements workload.Reuser: linktable, counttable and nodetable.
 func (w *Workload) Tables() []*table.Table {
-	if w.split() && w.shard.Index != 0 {
+	if w.split() && w.Shard.Index != 0 {
 		return nil // shard 0's tables: the other shards never drop them
 	}
 	return []*table.Table{linkTable, countTable, nodeTable}
-}
-
-// DataConfig implements workload.Reuser: what decides the loaded graph.
-func (w *Workload) DataConfig() map[string]any {
-	g := &w.cfg.Graph
-	return map[string]any{"reference": w.cfg.Reference, "startid1": g.StartID1, "maxid1": g.MaxID1, "max_degree": g.MaxDegree,
-		"link_type_count": g.LinkTypeCount, "degree_data": g.DegreeData, "link_datasize": g.LinkDataSize,
-		"node_datasize": g.NodeDataSize, "seed": w.cfg.Seed}
 }
 
 // Reopen implements workload.Reuser: the node and link counts are read back (request loops of
@@ -35,21 +24,12 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 	if err := workload.AttachAll(ctx, k, w.Tables(), true); err != nil {
 		return nil, err
 	}
-	sess, err := eng.NewSession(ctx)
+	n, err := workload.CountRows(ctx, eng, nodeTable, linkTable)
 	if err != nil {
 		return nil, err
 	}
-	defer sess.Close()
-	nodes, err := sess.Count(ctx, nodeTable, -1)
-	if err != nil {
-		return nil, err
-	}
-	links, err := sess.Count(ctx, linkTable, -1)
-	if err != nil {
-		return nil, err
-	}
-	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.loadPlan()}
-	r.nodesLoaded.Store(nodes)
-	r.linksLoaded.Store(links)
+	r := w.newRun(eng)
+	r.nodesLoaded.Store(n[0])
+	r.linksLoaded.Store(n[1])
 	return r, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -49,7 +50,8 @@ type Run struct {
 	// nodesLoaded and linksLoaded count the load's rows; nodesAdded and nodesDeleted the request
 	// loops' node inserts and deletes.
 	nodesLoaded, linksLoaded, nodesAdded, nodesDeleted atomic.Int64
-	loaded                                             bool
+	// loadCheck checks the load once, before the first loop.
+	loadCheck workload.LoadCheck
 }
 
 var _ workload.Run = (*Run)(nil)
@@ -59,7 +61,12 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 	if err := openTables(ctx, eng); err != nil {
 		return nil, err
 	}
-	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.loadPlan()}, nil
+	return w.newRun(eng), nil
+}
+
+// newRun is the state of a run on eng, which holds the graph's tables.
+func (w *Workload) newRun(eng table.Engine) *Run {
+	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.loadPlan()}
 }
 
 // Rows implements workload.Run: the links loaded (so bytes per row is bytes per link).
@@ -70,15 +77,10 @@ func (r *Run) Close() error { return r.sessions.Close() }
 
 // Prepare implements workload.Run: before the first loop, the count check of the load.
 func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
-	if name != loopName(1) || !r.stores || r.loaded || r.w.split() {
+	if name != loopName(1) || !r.stores || r.w.split() {
 		return "", nil
 	}
-	r.loaded = true
-	what, err := r.check(ctx)
-	if err != nil {
-		return "", fmt.Errorf("after the load: %w", err)
-	}
-	return "load checked: " + what, nil
+	return r.loadCheck.Before(ctx, r.check)
 }
 
 // Step implements workload.Run.
@@ -89,28 +91,27 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	if name == StepLoad {
 		return r.loadStep(ctx)
 	}
-	if n, err := fmt.Sscanf(name, "loop%d", new(int)); n == 1 && err == nil {
-		return r.loopStep(ctx, name)
-	}
-	return runner.Step{}, fmt.Errorf("linkbench: unknown step %q (valid: load, loop1 .. loop%d)", name, r.w.cfg.Loops)
+	return r.loopStep(ctx, name)
 }
 
-// loopStep makes the requesters of one loop: each draws requests until the loop's time is up or
-// its share of Requests is done, paced at RequestRate when it is set.
+// loopStep makes the requesters of loop name (loopN): each draws requests until the loop's time
+// is up or its share of Requests is done, paced at RequestRate when it is set.
 func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
-	cfg := &r.w.cfg
-	st := runner.Step{Name: name, Presentation: loopPresentation, Percentiles: cfg.Percentiles,
-		Warmup: time.Duration(cfg.WarmupSecs * float64(time.Second)), Duration: time.Duration(cfg.LoopSecs * float64(time.Second))}
+	cfg := &r.w.Cfg
+	loop, err := strconv.Atoi(strings.TrimPrefix(name, "loop"))
+	if err != nil || !strings.HasPrefix(name, "loop") {
+		return runner.Step{}, fmt.Errorf("linkbench: unknown step %q (valid: load, loop1 .. loop%d)", name, cfg.Loops)
+	}
+	st := runner.Step{Name: name, Presentation: loopPresentation, Percentiles: cfg.pcts,
+		Warmup: time.Duration(cfg.warmupSecs * float64(time.Second)), Duration: time.Duration(cfg.LoopSecs * float64(time.Second))}
 	var kinds [lbgen.NumOps]runner.KindID
 	for op := range lbgen.NumOps {
 		kinds[op] = st.Kinds.Add(opKinds[op])
 		st.RateKinds = append(st.RateKinds, kinds[op])
 	}
-	loop := 0
-	fmt.Sscanf(name, "loop%d", &loop)
-	all := int64(cfg.Requesters * max(r.w.shard.Count, 1))
+	all := int64(cfg.Requesters * max(r.w.Shard.Count, 1))
 	for i := 0; i < cfg.Requesters; i++ {
-		g := r.w.shard.Index*cfg.Requesters + i // the requester's number among all shards'
+		g := r.w.Shard.Index*cfg.Requesters + i // the requester's number among all shards'
 		q, err := r.w.model.NewRequester(g, int(all))
 		if err != nil {
 			return st, err
@@ -119,7 +120,7 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 		if err != nil {
 			return st, err
 		}
-		c.rng = gen.NewRand(gen.Mix(cfg.Seed ^ uint64(loop)<<40 ^ uint64(g+1)))
+		c.rng = gen.NewRand(gen.Mix(r.w.Seed ^ uint64(loop)<<40 ^ uint64(g+1)))
 		left := int64(-1) // requests still to do (-1: no count, the loop's time only)
 		if cfg.Requests > 0 {
 			left = cfg.Requests / all

@@ -8,14 +8,9 @@ import (
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
-var (
-	_ workload.Sharder      = (*Workload)(nil)
-	_ workload.SharedTables = (*Workload)(nil)
-)
-
-// SetShard implements workload.Sharder. The shards share the graph's three tables (shard 0
-// creates them; the others attach after the "open" barrier) and together run Count × Loaders
-// loaders and Count × Requesters requesters:
+// A split run (workload.Sharder, set by the framework's SetShard): the shards share the graph's
+// three tables (shard 0 creates them; the others attach after the "open" barrier) and together
+// run Count × Loaders loaders and Count × Requesters requesters:
 //   - the load: of the load's task list (node ranges, heavy nodes' slices, link ranges: the
 //     tasks of one process), shard Index takes the tasks i with i mod Count = Index, so every
 //     node, link and count row is written once, by the task one process would write it with;
@@ -26,23 +21,16 @@ var (
 // The count check after the load and the invariant check at the end cover the whole graph, which
 // the other shards may still be writing: a shard runs neither (the merged run's totals are the
 // shards' sums).
-func (w *Workload) SetShard(s workload.Shard) error {
-	w.shard = s
-	return nil
-}
+var _ workload.SharedTables = (*Workload)(nil)
 
-// ShardPart implements workload.Sharder ("" in an unsplit run).
-func (w *Workload) ShardPart() string {
-	if w.shard.Count <= 1 {
-		return ""
-	}
-	r := w.cfg.Requesters
-	return fmt.Sprintf("load tasks i with i mod %d = %d; requesters %d..%d of %d", w.shard.Count, w.shard.Index,
-		w.shard.Index*r+1, w.shard.Index*r+r, r*w.shard.Count)
+// shardPart is a shard's part of the work (workload.Sharder's ShardPart, through the Shape).
+func shardPart(b *workload.Base[Config]) string {
+	r, s := b.Cfg.Requesters, b.Shard
+	return fmt.Sprintf("load tasks i with i mod %d = %d; requesters %d..%d of %d", s.Count, s.Index, s.Index*r+1, s.Index*r+r, r*s.Count)
 }
 
 // SharesTables implements workload.SharedTables: the shards share the graph.
-func (w *Workload) SharesTables() bool { return w.shard.Count > 1 }
+func (w *Workload) SharesTables() bool { return w.split() }
 
 // Attach implements workload.SharedTables: the tables shard 0 created.
 func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper) (workload.Run, error) {
@@ -55,11 +43,11 @@ func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper)
 			return nil, fmt.Errorf("table %s is missing: shard 0 did not create it", t.Name)
 		}
 	}
-	return &Run{w: w, eng: eng, stores: eng.Info().Stores, plan: w.loadPlan()}, nil
+	return w.newRun(eng), nil
 }
 
 // split says whether this process is one shard of several.
-func (w *Workload) split() bool { return w.shard.Count > 1 }
+func (w *Workload) split() bool { return w.Shard.Count > 1 }
 
 // ownsTask says whether load task i is this shard's.
-func (w *Workload) ownsTask(i int) bool { return !w.split() || i%w.shard.Count == w.shard.Index }
+func (w *Workload) ownsTask(i int) bool { return !w.split() || i%w.Shard.Count == w.Shard.Index }

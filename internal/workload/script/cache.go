@@ -20,16 +20,16 @@ func (w *Workload) Regime() string { return workload.RegimeCached }
 // CacheMB implements workload.CachePlanner: the cache that holds engine's tables at the
 // scale factor (workload.CacheFor); false for an engine without a rule.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
-	return workload.CacheFor(engine, workload.Measured(scaleUnit), float64(w.cfg.Scale), maxBytes)
+	return workload.CacheFor(engine, workload.Measured(scaleUnit), float64(w.Cfg.Scale), maxBytes)
 }
 
 // DiskBytes implements workload.DiskPlanner: the scale factor × the figure, when the init step
 // loads pgbench's tables (false otherwise: the script's tables are the user's).
 func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
-	if !w.cfg.Init {
+	if !w.Cfg.Init {
 		return 0, "", false
 	}
-	b, how := workload.DiskFor(engine, workload.Measured(scaleUnit), float64(w.cfg.Scale), fmt.Sprintf("scale factor %d (--scale-factor)", w.cfg.Scale), "unit of scale")
+	b, how := workload.DiskFor(engine, workload.Measured(scaleUnit), float64(w.Cfg.Scale), fmt.Sprintf("scale factor %d (--scale-factor)", w.Cfg.Scale), "unit of scale")
 	return b, how, true
 }
 

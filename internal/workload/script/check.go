@@ -13,7 +13,8 @@ import (
 // Check implements workload.Run: with pgbench's tables loaded and only built-in scripts run,
 // the row counts and the tpcb-like balance invariant (the sum of the account balances equals
 // the sum of the history's deltas, and so do the branch and teller sums when simple-update did
-// not run); then every check the scripts declare. Every query runs read-only
+// not run); on tables an earlier prepare loaded, the row counts; then every check the scripts
+// declare. Every query runs read-only
 // (table.SQLSession.QueryReadOnly).
 func (r *run) Check(ctx context.Context) (string, error) {
 	if !r.eng.Info().Stores {
@@ -26,7 +27,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 	defer s.Close()
 	sq := s.(table.SQLSession)
 	var done []string
-	if r.w.cfg.Init && r.inited {
+	if r.w.Cfg.Init && (r.inited || r.reopened) {
 		msg, err := r.checkBuiltins(ctx, sq)
 		if err != nil {
 			return "", err
@@ -35,7 +36,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 	}
 	out := table.NewRows(1, 1)
 	n := 0
-	for _, w := range r.w.cfg.Scripts {
+	for _, w := range r.w.Cfg.Scripts {
 		for _, c := range w.Script.Checks {
 			got, err := one(ctx, sq, c.Query, out)
 			if err != nil {
@@ -51,7 +52,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 		done = append(done, fmt.Sprintf("%d script checks", n))
 	}
 	if f := r.failed.Load(); f > 0 {
-		done = append(done, fmt.Sprintf("%d transactions failed after %d tries", f, r.w.cfg.MaxTries))
+		done = append(done, fmt.Sprintf("%d transactions failed after %d tries", f, r.w.Cfg.MaxTries))
 	}
 	if len(done) == 0 {
 		return "nothing to check (no pgbench tables loaded, no script checks)", nil
@@ -60,7 +61,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 }
 
 func (r *run) checkBuiltins(ctx context.Context, sq table.SQLSession) (string, error) {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	out := table.NewRows(1, 1)
 	counts := []struct {
 		tbl  string
@@ -84,7 +85,7 @@ func (r *run) checkBuiltins(ctx context.Context, sq table.SQLSession) (string, e
 		onlyBuiltins = onlyBuiltins && w.Builtin != ""
 		simpleUpdate = simpleUpdate || w.Builtin == "simple-update" && w.Weight > 0
 	}
-	if !onlyBuiltins {
+	if !onlyBuiltins || r.reopened {
 		return "row counts", nil
 	}
 	hist, err := oneInt(ctx, sq, "SELECT count(*) FROM pgbench_history", out)

@@ -100,7 +100,7 @@ func TestSameStatementsAsPgbench(t *testing.T) {
 	// same statement); the server's counter queries the runner sends on its ticks, and the
 	// count(*) by which pgbench reads :scale, are left out.
 	script := map[string]bool{}
-	for _, c := range w.cfg.Scripts[0].Script.Commands {
+	for _, c := range w.Cfg.Scripts[0].Script.Commands {
 		switch c.Kind {
 		case pgscript.Begin:
 			script["BEGIN"] = true

@@ -20,12 +20,11 @@ package script
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/workload"
@@ -41,17 +40,7 @@ const (
 // Steps are every step in run order.
 var Steps = []string{StepInit, StepRun}
 
-// profile is a named scale: pgbench's scale factor and the run's duration.
-type profile struct {
-	scale   int64
-	runSecs float64
-}
-
-var profiles = map[string]profile{
-	"quick":    {scale: 1, runSecs: 10},
-	"small":    {scale: 10, runSecs: 60},
-	"standard": {scale: 100, runSecs: 300},
-}
+var steps = []workload.StepDecl{{Name: StepInit, Load: true}, {Name: StepRun}}
 
 var profileNames = []string{"quick", "small", "standard"}
 
@@ -73,6 +62,74 @@ const (
 	MaxHistograms = 32768
 )
 
+// MaxDefines bounds --define.
+const MaxDefines = 100
+
+// Config is the workload's configuration: one field per setting, then what the workload's
+// Build derives from them.
+type Config struct {
+	Files, Builtins, Defines []string
+	Scale                    int64
+	Clients, Jobs, MaxTries  int
+	RunSecs                  float64
+	Init                     bool
+
+	// WarmupSecs run before RunSecs, unmeasured (--warmup-secs; 0 by default, as pgbench has
+	// none).
+	WarmupSecs float64
+	// Scripts are the scripts with their weights: the built-ins, then the files, in the order
+	// given.
+	Scripts []Weighted
+	// Sets are the --define variables that a script uses, with their slots (a name no script
+	// uses has none and is left out).
+	Sets []Set
+}
+
+var runStep = []string{StepRun}
+
+// settings are the workload's: pgbench's flags. The scale factor shapes the data the init step
+// loads; the others shape only the run.
+var settings = workload.Params[Config]{
+	workload.Strings(func(c *Config) *[]string { return &c.Files }, workload.List{Name: "script", Runtime: true, Steps: runStep,
+		MaxItems: MaxScripts, Show: "-",
+		Help: "a pgbench script file, with an optional weight: FILE[@WEIGHT] (repeatable; pgbench -f)"}),
+	workload.Strings(func(c *Config) *[]string { return &c.Builtins }, workload.List{Name: "builtin", Runtime: true, Steps: runStep,
+		MaxItems: MaxScripts, Show: "-",
+		Help: "a pgbench built-in script: tpcb-like, simple-update or select-only, with an optional weight NAME[@WEIGHT] (repeatable; pgbench -b; default tpcb-like when no --script is given)"}),
+	// The bounds are checked by Check, whose refusal says "want 1 to N".
+	workload.Int(func(c *Config) *int64 { return &c.Scale }, workload.Number[int64]{Name: "scale-factor", Show: "scale",
+		Help:     "pgbench's scale factor (-s; --scale is the recipes' flag): a branch, 10 tellers and 100,000 accounts per unit, and :scale",
+		Profiles: map[string]int64{"quick": 1, "small": 10, "standard": 100}, Min: math.MinInt64, Max: math.MaxInt64,
+		Check: func(v int64) error {
+			if v < 1 || v > MaxScale {
+				return fmt.Errorf("want 1 to %d", MaxScale)
+			}
+			return nil
+		}}),
+	workload.Int(func(c *Config) *int { return &c.Clients }, workload.Number[int]{Name: "clients", Runtime: true, Steps: runStep,
+		Help: "concurrent clients, each on its own session (pgbench -c)", Default: 1, Min: 1, Max: MaxClients}),
+	workload.Int(func(c *Config) *int { return &c.Jobs }, workload.Number[int]{Name: "jobs", Runtime: true, Steps: runStep,
+		Help: "threads the clients share, each running its share of the clients on one poll of their connections (pgbench -j; postgres and mysql with io=raw); 0, the default: a thread per client",
+		Zero: "a thread per client", Min: 1, Max: MaxClients}),
+	workload.Int(func(c *Config) *int { return &c.MaxTries }, workload.Number[int]{Name: "max-tries", Runtime: true, Steps: runStep,
+		Help:    "tries of a transaction that meets a serialization failure or deadlock before it counts as failed (pgbench --max-tries)",
+		Default: 1, Min: 1, Max: MaxTries}),
+	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: runStep,
+		Help:     "seconds the run step lasts (pgbench -T)",
+		Profiles: map[string]float64{"quick": 10, "small": 60, "standard": 300}, Min: 0.001, Max: 7 * 24 * 3600}),
+	workload.Strings(func(c *Config) *[]string { return &c.Defines }, workload.List{Name: "define", Key: "defines", Runtime: true, Steps: runStep,
+		MaxItems: MaxDefines, MaxLen: pgscript.MaxLineBytes + 65,
+		Help: "set a variable for every client before its first script: NAME=VALUE (repeatable; pgbench -D)"}),
+	workload.Bool(func(c *Config) *bool { return &c.Init }, workload.Switch{Name: "init", Runtime: true,
+		Help: "create and load pgbench's four tables first (pgbench -i; default on with a built-in, off for --script files only)"}),
+}
+
+// newDefinition is the workload's definition, its flags bound to their defaults.
+func newDefinition() workload.Definition {
+	return workload.Define(workload.Shape[Config]{Name: "script", Settings: settings, Steps: steps, Pick: pickSteps,
+		Validate: validate, RecordRun: runRecord, Shown: shown, NoShards: true, Build: newWorkload})
+}
+
 func init() {
 	workload.Register(workload.Spec{
 		Name:        "script",
@@ -89,53 +146,50 @@ func init() {
 	})
 }
 
-type definition struct {
-	fs                *pflag.FlagSet
-	scripts, builtins []string
-	defines           []string
-	scale             int64
-	clients, maxTries int
-	jobs              int
-	runSecs           float64
-	init              bool
+// initRuns says whether the init step runs: as --init says, else when a built-in is given or no
+// script file is (pgbench's tables are then the scripts').
+func initRuns(b *workload.Base[Config]) bool {
+	if b.Given("init") {
+		return b.Cfg.Init
+	}
+	return len(b.Cfg.Builtins) > 0 || len(b.Cfg.Files) == 0
 }
 
-func newDefinition() workload.Definition {
-	d := &definition{fs: pflag.NewFlagSet("script", pflag.ContinueOnError)}
-	fl := d.fs
-	fl.StringArrayVar(&d.scripts, "script", nil, "a pgbench script file, with an optional weight: FILE[@WEIGHT] (repeatable; pgbench -f)")
-	fl.StringArrayVar(&d.builtins, "builtin", nil, "a pgbench built-in script: tpcb-like, simple-update or select-only, with an optional weight NAME[@WEIGHT] (repeatable; pgbench -b; default tpcb-like when no --script is given)")
-	fl.Int64Var(&d.scale, "scale-factor", 0, "pgbench's scale factor (-s; --scale is the recipes' flag): a branch, 10 tellers and 100,000 accounts per unit, and :scale (default from --profile: 1, 10, 100)")
-	fl.IntVar(&d.clients, "clients", 1, "concurrent clients, each on its own session (pgbench -c)")
-	fl.IntVar(&d.jobs, "jobs", 0, "threads the clients share, each running its share of the clients on one poll of their connections (pgbench -j; postgres and mysql with io=raw); 0, the default: a thread per client")
-	fl.IntVar(&d.maxTries, "max-tries", 1, "tries of a transaction that meets a serialization failure or deadlock before it counts as failed (pgbench --max-tries)")
-	fl.Float64Var(&d.runSecs, "run-secs", 0, "seconds the run step lasts (pgbench -T; default from --profile: 10, 60, 300)")
-	fl.StringArrayVar(&d.defines, "define", nil, "set a variable for every client before its first script: NAME=VALUE (repeatable; pgbench -D)")
-	fl.BoolVar(&d.init, "init", false, "create and load pgbench's four tables first (pgbench -i; default on with a built-in, off for --script files only)")
-	return d
+// pickSteps is the run step, after the init step when it runs.
+func pickSteps(b *workload.Base[Config]) []string {
+	if initRuns(b) {
+		return Steps
+	}
+	return []string{StepRun}
 }
 
-func (d *definition) Flags() *pflag.FlagSet { return d.fs }
+// validate refuses more scripts than MaxScripts, --script and --builtin together.
+func validate(c *Config) error {
+	if n := len(c.Files) + len(c.Builtins); n > MaxScripts {
+		return fmt.Errorf("%d scripts: at most %d (--script and --builtin together)", n, MaxScripts)
+	}
+	return nil
+}
 
-// Config is the workload's effective configuration.
-type Config struct {
-	Scale   int64
-	Clients int
-	// Jobs is the number of threads the clients share (pgbench -j); 0: a thread per client.
-	Jobs     int
-	MaxTries int
-	RunSecs  float64
-	// WarmupSecs run before RunSecs, unmeasured (--warmup-secs; 0 by default, as pgbench has
-	// none).
-	WarmupSecs float64
-	Init       bool
-	Seed       uint64
-	// Scripts are the scripts with their weights, in the order given.
-	Scripts []Weighted
-	// Defines are the --define variables, as given (NAME=VALUE), and their slots and values
-	// (a name no script uses has no slot and is left out of Sets).
-	Defines []string
-	Sets    []Set
+// runRecord is what the run's record holds besides the settings: the scripts (FILE@WEIGHT,
+// builtin:NAME@WEIGHT), the scale factor by its former name and the warm-up.
+func runRecord(c *Config) map[string]any {
+	var scripts []string
+	for _, s := range c.Scripts {
+		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Source, s.Weight))
+	}
+	return map[string]any{"scripts": scripts, "scale": c.Scale, "warmup_secs": c.WarmupSecs}
+}
+
+// shown is what the banner shows besides the settings: the scripts by their labels, and the
+// warm-up.
+func shown(c *Config) []workload.Setting {
+	var scripts []string
+	for _, s := range c.Scripts {
+		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Label, s.Weight))
+	}
+	return []workload.Setting{workload.Show("scripts", strings.Join(scripts, ",")).For(StepRun),
+		workload.Show("warmup_secs", c.WarmupSecs).For(StepRun)}
 }
 
 // Set is a variable every client starts with.
@@ -143,9 +197,6 @@ type Set struct {
 	Slot  int
 	Value pgscript.Value
 }
-
-// MaxDefines bounds --define.
-const MaxDefines = 100
 
 // Weighted is a parsed script and its weight.
 type Weighted struct {
@@ -156,43 +207,41 @@ type Weighted struct {
 	Source  string // the file's path or "builtin:NAME"
 }
 
-// Build reads the scripts and sizes the run from the flags and the profile.
-func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, err := workload.PickProfile("script", profiles, s.Profile)
-	if err != nil {
+// Workload is the configured script workload.
+type Workload struct {
+	*workload.Base[Config]
+	names *pgscript.Names
+}
+
+// newWorkload reads the scripts and checks what they need (weights, threads, histograms,
+// variables) and the --define variables.
+func newWorkload(b *workload.Base[Config], _ workload.Shared) (workload.Workload, error) {
+	c := &b.Cfg
+	c.Init, c.WarmupSecs = initRuns(b), b.WarmupSecs(0)
+	names := pgscript.NewNames()
+	var err error
+	if c.Scripts, err = readScripts(c.Builtins, c.Files, names); err != nil {
 		return nil, err
 	}
-	c := Config{Scale: p.scale, Clients: d.clients, Jobs: d.jobs, MaxTries: d.maxTries, RunSecs: p.runSecs, Seed: s.Seed}
-	if d.fs.Changed("scale-factor") {
-		c.Scale = d.scale
+	if err := checkScripts(c); err != nil {
+		return nil, err
 	}
-	if d.fs.Changed("run-secs") {
-		c.RunSecs = d.runSecs
+	if c.Sets, err = readDefines(c.Defines, names); err != nil {
+		return nil, err
 	}
-	if s.WarmupSecs != nil {
-		c.WarmupSecs = *s.WarmupSecs
+	if err := checkVariables(c.Scripts, c.Defines, names); err != nil {
+		return nil, err
 	}
-	switch {
-	case c.Scale < 1 || c.Scale > MaxScale:
-		return nil, fmt.Errorf("--scale-factor %d: want 1 to %d", c.Scale, MaxScale)
-	case c.Clients < 1 || c.Clients > MaxClients:
-		return nil, fmt.Errorf("--clients %d: want 1 to %d", c.Clients, MaxClients)
-	case c.Jobs < 0 || c.Jobs > MaxClients:
-		return nil, fmt.Errorf("--jobs %d: want 0 (a thread per client) to %d", c.Jobs, MaxClients)
-	case c.MaxTries < 1 || c.MaxTries > MaxTries:
-		return nil, fmt.Errorf("--max-tries %d: want 1 to %d", c.MaxTries, MaxTries)
-	case !(c.RunSecs > 0 && c.RunSecs <= 7*24*3600):
-		return nil, fmt.Errorf("--run-secs %g: want more than 0, at most a week (604800)", c.RunSecs)
-	case !(c.WarmupSecs >= 0 && c.WarmupSecs <= 7*24*3600):
-		return nil, fmt.Errorf("--warmup-secs %g: want 0 to a week (604800)", c.WarmupSecs)
-	case len(d.scripts)+len(d.builtins) > MaxScripts:
-		return nil, fmt.Errorf("%d scripts: at most %d (--script and --builtin together)", len(d.scripts)+len(d.builtins), MaxScripts)
-	}
-	builtins := d.builtins
-	if len(builtins) == 0 && len(d.scripts) == 0 {
+	return &Workload{Base: b, names: names}, nil
+}
+
+// readScripts parses the built-ins (tpcb-like when neither a built-in nor a file is given), then
+// the files, each with its weight.
+func readScripts(builtins, files []string, names *pgscript.Names) ([]Weighted, error) {
+	if len(builtins) == 0 && len(files) == 0 {
 		builtins = []string{"tpcb-like"}
 	}
-	names := pgscript.NewNames()
+	var out []Weighted
 	labels := map[string]bool{}
 	for _, b := range builtins {
 		name, w, err := splitWeight("--builtin", b)
@@ -207,39 +256,55 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.Scripts = append(c.Scripts, Weighted{Script: sc, Weight: w, Builtin: name, Label: label(name, labels), Source: "builtin:" + name})
+		out = append(out, Weighted{Script: sc, Weight: w, Builtin: name, Label: label(name, labels), Source: "builtin:" + name})
 	}
-	for _, f := range d.scripts {
+	for _, f := range files {
 		path, w, err := splitWeight("--script", f)
 		if err != nil {
 			return nil, err
 		}
-		if err := input.CheckPath(path); err != nil {
-			return nil, fmt.Errorf("--script %q: %v", input.Short(path), err)
-		}
-		data, err := input.ReadFile(path, pgscript.MaxScriptBytes)
+		sc, err := readScript(path, names)
 		if err != nil {
-			return nil, fmt.Errorf("--script %q: %v", input.Short(path), err)
+			return nil, err
 		}
 		base := filepath.Base(path)
-		sc, err := pgscript.Parse(base, string(data), names)
-		if err != nil {
-			return nil, fmt.Errorf("--script: %v", err)
-		}
-		c.Scripts = append(c.Scripts, Weighted{Script: sc, Weight: w, Label: label(strings.TrimSuffix(base, filepath.Ext(base)), labels), Source: path})
+		out = append(out, Weighted{Script: sc, Weight: w, Label: label(strings.TrimSuffix(base, filepath.Ext(base)), labels), Source: path})
 	}
+	return out, nil
+}
+
+// readScript reads and parses the script file at path (a regular file of at most
+// pgscript.MaxScriptBytes).
+func readScript(path string, names *pgscript.Names) (*pgscript.Script, error) {
+	if err := input.CheckPath(path); err != nil {
+		return nil, fmt.Errorf("--script %q: %v", input.Short(path), err)
+	}
+	data, err := input.ReadFile(path, pgscript.MaxScriptBytes)
+	if err != nil {
+		return nil, fmt.Errorf("--script %q: %v", input.Short(path), err)
+	}
+	sc, err := pgscript.Parse(filepath.Base(path), string(data), names)
+	if err != nil {
+		return nil, fmt.Errorf("--script: %v", err)
+	}
+	return sc, nil
+}
+
+// checkScripts refuses scripts whose weights add up to 0, a \sleep where clients share a thread
+// (it would stop them all), and more latency histograms than MaxHistograms.
+func checkScripts(c *Config) error {
 	total := 0
 	for _, sc := range c.Scripts {
 		total += sc.Weight
 	}
 	if total == 0 {
-		return nil, fmt.Errorf("the scripts' weights add up to 0: give at least one a weight above 0")
+		return fmt.Errorf("the scripts' weights add up to 0: give at least one a weight above 0")
 	}
 	if c.Jobs > 0 && c.Jobs < c.Clients {
 		for _, sc := range c.Scripts {
 			for _, cmd := range sc.Script.Commands {
 				if cmd.Kind == pgscript.Sleep {
-					return nil, fmt.Errorf(`--jobs %d with %d clients: script %s line %d: \sleep would stop every client of its thread; use --jobs 0 (a thread per client)`, c.Jobs, c.Clients, sc.Script.Name, cmd.Line)
+					return fmt.Errorf(`--jobs %d with %d clients: script %s line %d: \sleep would stop every client of its thread; use --jobs 0 (a thread per client)`, c.Jobs, c.Clients, sc.Script.Name, cmd.Line)
 				}
 			}
 		}
@@ -249,31 +314,27 @@ func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
 		kinds += 1 + sc.Script.SQLCount()
 	}
 	if kinds*c.Clients > MaxHistograms {
-		return nil, fmt.Errorf("%d operation kinds (scripts, statements, failures) × %d clients: at most %d latency histograms; use fewer clients or statements", kinds, c.Clients, MaxHistograms)
+		return fmt.Errorf("%d operation kinds (scripts, statements, failures) × %d clients: at most %d latency histograms; use fewer clients or statements", kinds, c.Clients, MaxHistograms)
 	}
-	if len(d.defines) > MaxDefines {
-		return nil, fmt.Errorf("%d --define flags: at most %d", len(d.defines), MaxDefines)
-	}
-	for _, def := range d.defines {
+	return nil
+}
+
+// readDefines checks the --define variables (NAME=VALUE) and returns those some script uses,
+// with their slots and values.
+func readDefines(defines []string, names *pgscript.Names) ([]Set, error) {
+	var sets []Set
+	for _, def := range defines {
 		name, val, ok := strings.Cut(def, "=")
 		if !ok || !pgscript.ValidName(name) || len(val) > pgscript.MaxLineBytes {
 			return nil, fmt.Errorf("--define %q: want NAME=VALUE, NAME of letters, digits and _ (at most 64), VALUE at most %d bytes", input.Short(def), pgscript.MaxLineBytes)
 		}
-		c.Defines = append(c.Defines, def)
 		if slot, used := names.Lookup(name); used {
 			var v pgscript.Value
 			pgscript.ParseValue([]byte(val), &v)
-			c.Sets = append(c.Sets, Set{Slot: slot, Value: v})
+			sets = append(sets, Set{Slot: slot, Value: v})
 		}
 	}
-	if err := checkVariables(c.Scripts, d.defines, names); err != nil {
-		return nil, err
-	}
-	c.Init = len(d.builtins) > 0 || len(d.scripts) == 0
-	if d.fs.Changed("init") {
-		c.Init = d.init
-	}
-	return &Workload{cfg: c, names: names}, nil
+	return sets, nil
 }
 
 // checkVariables refuses a variable the scripts read but nothing sets: no \set of any script,
@@ -348,41 +409,14 @@ func label(name string, taken map[string]bool) string {
 	return l
 }
 
-// Workload is the configured script workload.
-type Workload struct {
-	cfg   Config
-	names *pgscript.Names
-}
-
-// Name implements workload.Workload.
-func (w *Workload) Name() string { return "script" }
-
-// Steps implements workload.Workload.
-func (w *Workload) Steps() []string {
-	if w.cfg.Init {
-		return Steps
-	}
-	return []string{StepRun}
-}
-
-// Config implements workload.Workload.
-func (w *Workload) Config() map[string]any {
-	var scripts []string
-	for _, s := range w.cfg.Scripts {
-		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Source, s.Weight))
-	}
-	return map[string]any{"scale": w.cfg.Scale, "clients": w.cfg.Clients, "jobs": w.cfg.Jobs, "max_tries": w.cfg.MaxTries,
-		"run_secs": w.cfg.RunSecs, "warmup_secs": w.cfg.WarmupSecs, "init": w.cfg.Init, "seed": w.cfg.Seed, "scripts": scripts, "defines": w.cfg.Defines}
-}
-
 // Unloaded implements workload.Unloaded: without --init, a script that names one of pgbench's
 // tables cannot run on a database that starts empty (the run would fail at its first statement
 // on it, after the banner).
 func (w *Workload) Unloaded(fresh bool) (string, bool) {
-	if w.cfg.Init || !fresh {
+	if w.Cfg.Init || !fresh {
 		return "", false
 	}
-	for _, sc := range w.cfg.Scripts {
+	for _, sc := range w.Cfg.Scripts {
 		for _, cmd := range sc.Script.Commands {
 			if cmd.Kind != pgscript.SQL {
 				continue
@@ -408,20 +442,4 @@ func pgbenchTable(text string) string {
 		}
 	}
 	return ""
-}
-
-// Settings implements workload.Workload: the scale is the loaded data's and the scripts'
-// :scale; the rest matter to the run step.
-func (w *Workload) Settings() []workload.Setting {
-	var scripts []string
-	for _, s := range w.cfg.Scripts {
-		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Label, s.Weight))
-	}
-	return []workload.Setting{
-		workload.Show("scripts", strings.Join(scripts, ",")).For(StepRun),
-		workload.Show("scale", w.cfg.Scale),
-		workload.Show("clients", w.cfg.Clients).For(StepRun),
-		workload.Show("run_secs", w.cfg.RunSecs).For(StepRun),
-		workload.Show("warmup_secs", w.cfg.WarmupSecs).For(StepRun),
-	}
 }

@@ -69,7 +69,7 @@ func checkCounts(t *testing.T, w *Workload, res results.Step) {
 	if res.Ops == 0 {
 		t.Fatal("run: no transaction")
 	}
-	for _, sc := range w.cfg.Scripts {
+	for _, sc := range w.Cfg.Scripts {
 		tx := res.KindOps("tx_" + sc.Label)
 		n := 0
 		for _, c := range sc.Script.Commands {
@@ -113,8 +113,8 @@ func TestWarmup(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := wl.(*Workload)
-	if got := workload.Banner(w.Settings(), w.Steps()); w.cfg.WarmupSecs != 1 || !strings.Contains(got, "warmup_secs=1") {
-		t.Fatalf("warm-up %g, banner %s", w.cfg.WarmupSecs, got)
+	if got := workload.Banner(w.Settings(), w.Steps()); w.Cfg.WarmupSecs != 1 || !strings.Contains(got, "warmup_secs=1") {
+		t.Fatalf("warm-up %g, banner %s", w.Cfg.WarmupSecs, got)
 	}
 	eng, dir := worktest.Engine(t, "sqlite", false, nil)
 	worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
@@ -168,8 +168,8 @@ func TestUserScriptSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := build(t, "--script", path, "--init", "--run-secs", "1")
-	if w.cfg.Scripts[0].Label != "zipf" || len(w.Steps()) != 2 {
-		t.Fatalf("label %q steps %v", w.cfg.Scripts[0].Label, w.Steps())
+	if w.Cfg.Scripts[0].Label != "zipf" || len(w.Steps()) != 2 {
+		t.Fatalf("label %q steps %v", w.Cfg.Scripts[0].Label, w.Steps())
 	}
 	eng, dir := worktest.Engine(t, "sqlite", false, nil)
 	run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {

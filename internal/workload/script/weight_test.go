@@ -53,8 +53,8 @@ func TestChooseWeights(t *testing.T) {
 
 func TestDefines(t *testing.T) {
 	w := build(t, "--builtin", "select-only", "--define", "aid=5", "--define", "unused=x")
-	if len(w.cfg.Sets) != 1 || w.names.Name(w.cfg.Sets[0].Slot) != "aid" || w.cfg.Sets[0].Value.I != 5 {
-		t.Errorf("sets %+v", w.cfg.Sets)
+	if len(w.Cfg.Sets) != 1 || w.names.Name(w.Cfg.Sets[0].Slot) != "aid" || w.Cfg.Sets[0].Value.I != 5 {
+		t.Errorf("sets %+v", w.Cfg.Sets)
 	}
 	d := newDefinition()
 	d.Flags().Parse([]string{"--define", "no-equals"})

@@ -81,7 +81,7 @@ var shape = workload.Shape[Config]{Name: "tpcc", Settings: settings, Steps: step
 		return map[string]any{"c_last_load": load.CLast, "c_last_run": run.CLast, "c_id": load.CID, "c_item": load.CItem,
 			"warmup_secs": c.WarmupSecs, "percentiles": c.Percentiles}
 	},
-	CheckShard: checkShard, Part: shardPart}
+	CheckShard: checkShard, ShardPart: shardPart}
 
 func init() {
 	workload.Register(workload.Spec{

@@ -103,8 +103,8 @@ var shape = workload.Shape[Config]{Name: "ycsb", Settings: settings, Steps: step
 	Choose: func(c *Config) *string { return &c.StepList }, ChooseFlag: "steps",
 	Clients: func(c *Config) *int { return &c.Threads },
 	Resolve: resolve, Validate: validate, Build: buildWorkload,
-	Record: dataProperties, RecordRun: runProperties, Shown: shown,
-	CheckShard: checkShard, Part: shardPart}
+	Record: dataProperties, RecordRun: runProperties, Banner: shown,
+	CheckShard: checkShard, ShardPart: shardPart}
 
 func init() {
 	workload.Register(workload.Spec{

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/workload"
+)
+
+// Every setting in LinkBench's reuse identity (its DataConfig) refuses a run --reuse on data
+// prepared with another value, in one line that names the setting and says the way out: the
+// flag's (its own flag, or the file that sets it), before anything runs.
+func TestLinkBenchReuseIdentity(t *testing.T) {
+	_, data, d := dirs(t)
+	props := func(name, body string) string {
+		f := filepath.Join(data, name)
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	lb := func(cmd string, extra ...string) transcript {
+		args := append([]string{cmd, "--workload", "linkbench", "--engine", "sqlite", "--maxid1", "201", "--max-degree", "20",
+			"--loops", "1", "--loop-secs", "0.2", "--quiet"}, d...)
+		return run(t, nil, append(args, extra...)...)
+	}
+	if tr := lb("prepare"); tr.code != ExitOK {
+		t.Fatalf("prepare: exit %d %s", tr.code, tr.stderr)
+	}
+	if tr := lb("run", "--reuse"); tr.code != ExitOK || !strings.Contains(tr.stdout, "invariants sqlite: ok: ") {
+		t.Fatalf("run --reuse with the prepared settings: exit %d %s%s", tr.code, tr.stdout, tr.stderr)
+	}
+	spec, _ := workload.Lookup("linkbench")
+	w, err := spec.New().Build(workload.Shared{Profile: "quick", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		args []string
+		want string
+	}{
+		"reference":       {[]string{"--reference", "upstream"}, `with reference = "smalldatum", not "upstream": leave out --reference`},
+		"maxid1":          {[]string{"--maxid1", "301"}, `with maxid1 = 201, not 301: leave out --maxid1`},
+		"max_degree":      {[]string{"--max-degree", "30"}, `with max_degree = 20, not 30: leave out --max-degree`},
+		"seed":            {[]string{"--seed", "99"}, `, not 99: leave out --seed (the data's is taken), or prepare again`},
+		"startid1":        {[]string{"--properties", props("start", "startid1 = 2\n")}, `with startid1 = 1, not 2: `},
+		"link_type_count": {[]string{"--properties", props("types", "link_type_count = 3\n")}, `with link_type_count = 2, not 3: `},
+		"link_datasize":   {[]string{"--properties", props("links", "link_datasize = 50\n")}, `with link_datasize = 23, not 50: `},
+		"node_datasize":   {[]string{"--properties", props("nodes", "node_datasize = 50\n")}, `with node_datasize = 168, not 50: `},
+		"degree_data":     {[]string{"--reference", "upstream"}, `with reference = "smalldatum", not "upstream": leave out --reference`},
+	}
+	for key := range w.(workload.Reuser).DataConfig() {
+		c, ok := cases[key]
+		if !ok {
+			t.Errorf("no case for identity setting %s", key)
+			continue
+		}
+		tr := lb("run", append([]string{"--reuse"}, c.args...)...)
+		line := regexp.MustCompile(`^rumbench: sqlite: --reuse: the data was prepared by run \S+ `)
+		if tr.code != ExitUsage || !line.MatchString(tr.stderr) || !strings.Contains(tr.stderr, c.want) || strings.Count(tr.stderr, "\n") != 1 || tr.stdout != "" {
+			t.Errorf("%s: %v: exit %d, stdout %q, stderr %q, want one line with %q", key, c.args, tr.code, tr.stdout, tr.stderr, c.want)
+		}
+	}
+}
