@@ -45,6 +45,7 @@ type Base[C any] struct {
 	clients  func(*C) *int
 	validate func(*C) error
 	extra    func(*C) map[string]any
+	run      func(*Base[C]) map[string]any
 }
 
 // Shape declares a workload in the framework's shape: what Define needs to make its
@@ -61,6 +62,11 @@ type Shape[C any] struct {
 	Choose func(*C) *string
 	// ChooseFlag is the flag that Choose's setting is, for the refusal ("steps").
 	ChooseFlag string
+	// Pick, when set in place of Choose, returns the steps a configuration runs (names of
+	// Steps, in run order) or a one-line refusal naming its flag: a choice that is not a list of
+	// step names (sysbench's --tests picks among the tests of the set --pre chooses, and its
+	// load steps always run).
+	Pick func(*C) ([]string, error)
 	// Clients, when set, is the field of the setting that sets the client count (Spec.Clients
 	// names its flag): Base implements Concurrent with it.
 	Clients func(*C) *int
@@ -70,6 +76,11 @@ type Shape[C any] struct {
 	// Record, when set, adds derived figures to the recorded configuration (fixed schema
 	// values, the column lengths): never a setting's own.
 	Record func(*C) map[string]any
+	// RecordRun, when set, adds derived figures of the run to the recorded configuration only,
+	// never to the reuse identity (the steps' constants, the profile's regime). A figure
+	// replaces a setting's recorded value of the same key with the value the run resolved it to
+	// (the tests a list chose, the wait that -1's formula gives).
+	RecordRun func(b *Base[C]) map[string]any
 	// Build makes the workload from its base.
 	Build func(b *Base[C], s Shared) (Workload, error)
 }
@@ -93,34 +104,52 @@ func Define[C any](shape Shape[C]) Definition {
 func (d *definition[C]) Flags() *pflag.FlagSet { return d.fs }
 
 func (d *definition[C]) Build(s Shared) (Workload, error) {
-	sh := d.shape
-	if spec, ok := Lookup(sh.Name); ok {
+	if spec, ok := Lookup(d.shape.Name); ok {
 		if err := spec.CheckProfile(s.Profile); err != nil {
 			return nil, err
 		}
 	}
 	c := d.cfg
-	sh.Settings.Apply(d.fs, &c, s.Profile)
+	d.shape.Settings.Apply(d.fs, &c, s.Profile)
+	return build(d.shape, c, s)
+}
+
+// build makes the workload of sh from c: the run's shared settings that s gives, the steps c
+// chooses, the settings that matter to them validated, then sh.Build.
+func build[C any](sh Shape[C], c C, s Shared) (Workload, error) {
+	sh.Settings.Share(&c, s)
 	b := &Base[C]{Cfg: c, Seed: s.Seed, name: sh.Name, settings: sh.Settings, decls: sh.Steps, clients: sh.Clients,
-		validate: sh.Validate, extra: sh.Record}
-	all := StepNames(sh.Steps)
-	b.steps = all
-	if sh.Choose != nil && *sh.Choose(&b.Cfg) != "" {
-		chosen, err := SplitList("--"+sh.ChooseFlag, *sh.Choose(&b.Cfg))
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range chosen {
-			if !slices.Contains(all, n) {
-				return nil, fmt.Errorf("--%s: unknown step %q (valid: %s)", sh.ChooseFlag, n, strings.Join(all, ", "))
-			}
-		}
-		b.steps = slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !slices.Contains(chosen, n) })
+		validate: sh.Validate, extra: sh.Record, run: sh.RecordRun}
+	var err error
+	if b.steps, err = chooseSteps(sh, &b.Cfg); err != nil {
+		return nil, err
 	}
 	if err := b.check(&b.Cfg); err != nil {
 		return nil, err
 	}
 	return sh.Build(b, s)
+}
+
+// chooseSteps returns the steps c runs: Pick's, or those Choose's list names (every step when
+// it is empty), in declaration order; an unknown name is refused in one line.
+func chooseSteps[C any](sh Shape[C], c *C) ([]string, error) {
+	all := StepNames(sh.Steps)
+	switch {
+	case sh.Pick != nil:
+		return sh.Pick(c)
+	case sh.Choose == nil || *sh.Choose(c) == "":
+		return all, nil
+	}
+	chosen, err := SplitList("--"+sh.ChooseFlag, *sh.Choose(c))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range chosen {
+		if !slices.Contains(all, n) {
+			return nil, fmt.Errorf("--%s: unknown step %q (valid: %s)", sh.ChooseFlag, n, strings.Join(all, ", "))
+		}
+	}
+	return slices.DeleteFunc(all, func(n string) bool { return !slices.Contains(chosen, n) }), nil
 }
 
 // check validates c for the steps that run.
@@ -151,6 +180,9 @@ func (b *Base[C]) Config() map[string]any {
 		maps.Copy(m, b.extra(&b.Cfg))
 	}
 	m["steps"], m["seed"] = b.steps, b.Seed
+	if b.run != nil {
+		maps.Copy(m, b.run(b))
+	}
 	if part := b.ShardPart(); part != "" {
 		m["shard"] = part
 	}
