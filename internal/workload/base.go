@@ -194,11 +194,12 @@ func (b *Base[C]) Settings() []Setting {
 	return append(b.settings.Shown(&b.Cfg), Show("seed", b.Seed))
 }
 
-// LoadSteps implements Reuser: the load steps among those that run.
+// LoadSteps implements Reuser: the declared load steps, whether they run or not (prepare
+// refuses a choice of steps without one, naming them).
 func (b *Base[C]) LoadSteps() []string {
 	var out []string
 	for _, s := range b.decls {
-		if s.Load && b.Runs(s.Name) {
+		if s.Load {
 			out = append(out, s.Name)
 		}
 	}
@@ -208,13 +209,7 @@ func (b *Base[C]) LoadSteps() []string {
 // DataConfig implements Reuser: the settings that shape what the load steps leave, the seed
 // and the workload's derived figures.
 func (b *Base[C]) DataConfig() map[string]any {
-	var load []string
-	for _, s := range b.decls {
-		if s.Load {
-			load = append(load, s.Name)
-		}
-	}
-	m := b.settings.Identity(&b.Cfg, load)
+	m := b.settings.Identity(&b.Cfg, b.LoadSteps())
 	if b.extra != nil {
 		maps.Copy(m, b.extra(&b.Cfg))
 	}

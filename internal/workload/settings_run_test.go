@@ -91,6 +91,9 @@ func TestRunSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = w.(testWorkload).Base
+	if !slices.Equal(b.LoadSteps(), []string{"load"}) {
+		t.Errorf("load steps %v of a run without them, want the declared one (prepare names it)", b.LoadSteps())
+	}
 	if err := b.SetSteps([]string{"run", "load"}); err == nil || err.Error() != "--rows 0: want 1..1000" || !slices.Equal(b.Steps(), []string{"run"}) {
 		t.Errorf("steps with a load of 0 rows: %v, steps %v", err, b.Steps())
 	}
