@@ -27,6 +27,35 @@ func FromRun[C any](field func(*C) *float64, from func(Shared) *float64, d Numbe
 	return s
 }
 
+// MaxStepSecs bounds a duration setting in seconds: a week, as the command line bounds every
+// flag of seconds.
+const MaxStepSecs = 7 * 24 * 3600
+
+// WarmupSecs declares a workload's --warmup-secs (Shared.WarmupSecs), held in field: d gives
+// the steps that have a warm-up and the defaults (Default, Profiles), and may say more in Help;
+// the name, unit, bounds (0 to MaxStepSecs) and Runtime are the flag's.
+func WarmupSecs[C any](field func(*C) *float64, d Number[float64]) Param[C] {
+	d.Name, d.Unit, d.Runtime, d.Min, d.Max = "warmup-secs", "s", true, 0, MaxStepSecs
+	d.Help = cmp.Or(d.Help, "seconds at the start of each measured step that are not measured")
+	return FromRun(field, func(s Shared) *float64 { return s.WarmupSecs }, d)
+}
+
+// CleanupWaitSecs declares a workload's --cleanup-wait-secs (Shared.CleanupWaitSecs), held in
+// field: the wait after a cleanup before the steps that follow it, -1 for the reference's
+// formula (the workload's own). d gives the steps and the defaults, as for WarmupSecs; the
+// name, unit, bounds (-1, or 0 to MaxStepSecs) and Runtime are the flag's.
+func CleanupWaitSecs[C any](field func(*C) *float64, d Number[float64]) Param[C] {
+	d.Name, d.Unit, d.Runtime, d.Min, d.Max = "cleanup-wait-secs", "s", true, -1, MaxStepSecs
+	d.Help = cmp.Or(d.Help, "seconds of the settling wait after a cleanup, -1 for the reference's formula")
+	d.Check = func(v float64) error {
+		if v < 0 && v != -1 {
+			return fmt.Errorf("want -1 (the reference's formula) or 0..%d s", MaxStepSecs)
+		}
+		return nil
+	}
+	return FromRun(field, func(s Shared) *float64 { return s.CleanupWaitSecs }, d)
+}
+
 // Share sets each setting declared with FromRun to the run's value of it, when s gives one.
 func (ss Params[C]) Share(c *C, s Shared) {
 	for i := range ss {

@@ -129,3 +129,29 @@ func TestPick(t *testing.T) {
 type testWorkload struct{ *Base[runConfig] }
 
 func (testWorkload) Open(context.Context, table.Engine) (Run, error) { return nil, nil }
+
+// The shared waits are declared with their flag's name, unit and bounds; -1 is the only
+// negative wait (the reference's formula).
+func TestSharedWaits(t *testing.T) {
+	type waits struct{ Warmup, Cleanup float64 }
+	ss := Params[waits]{
+		WarmupSecs(func(c *waits) *float64 { return &c.Warmup }, Number[float64]{Profiles: map[string]float64{"small": 5}}),
+		CleanupWaitSecs(func(c *waits) *float64 { return &c.Cleanup }, Number[float64]{Profiles: map[string]float64{"standard": -1}}),
+	}
+	if c := ss.Defaults("standard"); c.Cleanup != -1 || c.Warmup != 0 {
+		t.Errorf("standard: %+v", c)
+	}
+	for _, tc := range []struct {
+		c    waits
+		want string
+	}{
+		{waits{Cleanup: -0.5}, "--cleanup-wait-secs -0.5: want -1 (the reference's formula) or 0..604800 s"},
+		{waits{Cleanup: -2}, "--cleanup-wait-secs -2: want -1..604800 s"},
+		{waits{Warmup: -1}, "--warmup-secs -1: want 0..604800 s"},
+		{waits{Cleanup: -1, Warmup: 604800}, ""},
+	} {
+		if err := ss.Validate(&tc.c, nil); fmt.Sprint(err) != tc.want && !(err == nil && tc.want == "") {
+			t.Errorf("%+v: %v, want %s", tc.c, err, tc.want)
+		}
+	}
+}

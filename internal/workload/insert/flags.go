@@ -1,7 +1,6 @@
 package insert
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -55,21 +54,11 @@ var settings = workload.Params[Config]{
 		Help: "delete as many of the oldest rows as each batch inserts (constant table size)"}),
 	workload.String(func(c *Config) *string { return &c.Steps }, workload.Text{Name: "steps", Runtime: true, Unshown: true,
 		Help: "comma-separated steps to run (default all: " + strings.Join(StepNames, ",") + ")"}),
-	workload.FromRun(func(c *Config) *float64 { return &c.WarmupSecs }, func(s workload.Shared) *float64 { return s.WarmupSecs },
-		workload.Number[float64]{Name: "warmup-secs", Unit: "s", Runtime: true, Unshown: true, Steps: queries,
-			Help: "seconds at the start of each query step that are not measured", Min: 0, Max: 7 * 86400}),
-	workload.FromRun(func(c *Config) *float64 { return &c.CleanupWaitSecs }, func(s workload.Shared) *float64 { return s.CleanupWaitSecs },
-		workload.Number[float64]{Name: "cleanup-wait-secs", Unit: "s", Runtime: true, Unshown: true, Steps: queries,
-			Help:     "seconds from the cleanup's start to the first query step, -1 for the reference's 60 + 1 per million loaded rows (at most 1200)",
-			Profiles: map[string]float64{"small": 10, "standard": -1}, Min: -1, Max: 7 * 86400, Check: minusOneOrMore}),
-}
-
-// minusOneOrMore refuses a negative wait other than -1 (the reference's formula).
-func minusOneOrMore(v float64) error {
-	if v < 0 && v != -1 {
-		return fmt.Errorf("want -1 (the reference's formula) or 0..%d s", 7*86400)
-	}
-	return nil
+	workload.WarmupSecs(func(c *Config) *float64 { return &c.WarmupSecs }, workload.Number[float64]{Unshown: true, Steps: queries,
+		Help: "seconds at the start of each query step that are not measured"}),
+	workload.CleanupWaitSecs(func(c *Config) *float64 { return &c.CleanupWaitSecs }, workload.Number[float64]{Unshown: true, Steps: queries,
+		Help:     "seconds from the cleanup's start to the first query step, -1 for the reference's 60 + 1 per million loaded rows (at most 1200)",
+		Profiles: map[string]float64{"small": 10, "standard": -1}}),
 }
 
 // shape declares the insert benchmark to the framework: settings, steps, the recorded figures.
