@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -54,6 +55,16 @@ func CleanupWaitSecs[C any](field func(*C) *float64, d Number[float64]) Param[C]
 		return nil
 	}
 	return FromRun(field, func(s Shared) *float64 { return s.CleanupWaitSecs }, d)
+}
+
+// CleanupWait is the wait after a cleanup that secs (--cleanup-wait-secs) asks for: -1 (any
+// negative) is the reference scripts' formula, 60 s and 1 s per million rows the tables hold
+// (rows), at most 1200 s.
+func CleanupWait(secs float64, rows int64) time.Duration {
+	if secs >= 0 {
+		return time.Duration(secs * float64(time.Second))
+	}
+	return time.Duration(min(60+float64(rows)/1e6, 1200) * float64(time.Second))
 }
 
 // Share sets each setting declared with FromRun to the run's value of it, when s gives one.
@@ -114,11 +125,22 @@ func (ss Params[C]) Defaults(profile string) C {
 }
 
 // Make builds a workload in the framework's shape from a configuration given as a value rather
-// than from flags (a test's, a program's): c's settings are taken as they are (no profile
-// applied), the run's shared settings that s gives replace theirs (FromRun), then the steps are
-// chosen and the settings that matter to them validated, as Build does. An error says what is
-// wrong, naming the flag.
-func Make[C any](shape Shape[C], c C, s Shared) (Workload, error) { return build(shape, c, s) }
+// than from flags (a test's, a program's), as the workload's own type W: c's settings are taken
+// as they are (no profile applied), the run's shared settings that s gives replace theirs
+// (FromRun), then the steps are chosen and the settings that matter to them validated, as Build
+// does. An error says what is wrong, naming the flag.
+func Make[C any, W Workload](shape Shape[C], c C, s Shared) (W, error) {
+	var zero W
+	w, err := build(shape, c, s)
+	if err != nil {
+		return zero, err
+	}
+	out, ok := w.(W)
+	if !ok {
+		return zero, fmt.Errorf("workload %s: Build made a %T, not a %T", shape.Name, w, zero)
+	}
+	return out, nil
+}
 
 // SetSteps makes steps the steps that run, in the order given, in place of those the
 // configuration chose: for a test or a program that runs a workload's steps in an order of its

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rumbench/rumbench/internal/table"
 )
@@ -82,11 +83,11 @@ func TestRunSettings(t *testing.T) {
 		{runConfig{Rows: 5, Warmup: 61}, "--warmup-secs 61: want 0..60"},
 		{runConfig{Rows: 0, Only: "nap"}, `--only: unknown step "nap" (valid: load, run)`},
 	} {
-		if _, err := Make(sh, tc.c, Shared{}); err == nil || err.Error() != tc.want {
+		if _, err := Make[runConfig, testWorkload](sh, tc.c, Shared{}); err == nil || err.Error() != tc.want {
 			t.Errorf("%+v: %v, want %s", tc.c, err, tc.want)
 		}
 	}
-	w, err = Make(sh, runConfig{Rows: 0, Only: "run"}, Shared{})
+	w, err = Make[runConfig, testWorkload](sh, runConfig{Rows: 0, Only: "run"}, Shared{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,11 +117,11 @@ func TestPick(t *testing.T) {
 			return []string{"load", c.Only}, nil
 		},
 		Build: func(b *Base[runConfig], s Shared) (Workload, error) { return testWorkload{b}, nil }}
-	w, err := Make(sh, runConfig{Rows: 1, Only: "b"}, Shared{})
+	w, err := Make[runConfig, testWorkload](sh, runConfig{Rows: 1, Only: "b"}, Shared{})
 	if err != nil || !slices.Equal(w.Steps(), []string{"load", "b"}) {
 		t.Errorf("picked %v (%v)", w, err)
 	}
-	if _, err := Make(sh, runConfig{Rows: 1, Only: "x"}, Shared{}); err == nil || err.Error() != `--only "x": no such test` {
+	if _, err := Make[runConfig, testWorkload](sh, runConfig{Rows: 1, Only: "x"}, Shared{}); err == nil || err.Error() != `--only "x": no such test` {
 		t.Errorf("refused %v", err)
 	}
 }
@@ -153,5 +154,8 @@ func TestSharedWaits(t *testing.T) {
 		if err := ss.Validate(&tc.c, nil); fmt.Sprint(err) != tc.want && !(err == nil && tc.want == "") {
 			t.Errorf("%+v: %v, want %s", tc.c, err, tc.want)
 		}
+	}
+	if a, b, c := CleanupWait(-1, 2_000_000), CleanupWait(-1, 5_000_000_000), CleanupWait(5, 1); a != 62*time.Second || b != 1200*time.Second || c != 5*time.Second {
+		t.Errorf("the reference's formula: %v and %v (capped), a wait of 5 s: %v", a, b, c)
 	}
 }

@@ -86,11 +86,7 @@ var _ workload.Workload = (*Workload)(nil)
 // validated, its data and keys drawn from seed. Steps run in reference order whatever the
 // order of cfg.Steps.
 func New(cfg Config, seed uint64) (*Workload, error) {
-	w, err := workload.Make(shape, cfg, workload.Shared{Seed: seed})
-	if err != nil {
-		return nil, err
-	}
-	return w.(*Workload), nil
+	return workload.Make[Config, *Workload](shape, cfg, workload.Shared{Seed: seed})
 }
 
 // build makes the insert benchmark from its base, once the settings are valid: the regime of
@@ -166,14 +162,10 @@ func (w *Workload) Unloaded(bool) (string, bool) {
 	return fmt.Sprintf("l.i0 (the load of --rows) does not run: %s %s on empty tables", strings.Join(steps, ", "), verb), false
 }
 
-// cleanupWait is the configured wait after the cleanup, the reference's formula when negative
-// (its rows are those of every shard's clients).
+// cleanupWait is the configured wait after the cleanup, the reference's formula when -1 (its
+// rows are those of every shard's clients).
 func cleanupWait(c *Config, shard workload.Shard) time.Duration {
-	if c.CleanupWaitSecs >= 0 {
-		return time.Duration(c.CleanupWaitSecs * float64(time.Second))
-	}
-	secs := 60 + float64(c.Rows*int64(c.Clients*max(shard.Count, 1)))/1e6
-	return time.Duration(min(secs, 1200) * float64(time.Second))
+	return workload.CleanupWait(c.CleanupWaitSecs, c.Rows*int64(c.Clients*max(shard.Count, 1)))
 }
 
 // rowsPerCommit returns the batch size of a step's writer.
