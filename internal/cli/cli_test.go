@@ -74,7 +74,7 @@ func TestUsageErrors(t *testing.T) {
 		{"sysbench unknown test", []string{"run", "--workload", "sysbench", "--tests", "point-query,range-scan"},
 			`rumbench: unknown test "range-scan" in the 32-test set (valid: update-inlist, update-index, update-nonindex, update-one, update-zipf, write-only, read-write_range=10, read-write_range=100, scan, read-only_range=10, read-only_range=100, read-only_range=10000, read-only-simple, read-only-sum, read-only-order, read-only-distinct, read-only-count, point-query, random-points_range=10, random-points_range=100, random-points_range=1000, hot-points, points-covered-pk, points-notcovered-pk, range-covered-pk, range-notcovered-pk, points-covered-si, points-notcovered-si, range-covered-si, range-notcovered-si, delete, insert)`},
 		{"sysbench rand type", []string{"run", "--workload", "sysbench", "--rand-type", "pareto"},
-			`rumbench: --rand-type "pareto": must be uniform or zipfian`},
+			`rumbench: --rand-type "pareto": want one of uniform, zipfian`},
 		{"sysbench percentiles", []string{"run", "--workload", "sysbench", "--percentiles", "50,100"},
 			`rumbench: --percentiles "50,100": each value must be a number in (0, 100), e.g. 50,99,99.9`},
 		{"flag of the other workload", []string{"run", "--workload", "sysbench", "--rows", "5"},
