@@ -215,7 +215,7 @@ func TestRecipeDirs(t *testing.T) {
 	}
 	before, _ := os.ReadDir(out)
 	for _, c := range []struct{ two, want string }{
-		{", rows-per-commit: -3", "rumbench: recipe mini: part two: --rows-per-commit -3: must be 0 (per-step default) or 1..100000\n"},
+		{", rows-per-commit: -3", "rumbench: recipe mini: part two: --rows-per-commit -3: want 0 (per-step default) or 1..100000\n"},
 		{", server-config: ../../etc/passwd", `rumbench: --recipe ` + "FILE" + `: part two: flags: server-config "../../etc/passwd": not a file of the recipe (its files: a.cnf): a part's server config is one of the recipe's files` + "\n"},
 		{", cpuprofile: /tmp/profile", "rumbench: --recipe FILE: part two: flags: cpuprofile is the command line's, not a recipe's: give --cpuprofile after the recipe\n"},
 		{", engine-opt: {sqlite.server_bin: /tmp}", "rumbench: --recipe FILE: part two: flags: engine-opt server_bin is the command line's, not a recipe's (server-config names the recipe's files)\n"},

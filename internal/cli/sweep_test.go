@@ -138,7 +138,7 @@ func TestSweepUsage(t *testing.T) {
 		{[]string{"run", "--workload", "sysbench", "--threads", "1,1"}, "listed twice"},
 		{[]string{"run", "--workload", "sysbench", "--threads", "1,x"}, `"x" is not a count`},
 		{[]string{"run", "--workload", "sysbench", "--threads", "0,2"}, `"0" is not a count`},
-		{[]string{"run", "--workload", "sysbench", "--threads", "1,5000"}, "--threads 5000: must be 1..4096"},
+		{[]string{"run", "--workload", "sysbench", "--threads", "1,5000"}, "--threads 5000: want 1..4096"},
 		{[]string{"run", "--workload", "ycsb", "--threads", "1,2", "--shard", "0/2", "--engine", "sqlite"}, "does not go with --shard"},
 		{[]string{"prepare", "--workload", "linkbench", "--requesters", "1,2", "--engine", "sqlite"}, "does not go with prepare"},
 		{[]string{"run", "--clients", "1,2", "--reuse", "--engine", "sqlite"}, "does not go with --reuse"},

@@ -194,7 +194,7 @@ var realRun = sync.OnceValues(func() (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	wl, err := insert.New(insert.Config{Clients: 1, Rows: 2000, QuerySecs: 1, Seed: 1, Steps: []string{"l.i0", "l.x"}})
+	wl, err := insert.New(insert.Config{Clients: 1, Rows: 2000, QuerySecs: 1, Steps: "l.i0,l.x"}, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -72,10 +72,12 @@ type Shape[C any] struct {
 	Choose func(*C) *string
 	// ChooseFlag is the flag that Choose's setting is, for the refusal ("steps").
 	ChooseFlag string
-	// Pick, when set, returns the steps that run as the configuration makes them (LinkBench's
-	// loops follow --loops), read before the settings are validated (b.Cfg, b.Given); names
-	// that are not among Steps are left out. Choose, when also set, chooses among them.
-	Pick func(b *Base[C]) []string
+	// Pick, when set, returns the steps a configuration runs as it makes them, or a one-line
+	// refusal naming its flag (LinkBench's loops follow --loops; sysbench's --tests picks among
+	// the tests of the set --pre chooses, and its load steps always run); names that are not
+	// among Steps are left out. Choose, when also set, chooses among them. The configuration is
+	// b.Cfg (b.Given says which flags were given); it is not validated yet.
+	Pick func(b *Base[C]) ([]string, error)
 	// Clients, when set, is the field of the setting that sets the client count (Spec.Clients
 	// names its flag): Base implements Concurrent with it.
 	Clients func(*C) *int
@@ -89,11 +91,11 @@ type Shape[C any] struct {
 	// CachePlanner with it): units of data, each taking the engine's figure for unit
 	// (engine.Spec.PerUnitBytes, read with Measured) plus extra bytes.
 	Data func(*C) (unit string, units, extra float64)
-	// RecordRun, when set, adds derived figures that shape only the run (a mix read from a
-	// file, the warm-up) to the recorded configuration; unlike Record's, they are not part of
-	// the reuse identity (DataConfig); a key may replace a setting's recorded value with its
-	// parsed form.
-	RecordRun func(*C) map[string]any
+	// RecordRun, when set, adds derived figures of the run to the recorded configuration only,
+	// never to the reuse identity (a mix read from a file, the steps' constants, the profile's
+	// regime); a figure replaces a setting's recorded value of the same key with the value the
+	// run resolved it to (the tests a list chose, the wait that -1's formula gives).
+	RecordRun func(b *Base[C]) map[string]any
 	// Shown, when set, returns derived settings the banner shows after the declared ones (each
 	// with the steps it matters to): what the workload made of several settings, the warm-up.
 	Shown func(*C) []Setting
@@ -136,7 +138,7 @@ const MaxWarmupSecs = 7 * 86400
 func Define[C any](shape Shape[C]) Definition {
 	d := &definition[C]{shape: shape, fs: pflag.NewFlagSet(shape.Name, pflag.ContinueOnError)}
 	shape.Settings.Bind(d.fs, &d.cfg)
-	if shape.Choose == nil {
+	if shape.Choose == nil && shape.Pick == nil {
 		d.fs.StringVar(&d.steps, "steps", "", "steps to run, comma-separated (default all: "+strings.Join(StepNames(shape.Steps), ",")+")")
 	}
 	return d
@@ -145,8 +147,7 @@ func Define[C any](shape Shape[C]) Definition {
 func (d *definition[C]) Flags() *pflag.FlagSet { return d.fs }
 
 func (d *definition[C]) Build(s Shared) (Workload, error) {
-	sh := d.shape
-	if spec, ok := Lookup(sh.Name); ok {
+	if spec, ok := Lookup(d.shape.Name); ok {
 		if err := spec.CheckProfile(s.Profile); err != nil {
 			return nil, err
 		}
@@ -155,40 +156,64 @@ func (d *definition[C]) Build(s Shared) (Workload, error) {
 		return nil, fmt.Errorf("--warmup-secs %g: want 0 to a week (%d)", *w, MaxWarmupSecs)
 	}
 	c := d.cfg
-	sh.Settings.Apply(d.fs, &c, s.Profile)
-	if sh.Resolve != nil {
-		if err := sh.Resolve(&c, s.Profile, d.fs.Changed); err != nil {
+	d.shape.Settings.Apply(d.fs, &c, s.Profile)
+	if d.shape.Resolve != nil {
+		if err := d.shape.Resolve(&c, s.Profile, d.fs.Changed); err != nil {
 			return nil, err
 		}
 	}
+	return build(d.shape, c, s, d.fs.Changed, d.steps)
+}
+
+// build makes the workload of sh from c: the run's shared settings that s gives, the steps c
+// chooses (stepsFlag: the framework's --steps), the settings that matter to them validated,
+// then sh.Build. given says whether the command line gave a flag (nil: none).
+func build[C any](sh Shape[C], c C, s Shared, given func(string) bool, stepsFlag string) (Workload, error) {
+	sh.Settings.Share(&c, s)
 	b := &Base[C]{Cfg: c, Seed: s.Seed, name: sh.Name, settings: sh.Settings, decls: sh.Steps, clients: sh.Clients,
-		validate: sh.Validate, extra: sh.Record, data: sh.Data, shape: &sh, given: d.fs.Changed, warmup: s.WarmupSecs}
-	all := StepNames(sh.Steps)
-	b.steps = all
-	if sh.Pick != nil {
-		picked := sh.Pick(b)
-		b.steps = slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !slices.Contains(picked, n) })
-	}
-	list, flag := d.steps, "steps"
-	if sh.Choose != nil {
-		list, flag = *sh.Choose(&b.Cfg), sh.ChooseFlag
-	}
-	if list != "" {
-		chosen, err := SplitList("--"+flag, list)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range chosen {
-			if !slices.Contains(all, n) {
-				return nil, fmt.Errorf("--%s: unknown step %q (valid: %s)", flag, n, strings.Join(all, ", "))
-			}
-		}
-		b.steps = slices.DeleteFunc(slices.Clone(b.steps), func(n string) bool { return !slices.Contains(chosen, n) })
+		validate: sh.Validate, extra: sh.Record, data: sh.Data, shape: &sh, given: given, warmup: s.WarmupSecs}
+	var err error
+	if b.steps, err = chooseSteps(b, stepsFlag); err != nil {
+		return nil, err
 	}
 	if err := b.check(&b.Cfg); err != nil {
 		return nil, err
 	}
 	return sh.Build(b, s)
+}
+
+// chooseSteps returns the steps b's configuration runs: Pick's (every step without it), among
+// them those that Choose's list names, or the framework's --steps (stepsFlag) when the Shape has
+// no Choose (every step when it is empty), in declaration order; an unknown name is refused in
+// one line.
+func chooseSteps[C any](b *Base[C], stepsFlag string) ([]string, error) {
+	sh := b.shape
+	all := StepNames(sh.Steps)
+	steps := all
+	if sh.Pick != nil {
+		picked, err := sh.Pick(b)
+		if err != nil {
+			return nil, err
+		}
+		steps = slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !slices.Contains(picked, n) })
+	}
+	list, flag := stepsFlag, "steps"
+	if sh.Choose != nil {
+		list, flag = *sh.Choose(&b.Cfg), sh.ChooseFlag
+	}
+	if list == "" {
+		return steps, nil
+	}
+	chosen, err := SplitList("--"+flag, list)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range chosen {
+		if !slices.Contains(all, n) {
+			return nil, fmt.Errorf("--%s: unknown step %q (valid: %s)", flag, n, strings.Join(all, ", "))
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(steps), func(n string) bool { return !slices.Contains(chosen, n) }), nil
 }
 
 // check validates c for the steps that run.
@@ -232,10 +257,10 @@ func (b *Base[C]) Config() map[string]any {
 	if b.extra != nil {
 		maps.Copy(m, b.extra(&b.Cfg))
 	}
-	if b.shape.RecordRun != nil {
-		maps.Copy(m, b.shape.RecordRun(&b.Cfg))
-	}
 	m["steps"], m["seed"] = b.steps, b.Seed
+	if b.shape.RecordRun != nil {
+		maps.Copy(m, b.shape.RecordRun(b))
+	}
 	if part := b.ShardPart(); part != "" {
 		m["shard"] = part
 	}
@@ -254,11 +279,12 @@ func (b *Base[C]) Settings() []Setting {
 	return append(out, Show("seed", b.Seed))
 }
 
-// LoadSteps implements Reuser: the load steps among those that run.
+// LoadSteps implements Reuser: the declared load steps, whether they run or not (prepare
+// refuses a choice of steps without one, naming them).
 func (b *Base[C]) LoadSteps() []string {
 	var out []string
 	for _, s := range b.decls {
-		if s.Load && b.Runs(s.Name) {
+		if s.Load {
 			out = append(out, s.Name)
 		}
 	}
@@ -268,13 +294,7 @@ func (b *Base[C]) LoadSteps() []string {
 // DataConfig implements Reuser: the settings that shape what the load steps leave, the seed
 // and the workload's derived figures.
 func (b *Base[C]) DataConfig() map[string]any {
-	var load []string
-	for _, s := range b.decls {
-		if s.Load {
-			load = append(load, s.Name)
-		}
-	}
-	m := b.settings.Identity(&b.Cfg, load)
+	m := b.settings.Identity(&b.Cfg, b.LoadSteps())
 	if b.extra != nil {
 		maps.Copy(m, b.extra(&b.Cfg))
 	}

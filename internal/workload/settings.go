@@ -31,13 +31,17 @@ type Param[C any] struct {
 	// Runtime says the setting shapes only how the steps run, not the data they load: it is
 	// left out of the reuse identity (rumbench run --reuse may change it).
 	Runtime bool
+	// Unshown leaves the setting out of the run's banner (it is still checked and recorded):
+	// the list of steps to run, which the banner's steps say, or a list too long for it.
+	Unshown bool
 	// Steps are the steps the setting matters to: it is checked and shown in the banner only
 	// when one of them runs, and it is part of the reuse identity only when one of them is a
 	// load step. nil: every step.
 	Steps []string
 
-	bind   func(fs *pflag.FlagSet, c *C, help string)
+	bind   func(fs *pflag.FlagSet, c *C, help string) // nil: no flag of the workload's (FromRun)
 	apply  func(c *C, profile string)
+	take   func(c *C, s Shared) // the run's shared value, when given (FromRun)
 	check  func(c *C) error
 	value  func(c *C) any
 	text   func(c *C) string                      // the banner's text; nil: value's, formatted with %v
@@ -62,7 +66,7 @@ func (s *Param[C]) matters(steps []string) bool {
 // empty, allows 0 outside the bounds and says what it means ("the per-step default").
 type Number[T int | int64 | float64] struct {
 	Name, Short, Key, Help, Unit string
-	Runtime                      bool
+	Runtime, Unshown             bool
 	Steps                        []string
 	Default                      T
 	Profiles                     map[string]T
@@ -87,7 +91,7 @@ func Float[C any](field func(*C) *float64, d Number[float64]) Param[C] {
 }
 
 func number[C any, T int | int64 | float64](field func(*C) *T, d Number[T], str func(T) string) Param[C] {
-	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Show: d.Show, Help: d.Help, Unit: d.Unit, Runtime: d.Runtime, Steps: d.Steps}
+	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Show: d.Show, Help: d.Help, Unit: d.Unit, Runtime: d.Runtime, Unshown: d.Unshown, Steps: d.Steps}
 	if d.Max < d.Min {
 		panic(fmt.Sprintf("workload setting %s: Max %v < Min %v", d.Name, d.Max, d.Min))
 	}
@@ -138,7 +142,7 @@ func number[C any, T int | int64 | float64](field func(*C) *T, d Number[T], str 
 // most bytes it may hold (MaxLen; 0: input.MaxValueBytes).
 type Text struct {
 	Name, Short, Key, Help string
-	Runtime                bool
+	Runtime, Unshown       bool
 	Steps                  []string
 	Default                string
 	Profiles               map[string]string
@@ -154,7 +158,7 @@ const MaxValueBytes = 4096
 
 // String declares a text setting held in the field that field returns.
 func String[C any](field func(*C) *string, d Text) Param[C] {
-	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Show: d.Show, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
+	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Show: d.Show, Help: d.Help, Runtime: d.Runtime, Unshown: d.Unshown, Steps: d.Steps}
 	s.bind = func(fs *pflag.FlagSet, c *C, help string) { fs.StringVarP(field(c), d.Name, d.Short, d.Default, help) }
 	s.apply = func(c *C, profile string) {
 		if v, ok := d.Profiles[profile]; ok {
@@ -188,7 +192,7 @@ func String[C any](field func(*C) *string, d Text) Param[C] {
 // Switch is the declaration of a boolean setting.
 type Switch struct {
 	Name, Short, Key, Help string
-	Runtime                bool
+	Runtime, Unshown       bool
 	Steps                  []string
 	Default                bool
 	// Show is the name the banner shows (default: the recorded name; "-": not shown).
@@ -197,7 +201,7 @@ type Switch struct {
 
 // Bool declares a boolean setting held in the field that field returns.
 func Bool[C any](field func(*C) *bool, d Switch) Param[C] {
-	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Show: d.Show, Help: d.Help, Runtime: d.Runtime, Steps: d.Steps}
+	s := Param[C]{Name: d.Name, Short: d.Short, Key: d.Key, Show: d.Show, Help: d.Help, Runtime: d.Runtime, Unshown: d.Unshown, Steps: d.Steps}
 	s.bind = func(fs *pflag.FlagSet, c *C, help string) { fs.BoolVarP(field(c), d.Name, d.Short, d.Default, help) }
 	s.apply = func(c *C, _ string) { *field(c) = d.Default }
 	s.check = func(*C) error { return nil }
@@ -256,6 +260,9 @@ func (ss Params[C]) Verify(profiles, steps []string) error {
 func (ss Params[C]) Bind(fs *pflag.FlagSet, c *C) {
 	for i := range ss {
 		s := &ss[i]
+		if s.bind == nil {
+			continue
+		}
 		help := s.Help
 		if s.Unit != "" {
 			help += " (" + s.Unit + ")"
@@ -300,7 +307,7 @@ func (ss Params[C]) Record(c *C) map[string]any {
 
 // Shown returns every setting as the run's banner shows it (Banner keeps those that matter to
 // the steps that run), in declaration order, but a text setting left empty (none given) and
-// those declared not shown (Show "-").
+// those declared not shown (Unshown, or Show "-").
 func (ss Params[C]) Shown(c *C) []Setting {
 	out := make([]Setting, 0, len(ss))
 	for i := range ss {
@@ -311,7 +318,7 @@ func (ss Params[C]) Shown(c *C) []Setting {
 		} else if x := s.value(c); x != "" {
 			v = fmt.Sprint(x)
 		}
-		if v != "" && s.Show != "-" {
+		if v != "" && s.Show != "-" && !s.Unshown {
 			out = append(out, Setting{Name: cmp.Or(s.Show, s.key()), Value: v, Steps: s.Steps})
 		}
 	}

@@ -37,14 +37,14 @@ func (shapeWorkload) Open(context.Context, table.Engine) (Run, error) { return n
 
 func newShape(noShards bool) Definition {
 	return Define(Shape[shapeConfig]{Name: "shape-test", Settings: shapeSettings, Steps: shapeSteps, NoShards: noShards,
-		Pick: func(b *Base[shapeConfig]) []string {
+		Pick: func(b *Base[shapeConfig]) ([]string, error) {
 			steps := []string{"load"}
 			for i := 1; i <= b.Cfg.Rounds; i++ {
 				steps = append(steps, fmt.Sprintf("round%d", i))
 			}
-			return steps
+			return steps, nil
 		},
-		RecordRun: func(c *shapeConfig) map[string]any { return map[string]any{"derived_mode": c.derivedMode} },
+		RecordRun: func(b *Base[shapeConfig]) map[string]any { return map[string]any{"derived_mode": b.Cfg.derivedMode} },
 		Shown: func(c *shapeConfig) []Setting {
 			return []Setting{Show("files", len(c.Files)).For("round1")}
 		},

@@ -19,7 +19,7 @@ func TestShapeParts(t *testing.T) {
 			return nil
 		},
 		Record:    func(c *testConfig) map[string]any { return map[string]any{"row_bytes": 100} },
-		RecordRun: func(c *testConfig) map[string]any { return map[string]any{"note": "run only"} },
+		RecordRun: func(b *Base[testConfig]) map[string]any { return map[string]any{"note": "run only"} },
 		Banner:    func(c *testConfig) []Setting { return []Setting{Show("rows", c.Rows)} },
 		CheckShard: func(b *Base[testConfig], s Shard) error {
 			if b.Cfg.Rows < int64(s.Count) {

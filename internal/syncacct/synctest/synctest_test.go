@@ -27,7 +27,7 @@ func runLoad(t *testing.T, acct syncacct.Config, targets ...results.Target) []re
 	root := t.TempDir()
 	os.Chmod(filepath.Dir(root), 0o755) // a server's OS user must traverse it when running as root
 	os.Chmod(root, 0o755)
-	wl, err := insert.New(insert.Config{Clients: 1, Rows: commits, RowsPerCommit: 1, QuerySecs: 1, Seed: 1, Steps: []string{"l.i0"}})
+	wl, err := insert.New(insert.Config{Clients: 1, Rows: commits, RowsPerCommit: 1, QuerySecs: 1, Steps: "l.i0"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // what remains is data generation, batching, timing and recording.
 
 func nullRun(b *testing.B) *Run {
-	w, err := New(Config{Clients: 1, Rows: 1, Writes: 1, QuerySecs: 1, Seed: 3221223452, Now: func() time.Time { return time.Unix(1_800_000_000, 0) }})
+	w, err := New(Config{Clients: 1, Rows: 1, Writes: 1, QuerySecs: 1, Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}, 3221223452)
 	if err != nil {
 		b.Fatal(err)
 	}

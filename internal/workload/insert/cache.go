@@ -38,14 +38,14 @@ const unitRowCache = "insert.row.cache"
 const DefaultCacheMB = workload.DefaultCacheMB
 
 // Regime returns the profile's regime (RegimeCached or RegimeIOBound), workload.CachePlanner.
-func (w *Workload) Regime() string { return w.cfg.Regime }
+func (w *Workload) Regime() string { return w.Cfg.Regime }
 
 // CacheMB implements workload.CachePlanner: in a cached profile, the cache for engine that
 // holds its in-memory working set at the benchmark's largest table size (unitRowCache ×
 // (Rows + Writes) × Clients), rounded up to a power of two MiB, at least DefaultCacheMB and at
 // most maxBytes (0: no bound); false for an engine without a rule and in an IO-bound profile.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
-	return cacheMB(w.cfg, engine, maxBytes)
+	return cacheMB(w.Cfg, engine, maxBytes)
 }
 
 func cacheMB(c Config, engine string, maxBytes int64) (int64, bool) {

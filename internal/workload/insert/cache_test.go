@@ -7,8 +7,9 @@ import "testing"
 // IO-bound profile and engines without a rule leave it to the run.
 func TestCacheRule(t *testing.T) {
 	prof := func(name string, clients int) Config {
-		p := profiles[name]
-		return Config{Clients: clients, Rows: p.rows, Writes: p.writes, Regime: p.regime}
+		c := settings.Defaults(name)
+		c.Clients, c.Regime = clients, regimeOf(name)
+		return c
 	}
 	for _, c := range []struct {
 		cfg    Config

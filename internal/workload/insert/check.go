@@ -97,7 +97,7 @@ func (r *Run) checkPoint(ctx context.Context, s table.Session, c *client, rows i
 		return fmt.Errorf("point query on %s found %d of %d live keys", c.t.Name, out.N, n)
 	}
 	want := table.NewRows(numCols, n)
-	NewGenerator(r.w.cfg.Seed, c.no).Fill(want, first, n, 0)
+	NewGenerator(r.w.Seed, c.no).Fill(want, first, n, 0)
 	for i := 0; i < n; i++ {
 		got, exp := out.Row(i), want.Row(i)
 		if got[0].I != exp[colTransactionID].I || got[1].I != exp[colProductID].I || string(got[2].B) != string(exp[colData].B) {

@@ -15,11 +15,14 @@
 //
 // With DeletePerInsert each insert batch is followed, on its own session, by a delete of as many
 // of the oldest rows, so the table size stays constant.
+//
+// The workload is in the framework's shape (workload.Define, Base): its settings are declared
+// once in flags.go, from which the flags, their checks, the recorded configuration, the banner
+// and the reuse identity (the clients, the rows each loads, the seed) derive.
 package insert
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -27,10 +30,16 @@ import (
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
-// StepNames lists the steps in the order they run.
-var StepNames = []string{"l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"}
+// stepDecls are the steps in the order they run; l.i0 and l.x load the data that rumbench
+// prepare keeps.
+var stepDecls = []workload.StepDecl{{Name: "l.i0", Load: true}, {Name: "l.x", Load: true}, {Name: "l.i1"}, {Name: "l.i2"},
+	{Name: "qr100"}, {Name: "qp100"}, {Name: "qr500"}, {Name: "qp500"}, {Name: "qr1000"}, {Name: "qp1000"}}
 
-// Config sizes the workload. Sizes are per client, as in the reference's scripts.
+// StepNames lists the steps in the order they run.
+var StepNames = workload.StepNames(stepDecls)
+
+// Config sizes the workload: one field per setting (flags.go), then what the run derives. Sizes
+// are per client, as in the reference's scripts.
 type Config struct {
 	// Clients is the number of clients; each has its own table (pi1..piN), writer and query thread.
 	Clients int
@@ -45,122 +54,65 @@ type Config struct {
 	RowsPerCommit int
 	// DeletePerInsert deletes as many of the oldest rows as each batch inserts.
 	DeletePerInsert bool
-	// Seed makes the data and the query keys reproducible.
-	Seed uint64
-	// Steps are the steps to run, in reference order; empty means all.
-	Steps []string
+	// Steps are the steps to run, comma-separated, run in reference order; "" means all.
+	Steps string
+	// WarmupSecs at the start of each query step are not measured (--warmup-secs).
+	WarmupSecs float64
 	// CleanupWaitSecs is how long to wait after the cleanup before the first query step starts,
-	// counted from the cleanup's start; negative means the reference's 60 s + 1 s per million
-	// loaded rows (at most 1200 s).
+	// counted from the cleanup's start; -1 means the reference's 60 s + 1 s per million
+	// loaded rows (at most 1200 s) (--cleanup-wait-secs).
 	CleanupWaitSecs float64
-	// Warmup is excluded from the measurement of each query step.
-	Warmup time.Duration
+
 	// Now is the clock for dateandtime (nil: time.Now).
 	Now func() time.Time
-	// Regime is the profile's regime, RegimeCached or RegimeIOBound; with RegimeCached
-	// CacheMB sizes each engine's cache (cache.go).
+	// Regime is the profile's regime, RegimeCached or RegimeIOBound (set by Build from the
+	// profile); with RegimeCached CacheMB sizes each engine's cache (cache.go).
 	Regime string
 }
 
 // Default returns the quick profile's configuration.
-func Default() Config {
-	return Config{Clients: 1, Rows: 200_000, Writes: 50_000, QuerySecs: 5, Seed: 3221223452, CleanupWaitSecs: 0}
-}
+func Default() Config { return settings.Defaults("quick") }
 
-// runs says whether step is among the steps to run (every step when none is chosen).
-func (c *Config) runs(step string) bool { return len(c.Steps) == 0 || slices.Contains(c.Steps, step) }
-
-// Validate checks the configuration and returns one error that says what is wrong and what is
-// valid.
-func (c *Config) Validate() error {
-	switch {
-	case c.Clients < 1 || c.Clients > 1024:
-		return fmt.Errorf("--clients %d: must be 1..1024", c.Clients)
-	case c.Rows < 0 || (c.Rows == 0 && c.runs("l.i0")):
-		return fmt.Errorf("--rows %d: must be >= 1 (the rows each client loads in l.i0)", c.Rows)
-	case c.Writes < 0 || (c.Writes == 0 && (c.runs("l.i1") || c.runs("l.i2"))):
-		return fmt.Errorf("--writes %d: must be >= 1 (the rows each client inserts in l.i1 and l.i2)", c.Writes)
-	case !(c.QuerySecs > 0) || math.IsInf(c.QuerySecs, 1):
-		return fmt.Errorf("--query-secs %g: must be > 0", c.QuerySecs)
-	case c.RowsPerCommit < 0 || c.RowsPerCommit > 100_000:
-		return fmt.Errorf("--rows-per-commit %d: must be 0 (per-step default) or 1..100000", c.RowsPerCommit)
-	}
-	for _, s := range c.Steps {
-		if stepIndex(s) < 0 {
-			return fmt.Errorf("unknown step %q (valid: %s)", s, strings.Join(StepNames, ", "))
-		}
-	}
-	return nil
-}
-
-func stepIndex(name string) int {
-	for i, s := range StepNames {
-		if s == name {
-			return i
-		}
-	}
-	return -1
-}
-
-// Workload is the configured insert benchmark.
+// Workload is the configured insert benchmark. With a shard of a split run (workload.Sharder)
+// the run has Shard.Count × Clients clients and this one runs clients
+// Shard.Index×Clients .. (Shard.Index+1)×Clients−1.
 type Workload struct {
-	cfg   Config
-	steps []string
-	// shard is the part of a split run this process does (workload.Sharder): with Count
-	// shards the run has Count × Clients clients and this one runs clients
-	// Index×Clients .. (Index+1)×Clients−1.
-	shard workload.Shard
+	*workload.Base[Config]
 }
 
 var _ workload.Workload = (*Workload)(nil)
 
-// New returns the workload for a validated configuration. Steps run in reference order whatever
-// the order of cfg.Steps.
-func New(cfg Config) (*Workload, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	w := &Workload{cfg: cfg}
-	for _, s := range StepNames {
-		if len(cfg.Steps) == 0 || slices.Contains(cfg.Steps, s) {
-			w.steps = append(w.steps, s)
-		}
-	}
-	return w, nil
+// New returns the workload for cfg, its settings taken as they are (no profile applied) and
+// validated, its data and keys drawn from seed. Steps run in reference order whatever the
+// order of cfg.Steps.
+func New(cfg Config, seed uint64) (*Workload, error) {
+	return workload.Make[Config, *Workload](shape, cfg, workload.Shared{Seed: seed})
 }
 
-// Name implements workload.Workload.
-func (w *Workload) Name() string { return "insert" }
+// build makes the insert benchmark from its base, once the settings are valid: the regime of
+// the profile, the clock, and the memory the configuration needs checked against the run's.
+func build(b *workload.Base[Config], s workload.Shared) (workload.Workload, error) {
+	b.Cfg.Regime = regimeOf(s.Profile)
+	if b.Cfg.Now == nil {
+		b.Cfg.Now = time.Now
+	}
+	if err := s.Memory.Check("insert", b.Cfg.memNeed()); err != nil {
+		return nil, err
+	}
+	return &Workload{Base: b}, nil
+}
 
-// Steps implements workload.Workload.
-func (w *Workload) Steps() []string { return w.steps }
-
-// Config implements workload.Workload.
-func (w *Workload) Config() map[string]any {
-	m := map[string]any{
-		"clients":           w.cfg.Clients,
-		"rows":              w.cfg.Rows,
-		"writes":            w.cfg.Writes,
-		"query_secs":        w.cfg.QuerySecs,
-		"rows_per_commit":   w.cfg.RowsPerCommit,
-		"delete_per_insert": w.cfg.DeletePerInsert,
-		"seed":              w.cfg.Seed,
-		"warmup_secs":       w.cfg.Warmup.Seconds(),
-		"steps":             w.steps,
-		"cleanup_wait_secs": w.cleanupWait().Seconds(),
+// recordRun are the run's derived figures that the manifest records: the wait the cleanup's
+// formula gives, and the schema's and the queries' constants.
+func recordRun(b *workload.Base[Config]) map[string]any {
+	return map[string]any{
+		"cleanup_wait_secs": cleanupWait(&b.Cfg, b.Shard).Seconds(),
 		"secondary_indexes": 3,
-		"regime":            w.cfg.Regime,
+		"regime":            b.Cfg.Regime,
 		"rows_per_query":    rowsPerQuery,
 		"data_length":       fmt.Sprintf("%d..%d", dataMinLen, dataMaxLen),
 		"data_random_pct":   dataRandomPct,
 	}
-	if part := w.ShardPart(); part != "" {
-		m["shard"] = part
-	}
-	return m
 }
 
 var _ workload.Sharder = (*Workload)(nil)
@@ -170,73 +122,56 @@ var _ workload.Sharder = (*Workload)(nil)
 // keys and query choices of a client depend on its number only, so the shards together do what
 // one process with Count × Clients clients does.
 func (w *Workload) SetShard(s workload.Shard) error {
-	if s.Count > 1 && w.cfg.Clients*s.Count > 1<<20 {
-		return fmt.Errorf("--shard %s: %d clients in all is too many (at most %d)", s, w.cfg.Clients*s.Count, 1<<20)
+	if s.Count > 1 && w.Cfg.Clients*s.Count > 1<<20 {
+		return fmt.Errorf("--shard %s: %d clients in all is too many (at most %d)", s, w.Cfg.Clients*s.Count, 1<<20)
 	}
-	w.shard = s
-	return nil
+	return w.Base.SetShard(s)
 }
 
 // ShardPart implements workload.Sharder ("" in an unsplit run).
 func (w *Workload) ShardPart() string {
-	if w.shard.Count <= 1 {
+	if w.Shard.Count <= 1 {
 		return ""
 	}
 	nos := w.clientNos()
-	return fmt.Sprintf("clients %d..%d of %d: tables pi%d..pi%d", nos[0]+1, nos[len(nos)-1]+1, w.cfg.Clients*w.shard.Count, nos[0]+1, nos[len(nos)-1]+1)
+	return fmt.Sprintf("clients %d..%d of %d: tables pi%d..pi%d", nos[0]+1, nos[len(nos)-1]+1, w.Cfg.Clients*w.Shard.Count, nos[0]+1, nos[len(nos)-1]+1)
 }
 
 // clientNos are the numbers (0-based; client i has table pi<i+1>) of the clients this process
 // runs.
 func (w *Workload) clientNos() []int {
-	first := w.shard.Index * w.cfg.Clients
-	out := make([]int, w.cfg.Clients)
+	first := w.Shard.Index * w.Cfg.Clients
+	out := make([]int, w.Cfg.Clients)
 	for i := range out {
 		out[i] = first + i
 	}
 	return out
 }
 
-// Settings implements workload.Workload.
-func (w *Workload) Settings() []workload.Setting {
-	queries := StepNames[4:]
-	return []workload.Setting{
-		workload.Show("clients", w.cfg.Clients),
-		workload.Show("rows", w.cfg.Rows).For("l.i0"),
-		workload.Show("writes", w.cfg.Writes).For("l.i1", "l.i2"),
-		workload.Show("query_secs", w.cfg.QuerySecs).For(queries...),
-		workload.Show("rows_per_commit", w.cfg.RowsPerCommit).For(append([]string{"l.i0", "l.i1", "l.i2"}, queries...)...),
-		workload.Show("delete_per_insert", w.cfg.DeletePerInsert).For(append([]string{"l.i1", "l.i2"}, queries...)...),
-		workload.Show("seed", w.cfg.Seed),
-	}
-}
-
 // Unloaded implements workload.Unloaded: the steps after l.i0 run on the rows it loaded; without
 // it they start on empty tables (Open creates them, on every engine).
 func (w *Workload) Unloaded(bool) (string, bool) {
-	if len(w.steps) == 0 || slices.Contains(w.steps, "l.i0") {
+	steps := w.Steps()
+	if len(steps) == 0 || w.Runs("l.i0") {
 		return "", false
 	}
 	verb := "start"
-	if len(w.steps) == 1 {
+	if len(steps) == 1 {
 		verb = "starts"
 	}
-	return fmt.Sprintf("l.i0 (the load of --rows) does not run: %s %s on empty tables", strings.Join(w.steps, ", "), verb), false
+	return fmt.Sprintf("l.i0 (the load of --rows) does not run: %s %s on empty tables", strings.Join(steps, ", "), verb), false
 }
 
-// cleanupWait is the configured wait after the cleanup, the reference's formula when negative.
-func (w *Workload) cleanupWait() time.Duration {
-	if w.cfg.CleanupWaitSecs >= 0 {
-		return time.Duration(w.cfg.CleanupWaitSecs * float64(time.Second))
-	}
-	secs := 60 + float64(w.cfg.Rows*int64(w.cfg.Clients*max(w.shard.Count, 1)))/1e6
-	return time.Duration(min(secs, 1200) * float64(time.Second))
+// cleanupWait is the configured wait after the cleanup, the reference's formula when -1 (its
+// rows are those of every shard's clients).
+func cleanupWait(c *Config, shard workload.Shard) time.Duration {
+	return workload.CleanupWait(c.CleanupWaitSecs, c.Rows*int64(c.Clients*max(shard.Count, 1)))
 }
 
 // rowsPerCommit returns the batch size of a step's writer.
 func (w *Workload) rowsPerCommit(step string) int {
-	if w.cfg.RowsPerCommit > 0 {
-		return w.cfg.RowsPerCommit
+	if w.Cfg.RowsPerCommit > 0 {
+		return w.Cfg.RowsPerCommit
 	}
 	switch step {
 	case "l.i0":
@@ -254,8 +189,5 @@ func queryRate(step string) float64 {
 	return n
 }
 
-// SetClients implements workload.Concurrent: the steps built from now on run n clients
-// (Clients).
-func (w *Workload) SetClients(n int) error {
-	return workload.SetClients(&w.cfg, n, func(c *Config, n int) { c.Clients = n }, (*Config).Validate)
-}
+// stepIndex is the position of step among StepNames (-1: none).
+func stepIndex(step string) int { return slices.Index(StepNames, step) }

@@ -44,7 +44,7 @@ func runAllSteps(t *testing.T, name string, deletes bool) {
 		// query): one client, a smaller table, and query steps long enough for queries to finish.
 		clients, rows, writes, querySecs = 1, 400, 200, 1
 	}
-	w, err := New(Config{Clients: int(clients), Rows: rows, Writes: writes, QuerySecs: querySecs, DeletePerInsert: deletes, Seed: 7})
+	w, err := New(Config{Clients: int(clients), Rows: rows, Writes: writes, QuerySecs: querySecs, DeletePerInsert: deletes}, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestStepSelectionCreatesIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	w, err := New(Config{Clients: 1, Rows: 500, Writes: 100, QuerySecs: 0.2, Seed: 1, Steps: []string{"qp100", "l.i0"}})
+	w, err := New(Config{Clients: 1, Rows: 500, Writes: 100, QuerySecs: 0.2, Steps: "qp100,l.i0"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,15 +138,55 @@ func TestConfigValidate(t *testing.T) {
 		{Clients: 1, Rows: -1, QuerySecs: 1},
 		{Clients: 1, QuerySecs: 0},
 		{Clients: 1, QuerySecs: 1, RowsPerCommit: -5},
-		{Clients: 1, QuerySecs: 1, Steps: []string{"l.i9"}},
+		{Clients: 1, QuerySecs: 1, Steps: "l.i9"},
 	}
 	for _, c := range bad {
-		if err := c.Validate(); err == nil {
+		if _, err := New(c, 1); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
 	}
 	good := Default()
-	if err := good.Validate(); err != nil {
+	if _, err := New(good, 1); err != nil {
 		t.Error(err)
+	}
+}
+
+// The settings' declarations name only the workload's profiles and steps.
+func TestSettingsDeclared(t *testing.T) {
+	if err := settings.Verify(profileNames, StepNames); err != nil {
+		t.Error(err)
+	}
+}
+
+// The manifest records the wait the reference's formula gives (60 s + 1 s per million rows of
+// every client) and the profile's regime; the reuse identity is the clients, their rows and
+// the seed.
+func TestRecordedConfig(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		args    []string
+		wait    float64
+		regime  string
+	}{
+		{"standard", []string{"--rows", "2000000", "--clients", "2"}, 64, RegimeCached},
+		{"small", nil, 10, RegimeCached},
+		{"iobound", nil, 0, RegimeIOBound},
+	} {
+		d := newDefinition()
+		if err := d.Flags().Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		w, err := d.Build(workload.Shared{Profile: c.profile, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := w.Config()
+		if m["cleanup_wait_secs"] != c.wait || m["regime"] != c.regime {
+			t.Errorf("%s %v: cleanup_wait_secs %v regime %v, want %v %s", c.profile, c.args, m["cleanup_wait_secs"], m["regime"], c.wait, c.regime)
+		}
+		id := w.(workload.Reuser).DataConfig()
+		if got := fmt.Sprint(id); got != fmt.Sprintf("map[clients:%d rows:%d seed:9]", m["clients"], m["rows"]) {
+			t.Errorf("%s: reuse identity %s", c.profile, got)
+		}
 	}
 }

@@ -4,25 +4,15 @@ import (
 	"fmt"
 
 	"github.com/rumbench/rumbench/internal/memneed"
-	"github.com/rumbench/rumbench/internal/workload"
 )
 
 // rowBytes is one generated row in a block of rows, bytes: its cells and its data column.
 const rowBytes = numCols*memneed.ValueBytes + dataMaxLen
 
-// checkSizes refuses, before New, a configuration whose estimated memory need is above
-// s.Memory. It validates c first, so that the estimate reads sane counts.
-func (c *Config) checkSizes(s workload.Shared) error {
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	return s.Memory.Check("insert", c.memNeed())
-}
-
-// memNeed estimates the peak memory the workload holds: per client, a writer's batch of
-// rows-per-commit rows (built once, copied by the engine), the l.x and query blocks, and the
-// writer's and the query thread's histograms. Nothing is held per row of the tables: keys are
-// dense and counted.
+// memNeed estimates the peak memory the workload holds, which Build checks against the run's:
+// per client, a writer's batch of rows-per-commit rows (built once, copied by the engine), the
+// l.x and query blocks, and the writer's and the query thread's histograms. Nothing is held per
+// row of the tables: keys are dense and counted.
 func (c *Config) memNeed() memneed.Part {
 	rpc := c.RowsPerCommit
 	if rpc == 0 {

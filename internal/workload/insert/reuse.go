@@ -10,9 +10,6 @@ import (
 
 var _ workload.Reuser = (*Workload)(nil)
 
-// LoadSteps implements workload.Reuser: the load and the index build.
-func (w *Workload) LoadSteps() []string { return []string{"l.i0", "l.x"} }
-
 // Tables implements workload.Reuser: one table per client.
 func (w *Workload) Tables() []*table.Table {
 	var out []*table.Table
@@ -20,12 +17,6 @@ func (w *Workload) Tables() []*table.Table {
 		out = append(out, NewTable(i))
 	}
 	return out
-}
-
-// DataConfig implements workload.Reuser: the clients (tables), the rows each loaded and the
-// seed of the rows.
-func (w *Workload) DataConfig() map[string]any {
-	return map[string]any{"clients": w.cfg.Clients, "rows": w.cfg.Rows, "seed": w.cfg.Seed}
 }
 
 // Reopen implements workload.Reuser. The tables must exist with their indexes. The live rows
@@ -48,7 +39,7 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Name, err)
 		}
-		c := &client{no: i, t: t, gen: NewGenerator(w.cfg.Seed, i), indexed: true}
+		c := &client{no: i, t: t, gen: NewGenerator(w.Seed, i), indexed: true}
 		c.minID.Store(lo)
 		c.nextID.Store(lo + n)
 		r.clients = append(r.clients, c)

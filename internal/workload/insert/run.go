@@ -3,7 +3,6 @@ package insert
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -62,7 +61,7 @@ var queryPresentation = runner.Presentation{RateName: "qps", RateUnit: "queries/
 func (r *Run) declareKinds(st *runner.Step) {
 	st.Kinds = nil
 	r.kinds.insert = st.Kinds.Add(workload.KindInsert)
-	withDeletes := r.w.cfg.DeletePerInsert && st.Name != "l.i0" && st.Name != "l.x"
+	withDeletes := r.w.Cfg.DeletePerInsert && st.Name != "l.i0" && st.Name != "l.x"
 	if withDeletes {
 		r.kinds.delete = st.Kinds.Add(kindDelete)
 	}
@@ -88,9 +87,9 @@ var _ workload.Run = (*Run)(nil)
 // indexes unless l.x will create them.
 func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, error) {
 	r := &Run{w: w, eng: eng}
-	withIndexes := !slices.Contains(w.steps, "l.x")
+	withIndexes := !w.Runs("l.x")
 	for _, i := range w.clientNos() {
-		c := &client{no: i, t: NewTable(i), gen: NewGenerator(w.cfg.Seed, i), indexed: withIndexes}
+		c := &client{no: i, t: NewTable(i), gen: NewGenerator(w.Seed, i), indexed: withIndexes}
 		c.nextID.Store(1)
 		c.minID.Store(1)
 		if err := eng.CreateTable(ctx, c.t, withIndexes); err != nil {
@@ -127,7 +126,7 @@ func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cleanup: %w", err)
 	}
-	if wait := time.Until(r.cleanAt.Add(r.w.cleanupWait())); wait > 0 {
+	if wait := time.Until(r.cleanAt.Add(cleanupWait(&r.w.Cfg, r.w.Shard))); wait > 0 {
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
@@ -138,7 +137,9 @@ func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
 }
 
 // Step implements workload.Run. The sessions of the previous step are closed first: each step
-// works on its own sessions (connections).
+// works on its own sessions (connections). The load, l.i0, is the reference's: one writer per
+// table inserting in key order (the writer of every insert step), not workload.Loader's
+// clients, which take any table's next batch.
 func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	if err := r.Close(); err != nil {
 		return runner.Step{}, err
@@ -151,11 +152,11 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 		case "l.x":
 			err = r.addIndexer(ctx, &st, c)
 		case "l.i0":
-			err = r.addWriter(ctx, &st, c, r.w.cfg.Rows, r.w.rowsPerCommit(name), 0, false)
+			err = r.addWriter(ctx, &st, c, r.w.Cfg.Rows, r.w.rowsPerCommit(name), 0, false)
 		case "l.i1":
-			err = r.addWriter(ctx, &st, c, r.w.cfg.Writes*4/5, r.w.rowsPerCommit(name), 0, r.w.cfg.DeletePerInsert)
+			err = r.addWriter(ctx, &st, c, r.w.Cfg.Writes*4/5, r.w.rowsPerCommit(name), 0, r.w.Cfg.DeletePerInsert)
 		case "l.i2":
-			err = r.addWriter(ctx, &st, c, r.w.cfg.Writes-r.w.cfg.Writes*4/5, r.w.rowsPerCommit(name), 0, r.w.cfg.DeletePerInsert)
+			err = r.addWriter(ctx, &st, c, r.w.Cfg.Writes-r.w.Cfg.Writes*4/5, r.w.rowsPerCommit(name), 0, r.w.Cfg.DeletePerInsert)
 		default:
 			err = r.addQueryStep(ctx, &st, c, name)
 		}
@@ -164,9 +165,9 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 		}
 	}
 	if name[0] == 'q' {
-		st.Warmup = r.w.cfg.Warmup
+		st.Warmup = time.Duration(r.w.Cfg.WarmupSecs * float64(time.Second))
 		st.TargetInsertRate = queryRate(name) * float64(len(r.clients))
-		st.MaxDuration = time.Duration((3*r.w.cfg.QuerySecs + 10) * float64(time.Second))
+		st.MaxDuration = time.Duration((3*r.w.Cfg.QuerySecs + 10) * float64(time.Second))
 	}
 	return st, nil
 }
@@ -174,14 +175,14 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 func (r *Run) addQueryStep(ctx context.Context, st *runner.Step, c *client, name string) error {
 	rate := queryRate(name)
 	rpc := min(r.w.rowsPerCommit(name), int(rate)) // the reference lowers the batch to the rate
-	if err := r.addWriter(ctx, st, c, int64(r.w.cfg.QuerySecs*rate), rpc, rate/float64(rpc), r.w.cfg.DeletePerInsert); err != nil {
+	if err := r.addWriter(ctx, st, c, int64(r.w.Cfg.QuerySecs*rate), rpc, rate/float64(rpc), r.w.Cfg.DeletePerInsert); err != nil {
 		return err
 	}
 	s, err := r.session(ctx)
 	if err != nil {
 		return err
 	}
-	q := &querier{c: c, s: s, point: name[1] == 'p', kind: r.kinds.query, rnd: gen.NewRand(gen.Mix(r.w.cfg.Seed ^ gen.Mix(uint64(c.no)<<8|uint64(stepIndex(name)))))}
+	q := &querier{c: c, s: s, point: name[1] == 'p', kind: r.kinds.query, rnd: gen.NewRand(gen.Mix(r.w.Seed ^ gen.Mix(uint64(c.no)<<8|uint64(stepIndex(name)))))}
 	q.out = table.NewRows(3, rowsPerQuery)
 	st.Workers = append(st.Workers, runner.Worker{Name: "query " + c.t.Name, Role: runner.Background, Op: q.op})
 	return nil

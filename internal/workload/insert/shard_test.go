@@ -11,7 +11,7 @@ import (
 // tables of one unsplit run with N×C clients: no overlap, no gap.
 func TestShardsPartitionTables(t *testing.T) {
 	const clients, shards = 2, 3
-	one, err := New(Config{Clients: clients * shards, Rows: 10, Writes: 10, QuerySecs: 1, Seed: 7})
+	one, err := New(Config{Clients: clients * shards, Rows: 10, Writes: 10, QuerySecs: 1}, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestShardsPartitionTables(t *testing.T) {
 		want = append(want, tb.Name)
 	}
 	for i := 0; i < shards; i++ {
-		w, err := New(Config{Clients: clients, Rows: 10, Writes: 10, QuerySecs: 1, Seed: 7})
+		w, err := New(Config{Clients: clients, Rows: 10, Writes: 10, QuerySecs: 1}, 7)
 		if err != nil {
 			t.Fatal(err)
 		}

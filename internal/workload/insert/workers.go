@@ -56,7 +56,7 @@ func (w *writer) op(ctx context.Context, m *runner.Meter) (bool, error) {
 		return true, nil
 	}
 	first := w.c.nextID.Load()
-	w.c.gen.Fill(w.rows, first, n, w.r.w.cfg.Now().Unix())
+	w.c.gen.Fill(w.rows, first, n, w.r.w.Cfg.Now().Unix())
 	start := time.Now()
 	if err := w.s.Insert(ctx, w.c.t, w.rows); err != nil {
 		return false, err
@@ -114,7 +114,7 @@ func (r *Run) addIndexer(ctx context.Context, st *runner.Step, c *client) error 
 	kInsert, kIndex := r.kinds.insert, r.kinds.createIndex
 	op := func(ctx context.Context, m *runner.Meter) (bool, error) {
 		first := c.nextID.Load()
-		c.gen.Fill(rows, first, lxRows, r.w.cfg.Now().Unix())
+		c.gen.Fill(rows, first, lxRows, r.w.Cfg.Now().Unix())
 		start := time.Now()
 		if err := s.Insert(ctx, c.t, rows); err != nil {
 			return false, err

@@ -184,8 +184,8 @@ func loopNames(n int) []string {
 }
 
 // pickSteps is the load and --loops loops (at most maxLoops: a count above is refused).
-func pickSteps(b *workload.Base[Config]) []string {
-	return append([]string{StepLoad}, loopNames(min(max(b.Cfg.Loops, 0), maxLoops))...)
+func pickSteps(b *workload.Base[Config]) ([]string, error) {
+	return append([]string{StepLoad}, loopNames(min(max(b.Cfg.Loops, 0), maxLoops))...), nil
 }
 
 // dataRecord is the graph's settings that --properties may set besides maxid1: derived figures
@@ -198,7 +198,8 @@ func dataRecord(c *Config) map[string]any {
 
 // runRecord is what the run's record holds besides the settings: the mix's percentages, the
 // warm-up, the graph's nodes and the profile's regime.
-func runRecord(c *Config) map[string]any {
+func runRecord(b *workload.Base[Config]) map[string]any {
+	c := &b.Cfg
 	g := &c.Graph
 	mix := map[string]float64{}
 	for op := range lbgen.NumOps {

@@ -156,11 +156,11 @@ func initRuns(b *workload.Base[Config]) bool {
 }
 
 // pickSteps is the run step, after the init step when it runs.
-func pickSteps(b *workload.Base[Config]) []string {
+func pickSteps(b *workload.Base[Config]) ([]string, error) {
 	if initRuns(b) {
-		return Steps
+		return Steps, nil
 	}
-	return []string{StepRun}
+	return []string{StepRun}, nil
 }
 
 // validate refuses more scripts than MaxScripts, --script and --builtin together.
@@ -173,7 +173,8 @@ func validate(c *Config) error {
 
 // runRecord is what the run's record holds besides the settings: the scripts (FILE@WEIGHT,
 // builtin:NAME@WEIGHT), the scale factor by its former name and the warm-up.
-func runRecord(c *Config) map[string]any {
+func runRecord(b *workload.Base[Config]) map[string]any {
+	c := &b.Cfg
 	var scripts []string
 	for _, s := range c.Scripts {
 		scripts = append(scripts, fmt.Sprintf("%s@%d", s.Source, s.Weight))

@@ -16,8 +16,8 @@ import (
 func benchThread(b *testing.B, name string) (*thread, *runner.Meter) {
 	cfg := Default()
 	cfg.TableSize = 10_000_000
-	cfg.Tests = []string{name} // no zipfian setup unless the test needs it
-	w, err := New(cfg)
+	cfg.Tests = name // no zipfian setup unless the test needs it
+	w, err := New(cfg, 3221223452)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,12 +63,14 @@ func benchEngineEvent(b *testing.B, engineName, name string) {
 	eng, dir := worktest.Engine(b, engineName, false, nil)
 	cfg := Default()
 	cfg.TableSize = 20_000
-	cfg.Tests = []string{name}
-	w, err := New(cfg)
+	cfg.Tests = name
+	w, err := New(cfg, 3221223452)
 	if err != nil {
 		b.Fatal(err)
 	}
-	w.steps = []string{StepLoad, StepIndex} // load and index only; the test runs below
+	if err := w.SetSteps([]string{StepLoad, StepIndex}); err != nil { // load and index only; the test runs below
+		b.Fatal(err)
+	}
 	run := worktest.Steps(b, eng, dir, w, nil).(*Run)
 	ctx := context.Background()
 	test, _ := lookup(name)

@@ -19,13 +19,13 @@ func (w *Workload) Regime() string { return workload.RegimeCached }
 // CacheMB implements workload.CachePlanner: the cache that holds engine's Tables × TableSize
 // rows (workload.CacheFor); false for an engine without a rule.
 func (w *Workload) CacheMB(engine string, maxBytes int64) (int64, bool) {
-	return workload.CacheFor(engine, workload.Measured(rowUnit), float64(w.cfg.Tables)*float64(w.cfg.TableSize), maxBytes)
+	return workload.CacheFor(engine, workload.Measured(rowUnit), float64(w.Cfg.Tables)*float64(w.Cfg.TableSize), maxBytes)
 }
 
 // DiskBytes implements workload.DiskPlanner: Tables × TableSize rows × the figure.
 func (w *Workload) DiskBytes(engine string) (float64, string, bool) {
-	b, how := workload.DiskFor(engine, workload.Measured(rowUnit), float64(w.cfg.Tables)*float64(w.cfg.TableSize),
-		fmt.Sprintf("%d tables (--tables) × %d rows (--table-size)", w.cfg.Tables, w.cfg.TableSize), "row")
+	b, how := workload.DiskFor(engine, workload.Measured(rowUnit), float64(w.Cfg.Tables)*float64(w.Cfg.TableSize),
+		fmt.Sprintf("%d tables (--tables) × %d rows (--table-size)", w.Cfg.Tables, w.Cfg.TableSize), "row")
 	return b, how, true
 }
 

@@ -61,7 +61,7 @@ type thread struct {
 	rows int64
 }
 
-func (th *thread) cfg() *Config { return &th.r.w.cfg }
+func (th *thread) cfg() *Config { return &th.r.w.Cfg }
 
 // pick returns the table of the next event, chosen uniformly.
 func (th *thread) pick() *stmts {

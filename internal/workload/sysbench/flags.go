@@ -1,27 +1,13 @@
 package sysbench
 
 import (
-	"github.com/spf13/pflag"
-
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/workload"
 )
 
-// profile is a named scale of the suite.
-type profile struct {
-	tableSize                       int64
-	readSecs, writeSecs, warmupSecs float64
-	cleanupSec                      float64
-}
-
-// profiles: quick runs the 32 tests in about 3.5 minutes per engine; standard is the
-// reference's small-server setup (1 table of 50M rows, 600 s reads, 900 s writes).
-var profiles = map[string]profile{
-	"quick":    {tableSize: 100_000, readSecs: 5, writeSecs: 5, warmupSecs: 1, cleanupSec: 0},
-	"small":    {tableSize: 1_000_000, readSecs: 60, writeSecs: 60, warmupSecs: 5, cleanupSec: 10},
-	"standard": {tableSize: 50_000_000, readSecs: 600, writeSecs: 900, warmupSecs: 5, cleanupSec: -1},
-}
-
+// Profiles: quick runs the 32 tests in about 3.5 minutes per engine; standard is the
+// reference's small-server setup (1 table of 50M rows, 600 s reads, 900 s writes). Each
+// setting's table entry below holds its default per profile.
 var profileNames = []string{"quick", "small", "standard"}
 
 // Groups are the test groups in the reference's report order, with their titles.
@@ -32,14 +18,67 @@ var Groups = []results.Group{
 	{Name: GroupWrite, Title: "writes"},
 }
 
+// The tests of either set by what they do, the steps the settings matter to.
+var testSteps, readTests, writeTests = func() (all, reads, writes []string) {
+	for _, d := range stepDecls[2:] {
+		all = append(all, d.Name)
+		if testsByName[d.Name].Write {
+			writes = append(writes, d.Name)
+		} else {
+			reads = append(reads, d.Name)
+		}
+	}
+	return all, reads, writes
+}()
+
+// settings are the suite's flags, in the banner's order. The tables and their size shape the
+// data; the threads matter to every step (the load runs up to --tables of them); the rest to
+// the tests.
+var settings = workload.Params[Config]{
+	workload.Int(func(c *Config) *int { return &c.Tables }, workload.Number[int]{Name: "tables",
+		Help: "number of sbtest tables", Default: 1, Min: 1, Max: 1000}),
+	workload.Int(func(c *Config) *int64 { return &c.TableSize }, workload.Number[int64]{Name: "table-size", Unit: "rows",
+		Help:     "rows per table",
+		Profiles: map[string]int64{"quick": 100_000, "small": 1_000_000, "standard": 50_000_000}, Min: 1, Max: 1<<31 - 1}),
+	workload.Int(func(c *Config) *int { return &c.Threads }, workload.Number[int]{Name: "threads", Runtime: true,
+		Help: "concurrent clients of every test", Default: 1, Min: 1, Max: 4096}),
+	workload.Float(func(c *Config) *float64 { return &c.ReadSecs }, workload.Number[float64]{Name: "read-secs", Unit: "s", Runtime: true, Steps: readTests,
+		Help:     "seconds per read test",
+		Profiles: map[string]float64{"quick": 5, "small": 60, "standard": 600}, Min: 0.001, Max: workload.MaxStepSecs}),
+	workload.Float(func(c *Config) *float64 { return &c.WriteSecs }, workload.Number[float64]{Name: "write-secs", Unit: "s", Runtime: true, Steps: writeTests,
+		Help:     "seconds per write test",
+		Profiles: map[string]float64{"quick": 5, "small": 60, "standard": 900}, Min: 0.001, Max: workload.MaxStepSecs}),
+	workload.WarmupSecs(func(c *Config) *float64 { return &c.WarmupSecs }, workload.Number[float64]{Steps: testSteps,
+		Help: "seconds before each test's measured time", Profiles: map[string]float64{"quick": 1, "small": 5, "standard": 5}}),
+	workload.Int(func(c *Config) *int64 { return &c.Events }, workload.Number[int64]{Name: "events", Runtime: true, Steps: testSteps,
+		Help: "stop each test after this many events (0: by time only)", Min: 0, Max: 1 << 40}),
+	workload.String(func(c *Config) *string { return &c.RandType }, workload.Text{Name: "rand-type", Runtime: true, Steps: testSteps,
+		Help: "how ids are drawn: uniform or zipfian", Default: "uniform", Valid: []string{"uniform", "zipfian"}}),
+	workload.Bool(func(c *Config) *bool { return &c.Prepared }, workload.Switch{Name: "prepared", Runtime: true, Steps: testSteps,
+		Help: "prepared statements (--prepared=false sends the SQL text each time)", Default: true}),
+	workload.String(func(c *Config) *string { return &c.Tests }, workload.Text{Name: "tests", Runtime: true, Unshown: true,
+		Help: "comma-separated tests to run, in reference order (default all 32, or 42 with --pre; see rumbench workloads sysbench)"}),
+	workload.Bool(func(c *Config) *bool { return &c.Pre }, workload.Switch{Name: "pre", Runtime: true, Unshown: true,
+		Help: "the 42-test set, with the .pre reads right after the load"}),
+	workload.Parsed(func(c *Config) *string { return &c.PercentileList }, func(c *Config) *[]float64 { return &c.Percentiles },
+		workload.Items[float64]{Name: "percentiles", Runtime: true, Unshown: true, Steps: testSteps, Parse: workload.ParsePercentiles,
+			Help: "response-time percentiles to report, comma-separated (default 50,95,99,99.9)"}),
+	workload.CleanupWaitSecs(func(c *Config) *float64 { return &c.CleanupWaitSecs }, workload.Number[float64]{Unshown: true, Steps: testSteps,
+		Help:     "seconds of the flush's settling wait after the load and after the writes, -1 for the reference's 60 + 1 per million rows (at most 1200)",
+		Profiles: map[string]float64{"small": 10, "standard": -1}}),
+}
+
+// shape declares the suite to the framework: settings, steps, the recorded figures.
+var shape = workload.Shape[Config]{Name: "sysbench", Settings: settings, Steps: stepDecls, Pick: func(b *workload.Base[Config]) ([]string, error) { return pickSteps(&b.Cfg) },
+	Clients: func(c *Config) *int { return &c.Threads }, Record: recordData, RecordRun: recordRun, Build: build}
+
 func init() {
 	workload.Register(workload.Spec{
 		Name:        "sysbench",
 		Description: "sysbench OLTP microbenchmarks (32, or 42 with --pre): point, range, aggregate and write tests; QPS and relative QPS",
-		// Every step of either set, in run order: the .pre reads (42-test set only), then the 32.
-		Steps:    append(append([]string{StepLoad, StepIndex}, names(Tests(true)[:len(preTests)])...), names(tests32)...),
-		Profiles: profileNames,
-		Groups:   Groups,
+		Steps:       workload.StepNames(stepDecls),
+		Profiles:    profileNames,
+		Groups:      Groups,
 		Rates: []workload.Rate{
 			{Name: "ips", Unit: "rows/s", Meaning: "rows loaded per second (load)"},
 			{Name: "rate", Unit: "rows/s", Meaning: "rows indexed per second (create-index)"},
@@ -55,70 +94,4 @@ func init() {
 	})
 }
 
-// definition is the suite's flags.
-type definition struct {
-	fs                           *pflag.FlagSet
-	tests, randType, percentiles string
-	pre, prepared                bool
-	tables, threads              int
-	tableSize, events            int64
-	readSecs, writeSecs          float64
-}
-
-func newDefinition() workload.Definition {
-	d := &definition{fs: pflag.NewFlagSet("sysbench", pflag.ContinueOnError)}
-	fl := d.fs
-	fl.StringVar(&d.tests, "tests", "", "comma-separated tests to run, in reference order (default all 32, or 42 with --pre; see rumbench workloads sysbench)")
-	fl.BoolVar(&d.pre, "pre", false, "the 42-test set, with the .pre reads right after the load")
-	fl.IntVar(&d.tables, "tables", 1, "number of sbtest tables")
-	fl.Int64Var(&d.tableSize, "table-size", 0, "rows per table (default from --profile)")
-	fl.IntVar(&d.threads, "threads", 1, "concurrent clients of every test")
-	fl.Float64Var(&d.readSecs, "read-secs", 0, "seconds per read test (default from --profile)")
-	fl.Float64Var(&d.writeSecs, "write-secs", 0, "seconds per write test (default from --profile)")
-	fl.StringVar(&d.randType, "rand-type", "uniform", "how ids are drawn: uniform or zipfian")
-	fl.BoolVar(&d.prepared, "prepared", true, "prepared statements (--prepared=false sends the SQL text each time)")
-	fl.Int64Var(&d.events, "events", 0, "stop each test after this many events (0: by time only)")
-	fl.StringVar(&d.percentiles, "percentiles", "", "response-time percentiles to report, comma-separated (default 50,95,99,99.9)")
-	return d
-}
-
-func (d *definition) Flags() *pflag.FlagSet { return d.fs }
-
-// Build makes the suite from the flags and the profile.
-func (d *definition) Build(s workload.Shared) (workload.Workload, error) {
-	p, err := workload.PickProfile("sysbench", profiles, s.Profile)
-	if err != nil {
-		return nil, err
-	}
-	changed := d.fs.Changed
-	c := Config{Tables: d.tables, TableSize: p.tableSize, Threads: d.threads, ReadSecs: p.readSecs,
-		WriteSecs: p.writeSecs, WarmupSecs: p.warmupSecs, Events: d.events, Pre: d.pre, RandType: d.randType,
-		ZipfExp: 0.8, Prepared: d.prepared, CleanupWaitSecs: p.cleanupSec, Seed: s.Seed}
-	if changed("table-size") {
-		c.TableSize = d.tableSize
-	}
-	if changed("read-secs") {
-		c.ReadSecs = d.readSecs
-	}
-	if changed("write-secs") {
-		c.WriteSecs = d.writeSecs
-	}
-	if s.WarmupSecs != nil {
-		c.WarmupSecs = *s.WarmupSecs
-	}
-	if s.CleanupWaitSecs != nil {
-		c.CleanupWaitSecs = *s.CleanupWaitSecs
-	}
-	if c.Percentiles, err = workload.ParsePercentiles("--percentiles", d.percentiles); err != nil {
-		return nil, err
-	}
-	if d.tests != "" {
-		if c.Tests, err = workload.SplitList("--tests", d.tests); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.checkSizes(s); err != nil {
-		return nil, err
-	}
-	return New(c)
-}
+func newDefinition() workload.Definition { return workload.Define(shape) }

@@ -4,30 +4,20 @@ import (
 	"fmt"
 
 	"github.com/rumbench/rumbench/internal/memneed"
-	"github.com/rumbench/rumbench/internal/workload"
 )
 
 // rowBytes is one sbtest row in a block of rows, bytes: its four cells, c and pad.
 const rowBytes = 4*memneed.ValueBytes + cLen + padLen
 
-// checkSizes refuses, before New, a configuration whose estimated memory need is above
-// s.Memory. It validates c first, so that the estimate reads sane counts.
-func (c *Config) checkSizes(s workload.Shared) error {
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	return s.Memory.Check("sysbench", c.memNeed())
-}
-
-// memNeed estimates the peak memory the workload holds: per thread, the result rows of the
-// widest range among the tests that run (sysbench's ranges are fixed, up to 10000 rows), copied
-// by the engine, and its histograms; the load's batches are smaller. Nothing is held per row
-// of the tables.
-func (c *Config) memNeed() memneed.Part {
+// memNeed estimates the peak memory the workload holds, which Build checks against the run's:
+// per thread, the result rows of the widest range among the tests that run (sysbench's ranges
+// are fixed, up to 10000 rows), copied by the engine, and its histograms; the load's batches
+// are smaller. Nothing is held per row of the tables.
+func memNeed(c *Config, tests []Test) memneed.Part {
 	widest := Test{Name: "point queries", Range: 1}
-	for _, t := range Tests(c.Pre) {
+	for _, t := range tests {
 		// write-only's range is the ids its writes span: it reads no rows.
-		if (len(c.Tests) == 0 || contains(c.Tests, t.Name)) && t.event != evWriteOnly && t.Range > widest.Range {
+		if t.event != evWriteOnly && t.Range > widest.Range {
 			widest = t
 		}
 	}
@@ -42,14 +32,4 @@ func (c *Config) memNeed() memneed.Part {
 			Detail: fmt.Sprintf("%s a thread: %s, and its histograms", memneed.Size(perThread), rows)},
 		{Bytes: load, Inputs: fmt.Sprintf("threads=%d × tables=%d", c.Threads, c.Tables), Detail: "the load's batches"},
 	})
-}
-
-// contains says whether names holds name.
-func contains(names []string, name string) bool {
-	for _, n := range names {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }

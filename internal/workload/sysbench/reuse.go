@@ -9,12 +9,9 @@ import (
 
 var _ workload.Reuser = (*Workload)(nil)
 
-// LoadSteps implements workload.Reuser: the load and the index build, as sysbench's prepare.
-func (w *Workload) LoadSteps() []string { return []string{StepLoad, StepIndex} }
-
 // Tables implements workload.Reuser: sbtest1..sbtestN.
 func (w *Workload) Tables() []*table.Table {
-	if w.shareTables && w.shard.Index != 0 {
+	if w.shareTables && w.Shard.Index != 0 {
 		return nil // shard 0's tables: the other shards never drop them
 	}
 	var out []*table.Table
@@ -22,12 +19,6 @@ func (w *Workload) Tables() []*table.Table {
 		out = append(out, newTable(n))
 	}
 	return out
-}
-
-// DataConfig implements workload.Reuser: the table count and size and the seed of the rows.
-func (w *Workload) DataConfig() map[string]any {
-	return map[string]any{"tables": w.cfg.Tables, "table_size": w.cfg.TableSize, "seed": w.cfg.Seed,
-		"secondary_index": "k", "c_length": cLen, "pad_length": padLen}
 }
 
 // Reopen implements workload.Reuser: the tables must exist with their index on k; each table's
@@ -49,7 +40,7 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 			return nil, err
 		}
 		r.rows[i].Store(n)
-		r.tables = append(r.tables, newStmts(t, w.cfg.Prepared))
+		r.tables = append(r.tables, newStmts(t, w.Cfg.Prepared))
 	}
 	r.indexDone.Store(true)
 	return r, nil

@@ -48,7 +48,7 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 		if err := eng.CreateTable(ctx, t, false); err != nil {
 			return nil, err
 		}
-		r.tables = append(r.tables, newStmts(t, w.cfg.Prepared))
+		r.tables = append(r.tables, newStmts(t, w.Cfg.Prepared))
 	}
 	return r, nil
 }
@@ -57,9 +57,9 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 func (w *Workload) newRun(eng table.Engine) *Run {
 	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, rows: make([]atomic.Int64, len(w.tableNos())), returned: map[string]int64{}}
 	// The zipfian generator's setup is O(table size): build it once, when a test needs it.
-	for _, t := range w.tests {
-		if t.event == evUpdateZipf || w.cfg.RandType == "zipfian" {
-			r.zipf = gen.NewZipf(w.cfg.TableSize, w.cfg.ZipfExp)
+	for _, t := range w.tests() {
+		if t.event == evUpdateZipf || w.Cfg.RandType == "zipfian" {
+			r.zipf = gen.NewZipf(w.Cfg.TableSize, zipfExp)
 			break
 		}
 	}
@@ -108,13 +108,13 @@ func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if wait := r.w.cleanupWait() - time.Since(start); wait > 0 {
+	if wait := cleanupWait(&r.w.Cfg) - time.Since(start); wait > 0 {
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
 		case <-time.After(wait):
 		}
-		what += fmt.Sprintf("; waited %.0fs", r.w.cleanupWait().Seconds())
+		what += fmt.Sprintf("; waited %.0fs", cleanupWait(&r.w.Cfg).Seconds())
 	}
 	if prevIsTest {
 		return "post-write flush: " + what, nil
@@ -122,7 +122,7 @@ func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
 	return "post-load flush: " + what, nil
 }
 
-// Step implements workload.Run.
+// Step implements workload.Run: name is one of the workload's steps (Build refused any other).
 func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	if err := r.sessions.Close(); err != nil {
 		return runner.Step{}, err
@@ -133,17 +133,15 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 	case StepIndex:
 		return r.indexStep(), nil
 	}
-	t, ok := r.w.test(name)
-	if !ok {
-		return runner.Step{}, fmt.Errorf("sysbench: unknown step %q", name)
-	}
-	return r.testStep(ctx, t)
+	return r.testStep(ctx, testsByName[name])
 }
 
 // loadStep loads every table: rows 1..TableSize (a shard of shared tables: its id range) in id
-// order, loadBatch rows per transaction, one worker per table up to Threads.
+// order, loadBatch rows per transaction, one worker per table up to Threads. It is the
+// reference's load (sysbench prepare: each thread loads its tables, one after the other, in id
+// order), not workload.Loader's clients, which take any table's next batch.
 func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	st := runner.Step{Name: StepLoad, Presentation: workload.LoadPresentation}
 	kInsert := st.Kinds.Add(workload.KindInsert)
 	st.RateKinds = []runner.KindID{kInsert}
@@ -165,7 +163,7 @@ func (r *Run) loadStep(ctx context.Context) (runner.Step, error) {
 					return true, nil
 				}
 				n := min(int64(loadBatch), idHi-next+1)
-				rng := gen.NewRand(gen.Mix(cfg.Seed ^ uint64(first+int64(ti))<<40 ^ uint64(next)))
+				rng := gen.NewRand(gen.Mix(r.w.Seed ^ uint64(first+int64(ti))<<40 ^ uint64(next)))
 				rows.Reset(4)
 				text = text[:0]
 				for i := int64(0); i < n; i++ {
@@ -203,7 +201,7 @@ func (r *Run) indexStep() runner.Step {
 	return runner.Step{Name: StepIndex, Kinds: kinds, RateKinds: []runner.KindID{kIndex}, Presentation: workload.IndexPresentation, Workers: []runner.Worker{{
 		Name: "create index", Role: runner.Driver,
 		Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
-			if done || (r.w.shareTables && r.w.shard.Index != 0) {
+			if done || (r.w.shareTables && r.w.Shard.Index != 0) {
 				// Shared tables: shard 0 builds the indexes, the others' next step waits at
 				// the barrier until it has.
 				r.indexDone.Store(true)
@@ -245,7 +243,7 @@ func scanRate(r *results.Step, rows float64) float64 {
 // testStep makes the threads of one test. Each runs events until the test's time (after its
 // warm-up) is up, or its share of Events is done.
 func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
-	cfg := &r.w.cfg
+	cfg := &r.w.Cfg
 	secs := cfg.ReadSecs
 	if t.Write {
 		secs = cfg.WriteSecs
@@ -269,7 +267,7 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 			return st, err
 		}
 		th := &thread{no: i, r: r, test: t, sess: sess, out: table.NewRows(4, 128), seen: map[int64]struct{}{},
-			rng: gen.NewRand(gen.Mix(cfg.Seed ^ uint64(i+1)<<32 ^ hashName(t.Name)))}
+			rng: gen.NewRand(gen.Mix(r.w.Seed ^ uint64(i+1)<<32 ^ hashName(t.Name)))}
 		left := int64(-1)
 		if cfg.Events > 0 {
 			left = cfg.Events / all

@@ -23,35 +23,36 @@ var (
 // shard 0 builds the indexes, and every thread picks among all tables and ids as the threads of
 // one process do.
 func (w *Workload) SetShard(s workload.Shard) error {
-	w.shard, w.shareTables = s, s.Count > w.cfg.Tables
-	if batches := (w.cfg.TableSize + loadBatch - 1) / loadBatch; w.shareTables && int64(s.Count) > batches {
-		return fmt.Errorf("--shard %s: the shards share the %d tables and each loads whole batches of %d rows of each: --table-size %d has only %d", s, w.cfg.Tables, loadBatch, w.cfg.TableSize, batches)
+	share := s.Count > w.Cfg.Tables
+	if batches := (w.Cfg.TableSize + loadBatch - 1) / loadBatch; share && int64(s.Count) > batches {
+		return fmt.Errorf("--shard %s: the shards share the %d tables and each loads whole batches of %d rows of each: --table-size %d has only %d", s, w.Cfg.Tables, loadBatch, w.Cfg.TableSize, batches)
 	}
-	return nil
+	w.shareTables = share
+	return w.Base.SetShard(s)
 }
 
 // ShardPart implements workload.Sharder ("" in an unsplit run).
 func (w *Workload) ShardPart() string {
-	if w.shard.Count <= 1 {
+	if w.Shard.Count <= 1 {
 		return ""
 	}
-	threads := fmt.Sprintf("threads %d..%d of %d", w.firstThread()+1, w.firstThread()+w.cfg.Threads, w.cfg.Threads*w.shard.Count)
+	threads := fmt.Sprintf("threads %d..%d of %d", w.firstThread()+1, w.firstThread()+w.Cfg.Threads, w.Cfg.Threads*w.Shard.Count)
 	if w.shareTables {
 		lo, hi := w.idRange()
-		return fmt.Sprintf("ids %d..%d of each of the %d shared tables, %s", lo, hi, w.cfg.Tables, threads)
+		return fmt.Sprintf("ids %d..%d of each of the %d shared tables, %s", lo, hi, w.Cfg.Tables, threads)
 	}
-	lo, hi := w.shard.Range(int64(w.cfg.Tables))
-	return fmt.Sprintf("tables sbtest%d..sbtest%d of %d, %s", lo+1, hi, w.cfg.Tables, threads)
+	lo, hi := w.Shard.Range(int64(w.Cfg.Tables))
+	return fmt.Sprintf("tables sbtest%d..sbtest%d of %d, %s", lo+1, hi, w.Cfg.Tables, threads)
 }
 
 // idRange is the ids [lo, hi] this process loads into each of its tables: all of them, or with
 // shared tables the shard's part of the load batches.
 func (w *Workload) idRange() (lo, hi int64) {
 	if !w.shareTables {
-		return 1, w.cfg.TableSize
+		return 1, w.Cfg.TableSize
 	}
-	a, b := w.shard.Range((w.cfg.TableSize + loadBatch - 1) / loadBatch)
-	return a*loadBatch + 1, min(b*loadBatch, w.cfg.TableSize)
+	a, b := w.Shard.Range((w.Cfg.TableSize + loadBatch - 1) / loadBatch)
+	return a*loadBatch + 1, min(b*loadBatch, w.Cfg.TableSize)
 }
 
 // firstTable is the global index (0-based) of this process's first table.
@@ -59,7 +60,7 @@ func (w *Workload) firstTable() int64 {
 	if w.shareTables {
 		return 0
 	}
-	lo, _ := w.shard.Range(int64(w.cfg.Tables))
+	lo, _ := w.Shard.Range(int64(w.Cfg.Tables))
 	return lo
 }
 
@@ -78,7 +79,7 @@ func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper)
 		if !ok {
 			return nil, fmt.Errorf("table %s is missing: shard 0 did not create it", t.Name)
 		}
-		r.tables = append(r.tables, newStmts(t, w.cfg.Prepared))
+		r.tables = append(r.tables, newStmts(t, w.Cfg.Prepared))
 	}
 	return r, nil
 }
@@ -86,9 +87,9 @@ func (w *Workload) Attach(ctx context.Context, eng table.Engine, k table.Keeper)
 // tableNos are the numbers (1-based: sbtest<n>) of the tables this process loads (all of them
 // when the shards share the tables).
 func (w *Workload) tableNos() []int {
-	lo, hi := w.shard.Range(int64(w.cfg.Tables))
+	lo, hi := w.Shard.Range(int64(w.Cfg.Tables))
 	if w.shareTables {
-		lo, hi = 0, int64(w.cfg.Tables)
+		lo, hi = 0, int64(w.Cfg.Tables)
 	}
 	var out []int
 	for n := lo + 1; n <= hi; n++ {
@@ -98,7 +99,7 @@ func (w *Workload) tableNos() []int {
 }
 
 // firstThread is the number (0-based) of this process's first thread among all shards'.
-func (w *Workload) firstThread() int { return w.shard.Index * w.cfg.Threads }
+func (w *Workload) firstThread() int { return w.Shard.Index * w.Cfg.Threads }
 
 // allThreads is the number of threads of all shards.
-func (w *Workload) allThreads() int { return w.cfg.Threads * max(w.shard.Count, 1) }
+func (w *Workload) allThreads() int { return w.Cfg.Threads * max(w.Shard.Count, 1) }

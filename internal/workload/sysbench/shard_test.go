@@ -14,7 +14,7 @@ import (
 func TestShardsPartitionTables(t *testing.T) {
 	cfg := Default()
 	cfg.Tables, cfg.Threads = 7, 2
-	one, err := New(cfg)
+	one, err := New(cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func TestShardsPartitionTables(t *testing.T) {
 		want = append(want, tb.Name)
 	}
 	for i := 0; i < 3; i++ {
-		w, _ := New(cfg)
+		w, _ := New(cfg, 1)
 		if err := w.SetShard(workload.Shard{Index: i, Count: 3}); err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func TestShardsPartitionTables(t *testing.T) {
 	cfg.Tables, cfg.TableSize = 2, 10500 // 11 batches of 1000 rows, the last of 500
 	next := int64(1)
 	for i := 0; i < 3; i++ {
-		w, _ := New(cfg)
+		w, _ := New(cfg, 1)
 		if err := w.SetShard(workload.Shard{Index: i, Count: 3}); err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestShardsPartitionTables(t *testing.T) {
 		t.Errorf("the shards' ids end at %d, want %d", next-1, cfg.TableSize)
 	}
 	cfg.TableSize = 1500 // two batches for three shards
-	w, _ := New(cfg)
+	w, _ := New(cfg, 1)
 	if err := w.SetShard(workload.Shard{Index: 0, Count: 3}); err == nil || !strings.Contains(err.Error(), "--table-size 1500 has only 2") {
 		t.Errorf("3 shards of 2 batches: %v", err)
 	}

@@ -124,8 +124,8 @@ func captureStatements(t *testing.T, prepared bool) map[string][]string {
 	ctx := context.Background()
 	eng, dir := worktest.LoggingPostgres(t)
 	cfg := Config{Tables: 1, TableSize: 300, Threads: 1, ReadSecs: 30, WriteSecs: 30, Events: 1,
-		RandType: "uniform", ZipfExp: 0.8, Prepared: prepared, Seed: 5}
-	w, err := New(cfg)
+		RandType: "uniform", Prepared: prepared}
+	w, err := New(cfg, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,14 @@
 // On SQL engines each event runs the reference SQL text; engines without SQL run the same
 // logical statements through the table model (see table.Stmt). docs/sysbench.md lists every test
 // with its statements.
+//
+// The workload is in the framework's shape (workload.Define, Base): its settings are declared
+// once in flags.go, from which the flags, their checks, the recorded configuration, the banner
+// and the reuse identity (the tables, their size, the seed and the schema's constants) derive.
 package sysbench
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -132,7 +135,30 @@ func names(ts []Test) []string {
 	return out
 }
 
-// Config sizes and shapes the workload.
+// testsByName are the tests of both sets by step name, the .pre reads included.
+var testsByName = func() map[string]Test {
+	m := map[string]Test{}
+	for _, t := range append(Tests(true), tests32...) {
+		m[t.Name] = t
+	}
+	return m
+}()
+
+// stepDecls are every step of either set, in run order: the load steps, the .pre reads
+// (42-test set only), then the 32.
+var stepDecls = func() []workload.StepDecl {
+	out := []workload.StepDecl{{Name: StepLoad, Load: true}, {Name: StepIndex, Load: true}}
+	for _, name := range append(names(Tests(true)[:len(preTests)]), names(tests32)...) {
+		out = append(out, workload.StepDecl{Name: name})
+	}
+	return out
+}()
+
+// zipfExp is the zipfian exponent of --rand-type zipfian and update-zipf (sysbench
+// --rand-zipfian-exp, 0.8).
+const zipfExp = 0.8
+
+// Config sizes and shapes the workload: one field per setting (flags.go), then what tests set.
 type Config struct {
 	// Tables is the number of sbtest tables; TableSize the rows each holds after the load.
 	Tables    int
@@ -145,170 +171,120 @@ type Config struct {
 	// Events, when > 0, ends each test after this many events (spread over the threads), before
 	// its duration if it comes first: runs with the same seed then do the same work.
 	Events int64
-	// Tests selects tests by name (empty: all), run in the reference order.
-	Tests []string
+	// Tests selects tests by name, comma-separated ("": all), run in the reference order.
+	Tests string
 	// Pre selects the 42-test set with the .pre reads.
 	Pre bool
 	// RandType is "uniform" or "zipfian": how ids and range starts are drawn.
 	RandType string
-	// ZipfExp is the zipfian exponent (sysbench --rand-zipfian-exp, 0.8).
-	ZipfExp float64
 	// Prepared runs statements prepared once per connection (sysbench --db-ps-mode=auto);
 	// false sends the text each time (--db-ps-mode=disable).
 	Prepared bool
-	// Percentiles are extra latency percentiles to report.
-	Percentiles []float64
-	// CleanupWaitSecs is the wait after each flush (after the load, after the writes); negative:
+	// PercentileList is --percentiles as given; Percentiles the extra latency percentiles to
+	// report that it lists.
+	PercentileList string
+	Percentiles    []float64
+	// CleanupWaitSecs is the wait after each flush (after the load, after the writes); -1:
 	// the reference's min(1200, 60 + rows/1M) seconds.
 	CleanupWaitSecs float64
+
 	// Verify checks the size of every result against what the statement must return (tests).
 	Verify bool
-	// Seed makes the data and the keys reproducible.
-	Seed uint64
 }
 
 // Default returns the quick scale: 1 table of 100,000 rows, 5 s per test, 1 s warm-up.
-func Default() Config {
-	return Config{Tables: 1, TableSize: 100_000, Threads: 1, ReadSecs: 5, WriteSecs: 5, WarmupSecs: 1,
-		RandType: "uniform", ZipfExp: 0.8, Prepared: true, Seed: 3221223452}
-}
+func Default() Config { return settings.Defaults("quick") }
 
-// Validate checks the configuration and says what is wrong and what is valid.
-func (c *Config) Validate() error {
-	switch {
-	case c.Tables < 1 || c.Tables > 1000:
-		return fmt.Errorf("--tables %d: must be 1..1000", c.Tables)
-	case c.TableSize < 1 || c.TableSize > 1<<31-1:
-		return fmt.Errorf("--table-size %d: must be 1..2147483647", c.TableSize)
-	case c.Threads < 1 || c.Threads > 4096:
-		return fmt.Errorf("--threads %d: must be 1..4096", c.Threads)
-	case !(c.ReadSecs > 0 && c.WriteSecs > 0) || math.IsInf(c.ReadSecs+c.WriteSecs, 1):
-		return fmt.Errorf("--read-secs %g, --write-secs %g: must be > 0", c.ReadSecs, c.WriteSecs)
-	case !(c.WarmupSecs >= 0) || math.IsInf(c.WarmupSecs, 1):
-		return fmt.Errorf("--warmup-secs %g: must be >= 0", c.WarmupSecs)
-	case c.Events < 0:
-		return fmt.Errorf("--events %d: must be >= 0", c.Events)
-	case c.RandType != "uniform" && c.RandType != "zipfian":
-		return fmt.Errorf("--rand-type %q: must be uniform or zipfian", c.RandType)
-	case c.ZipfExp <= 0 || c.ZipfExp >= 1:
-		return fmt.Errorf("zipfian exponent %g: must be in (0, 1)", c.ZipfExp)
-	}
-	for _, p := range c.Percentiles {
-		if p <= 0 || p >= 100 {
-			return fmt.Errorf("--percentiles %g: each must be in (0, 100)", p)
+// pickSteps returns the steps c runs: the load and the index build, then the tests --tests
+// names (every test of the set when none) in the set's order, the 32-test set or with --pre the
+// 42-test set. A name outside the set is refused in one line naming the set's tests.
+func pickSteps(c *Config) ([]string, error) {
+	set := Tests(c.Pre)
+	var chosen []string
+	if c.Tests != "" {
+		var err error
+		if chosen, err = workload.SplitList("--tests", c.Tests); err != nil {
+			return nil, err
 		}
 	}
-	valid := names(Tests(c.Pre))
-	for _, name := range c.Tests {
+	valid := names(set)
+	for _, name := range chosen {
 		if !slices.Contains(valid, name) {
-			set := "32-test set"
+			which := "32-test set"
 			if c.Pre {
-				set = "42-test set (--pre)"
+				which = "42-test set (--pre)"
 			}
-			return fmt.Errorf("unknown test %q in the %s (valid: %s)", name, set, strings.Join(valid, ", "))
+			return nil, fmt.Errorf("unknown test %q in the %s (valid: %s)", name, which, strings.Join(valid, ", "))
 		}
 	}
-	return nil
+	steps := []string{StepLoad, StepIndex}
+	for _, name := range valid {
+		if len(chosen) == 0 || slices.Contains(chosen, name) {
+			steps = append(steps, name)
+		}
+	}
+	return steps, nil
 }
 
 // Workload is the configured suite.
 type Workload struct {
-	cfg   Config
-	tests []Test
-	steps []string
-	// shard is the part of a split run this process does (workload.Sharder).
-	shard workload.Shard
+	*workload.Base[Config]
 	// shareTables: more shards than tables; every shard loads its id range of every table.
 	shareTables bool
 }
 
 var _ workload.Workload = (*Workload)(nil)
 
-// New returns the workload for cfg; tests run in the reference order whatever the order of
-// cfg.Tests.
-func New(cfg Config) (*Workload, error) {
-	if err := cfg.Validate(); err != nil {
+// New returns the workload for cfg, its settings taken as they are (no profile applied) and
+// validated, its data and keys drawn from seed; tests run in the reference order whatever the
+// order of cfg.Tests.
+func New(cfg Config, seed uint64) (*Workload, error) {
+	return workload.Make[Config, *Workload](shape, cfg, workload.Shared{Seed: seed})
+}
+
+// build makes the suite from its base, once the settings are valid, and checks the memory it
+// needs against the run's.
+func build(b *workload.Base[Config], s workload.Shared) (workload.Workload, error) {
+	w := &Workload{Base: b}
+	if err := s.Memory.Check("sysbench", memNeed(&b.Cfg, w.tests())); err != nil {
 		return nil, err
-	}
-	w := &Workload{cfg: cfg, steps: []string{StepLoad, StepIndex}}
-	for _, t := range Tests(cfg.Pre) {
-		if len(cfg.Tests) == 0 || slices.Contains(cfg.Tests, t.Name) {
-			w.tests = append(w.tests, t)
-			w.steps = append(w.steps, t.Name)
-		}
 	}
 	return w, nil
 }
 
-// Name implements workload.Workload.
-func (w *Workload) Name() string { return "sysbench" }
-
-// Steps implements workload.Workload.
-func (w *Workload) Steps() []string { return w.steps }
-
-// Config implements workload.Workload.
-func (w *Workload) Config() map[string]any {
-	m := map[string]any{
-		"tables": w.cfg.Tables, "table_size": w.cfg.TableSize, "threads": w.cfg.Threads,
-		"read_secs": w.cfg.ReadSecs, "write_secs": w.cfg.WriteSecs, "warmup_secs": w.cfg.WarmupSecs,
-		"events": w.cfg.Events, "tests": names(w.tests), "pre": w.cfg.Pre, "rand_type": w.cfg.RandType,
-		"rand_zipfian_exp": w.cfg.ZipfExp, "prepared": w.cfg.Prepared, "percentiles": w.cfg.Percentiles,
-		"cleanup_wait_secs": w.cleanupWait().Seconds(), "seed": w.cfg.Seed,
-		"secondary_index": "k", "c_length": cLen, "pad_length": padLen,
-	}
-	if part := w.ShardPart(); part != "" {
-		m["shard"] = part
-	}
-	return m
+// recordData are the schema's constants, part of the reuse identity.
+func recordData(*Config) map[string]any {
+	return map[string]any{"secondary_index": "k", "c_length": cLen, "pad_length": padLen}
 }
 
-// Settings implements workload.Workload: the tables' shape and the threads matter to every
-// step (the load runs up to --tables threads); the tests' settings to the tests, the lengths to
-// the read or the write tests.
-func (w *Workload) Settings() []workload.Setting {
-	var tests, reads, writes []string
-	for _, t := range w.tests {
+// recordRun are the run's derived figures: the tests that run, the zipfian exponent and the
+// wait the cleanup's formula gives.
+func recordRun(b *workload.Base[Config]) map[string]any {
+	var tests []string
+	for _, t := range (&Workload{Base: b}).tests() {
 		tests = append(tests, t.Name)
-		if t.Write {
-			writes = append(writes, t.Name)
-		} else {
-			reads = append(reads, t.Name)
-		}
 	}
-	return []workload.Setting{
-		workload.Show("tables", w.cfg.Tables),
-		workload.Show("table_size", w.cfg.TableSize),
-		workload.Show("threads", w.cfg.Threads),
-		workload.Show("read_secs", w.cfg.ReadSecs).For(reads...),
-		workload.Show("write_secs", w.cfg.WriteSecs).For(writes...),
-		workload.Show("warmup_secs", w.cfg.WarmupSecs).For(tests...),
-		workload.Show("events", w.cfg.Events).For(tests...),
-		workload.Show("rand_type", w.cfg.RandType).For(tests...),
-		workload.Show("prepared", w.cfg.Prepared).For(tests...),
-		workload.Show("seed", w.cfg.Seed),
-	}
+	return map[string]any{"tests": tests, "rand_zipfian_exp": zipfExp, "cleanup_wait_secs": cleanupWait(&b.Cfg).Seconds()}
 }
 
 // cleanupWait is the wait after a flush: the configured one, or the reference's formula.
-func (w *Workload) cleanupWait() time.Duration {
-	if w.cfg.CleanupWaitSecs >= 0 {
-		return time.Duration(w.cfg.CleanupWaitSecs * float64(time.Second))
-	}
-	secs := 60 + float64(w.cfg.TableSize*int64(w.cfg.Tables))/1e6
-	return time.Duration(min(secs, 1200) * float64(time.Second))
+func cleanupWait(c *Config) time.Duration {
+	return workload.CleanupWait(c.CleanupWaitSecs, c.TableSize*int64(c.Tables))
 }
 
-func (w *Workload) test(name string) (Test, bool) {
-	for _, t := range w.tests {
-		if t.Name == name {
-			return t, true
+// tests are the tests that run, in order.
+func (w *Workload) tests() []Test {
+	var out []Test
+	for _, name := range w.Steps() {
+		if t, ok := testsByName[name]; ok {
+			out = append(out, t)
 		}
 	}
-	return Test{}, false
+	return out
 }
 
-// SetClients implements workload.Concurrent: the steps built from now on run n clients
-// (Threads).
-func (w *Workload) SetClients(n int) error {
-	return workload.SetClients(&w.cfg, n, func(c *Config, n int) { c.Threads = n }, (*Config).Validate)
+// test returns the test of step name, false when name is no test that runs.
+func (w *Workload) test(name string) (Test, bool) {
+	t, ok := testsByName[name]
+	return t, ok && w.Runs(name)
 }

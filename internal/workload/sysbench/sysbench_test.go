@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -75,17 +76,20 @@ func runSuite(t *testing.T, name string) map[string]int64 {
 	eng, dir := worktest.Engine(t, name, false, nil)
 	// The 42-test set, then the five tests only the 32-test set has, on the same tables.
 	cfg := Config{Tables: tinyTables, TableSize: tinySize, Threads: 1, ReadSecs: 600, WriteSecs: 600, Events: tinyEvents, // the events end each test: its time only bounds a host too loaded to run them
-		Pre: true, RandType: "uniform", ZipfExp: 0.8, Prepared: true, Verify: true, Seed: 11}
-	w, err := New(cfg)
+		Pre: true, RandType: "uniform", Prepared: true, Verify: true}
+	w, err := New(cfg, 11)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.tests = append(w.tests[:len(w.tests)-2:len(w.tests)-2], append(testsNamed(readOnlyVariants...), testsNamed("delete", "insert")...)...)
+	tests := names(Tests(true))
+	tests = append(tests[:len(tests)-2:len(tests)-2], append(slices.Clone(readOnlyVariants), "delete", "insert")...)
 	if name == "mongo" {
 		// The document engine refuses scan's LENGTH(c) filter (table.ErrUnsupported).
-		w.tests = slices.DeleteFunc(w.tests, func(tt Test) bool { return tt.Name == "scan" })
+		tests = slices.DeleteFunc(tests, func(tt string) bool { return tt == "scan" })
 	}
-	w.steps = append([]string{StepLoad, StepIndex}, names(w.tests)...)
+	if err := w.SetSteps(append([]string{StepLoad, StepIndex}, tests...)); err != nil {
+		t.Fatal(err)
+	}
 	run := worktest.Steps(t, eng, dir, w, func(_ workload.Run, step string, res results.Step) {
 		switch step {
 		case StepLoad:
@@ -143,15 +147,6 @@ func runSuite(t *testing.T, name string) map[string]int64 {
 	return got
 }
 
-func testsNamed(ns ...string) []Test {
-	var out []Test
-	for _, n := range ns {
-		t, _ := lookup(n)
-		out = append(out, t)
-	}
-	return out
-}
-
 func baseName(step string) string {
 	if len(step) > 4 && step[len(step)-4:] == ".pre" {
 		return step[:len(step)-4]
@@ -188,14 +183,14 @@ func TestValidate(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		{func(c *Config) { c.Tables = 0 }, "--tables 0: must be 1..1000"},
-		{func(c *Config) { c.RandType = "pareto" }, `--rand-type "pareto": must be uniform or zipfian`},
-		{func(c *Config) { c.Tests = []string{"read-only-sum"}; c.Pre = true }, `unknown test "read-only-sum" in the 42-test set (--pre)`},
-		{func(c *Config) { c.Percentiles = []float64{100} }, "--percentiles 100: each must be in (0, 100)"},
+		{func(c *Config) { c.Tables = 0 }, "--tables 0: want 1..1000"},
+		{func(c *Config) { c.RandType = "pareto" }, `--rand-type "pareto": want one of uniform, zipfian`},
+		{func(c *Config) { c.Tests = "read-only-sum"; c.Pre = true }, `unknown test "read-only-sum" in the 42-test set (--pre)`},
+		{func(c *Config) { c.PercentileList = "100" }, `--percentiles "100": each value must be a number in (0, 100)`},
 	} {
 		cfg := Default()
 		c.mod(&cfg)
-		err := cfg.Validate()
+		_, err := New(cfg, 1)
 		if err == nil || len(err.Error()) < len(c.want) || err.Error()[:len(c.want)] != c.want {
 			t.Errorf("got %v, want %q...", err, c.want)
 		}
@@ -211,8 +206,8 @@ func TestConcurrentWrites(t *testing.T) {
 			t.Parallel()
 			eng, dir := worktest.Engine(t, name, false, nil)
 			w, err := New(Config{Tables: 1, TableSize: 200, Threads: 4, ReadSecs: 30, WriteSecs: 30, Events: 200,
-				Tests:    []string{"update-inlist", "update-index", "write-only", "read-write_range=10", "delete", "insert"},
-				RandType: "uniform", ZipfExp: 0.8, Prepared: true, Seed: 3})
+				Tests:    "update-inlist,update-index,write-only,read-write_range=10,delete,insert",
+				RandType: "uniform", Prepared: true}, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,5 +222,33 @@ func TestConcurrentWrites(t *testing.T) {
 			}
 			t.Log(msg)
 		})
+	}
+}
+
+// The settings' declarations name only the workload's profiles and steps.
+func TestSettingsDeclared(t *testing.T) {
+	if err := settings.Verify(profileNames, workload.StepNames(stepDecls)); err != nil {
+		t.Error(err)
+	}
+}
+
+// The manifest records the tests that run and the wait the reference's formula gives (60 s +
+// 1 s per million rows); the reuse identity is the tables, their size, the seed and the
+// schema's constants.
+func TestRecordedConfig(t *testing.T) {
+	d := newDefinition()
+	if err := d.Flags().Parse([]string{"--tables", "2", "--tests", "point-query,update-index", "--percentiles", "99.99"}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Build(workload.Shared{Profile: "standard", Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := w.Config()
+	if got := fmt.Sprint(m["tests"], m["cleanup_wait_secs"], m["percentiles"], m["warmup_secs"], m["rand_zipfian_exp"]); got != "[update-index point-query] 160 [99.99] 5 0.8" {
+		t.Errorf("recorded tests, wait, percentiles, warm-up and exponent: %s", got)
+	}
+	if got := fmt.Sprint(w.(workload.Reuser).DataConfig()); got != "map[c_length:119 pad_length:59 secondary_index:k seed:9 table_size:50000000 tables:2]" {
+		t.Errorf("reuse identity %s", got)
 	}
 }

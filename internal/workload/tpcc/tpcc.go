@@ -76,7 +76,8 @@ var shape = workload.Shape[Config]{Name: "tpcc", Settings: settings, Steps: step
 	Record: func(c *Config) map[string]any {
 		return map[string]any{"items": c.Scale.Items, "customers_per_district": c.Scale.Customers}
 	},
-	RecordRun: func(c *Config) map[string]any {
+	RecordRun: func(b *workload.Base[Config]) map[string]any {
+		c := &b.Cfg
 		load, run := constants(c.Seed)
 		return map[string]any{"c_last_load": load.CLast, "c_last_run": run.CLast, "c_id": load.CID, "c_item": load.CItem,
 			"warmup_secs": c.WarmupSecs, "percentiles": c.Percentiles}

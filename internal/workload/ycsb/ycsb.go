@@ -103,7 +103,7 @@ var shape = workload.Shape[Config]{Name: "ycsb", Settings: settings, Steps: step
 	Choose: func(c *Config) *string { return &c.StepList }, ChooseFlag: "steps",
 	Clients: func(c *Config) *int { return &c.Threads },
 	Resolve: resolve, Validate: validate, Build: buildWorkload,
-	Record: dataProperties, RecordRun: runProperties, Banner: shown,
+	Record: dataProperties, RecordRun: func(b *workload.Base[Config]) map[string]any { return runProperties(&b.Cfg) }, Banner: shown,
 	CheckShard: checkShard, ShardPart: shardPart}
 
 func init() {
