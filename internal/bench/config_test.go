@@ -15,7 +15,7 @@ import (
 // validConfig is a run of the insert benchmark's load on pebble that Validate accepts.
 func validConfig(t *testing.T) Config {
 	t.Helper()
-	wl, err := insert.New(insert.Config{Clients: 1, Rows: 1000, QuerySecs: 1, Seed: 1, Steps: []string{"l.i0"}})
+	wl, err := insert.New(insert.Config{Clients: 1, Rows: 1000, QuerySecs: 1, Steps: "l.i0"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

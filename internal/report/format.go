@@ -126,8 +126,8 @@ func writeText(w io.Writer, t *Table) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, l := range t.Footer {
-		fmt.Fprintf(w, "  %s\n", input.Printable(l))
+	for _, l := range t.Footer { // a long note goes on over lines indented under its start
+		fmt.Fprintln(w, "  "+strings.ReplaceAll(textwrap.Indented(input.Printable(l), textwrap.Width-2, 2), "\n", "\n  "))
 	}
 	return nil
 }
