@@ -25,6 +25,8 @@ func TestReuseRefusesEveryDataSetting(t *testing.T) {
 			map[string]string{"clients": "2", "rows": "400", "seed": "5"}},
 		{"sysbench", []string{"--table-size", "300"}, []string{"--tests", "point-query", "--read-secs", "0.2"},
 			map[string]string{"tables": "2", "table_size": "400", "seed": "5"}},
+		{"kv", []string{"--insert-count", "300", "--max-block-bytes", "4"}, []string{"--steps", "run", "--run-secs", "0.2"},
+			map[string]string{"insert_count": "400", "min_block_bytes": "2", "max_block_bytes": "8", "sequential": "true", "seed": "5"}},
 	} {
 		t.Run(c.workload, func(t *testing.T) {
 			_, _, d := dirs(t)
@@ -41,7 +43,7 @@ func TestReuseRefusesEveryDataSetting(t *testing.T) {
 			}
 			for _, k := range keys {
 				flag := strings.ReplaceAll(k, "_", "-")
-				tr := run(t, nil, append(append([]string{"run", "--reuse"}, args...), append(c.run, "--"+flag, c.other[k])...)...)
+				tr := run(t, nil, append(append([]string{"run", "--reuse"}, args...), append(c.run, "--"+flag+"="+c.other[k])...)...)
 				want := regexp.MustCompile(`^rumbench: sqlite: --reuse: the data was prepared by run \S+ with ` + k + ` = \S+, not ` +
 					c.other[k] + `: leave out --` + flag + ` \(the data's is taken\), or prepare again\n$`)
 				if tr.code != ExitUsage || !want.MatchString(tr.stderr) || tr.stdout != "" {

@@ -593,3 +593,46 @@ func TestLinkBenchShards(t *testing.T) {
 		t.Errorf("merged loop: %s %d requests from %+v", loop.Step, loop.Ops, loop.Shards)
 	}
 }
+
+// TestKVShards: kv in the framework's shape splits as the framework splits it: two shards on one
+// PostgreSQL share the table, each loads its range of the load's batches and writes its own key
+// numbers; each reads its keys back, and the table holds every key loaded and written.
+func TestKVShards(t *testing.T) {
+	out, data, _ := dirs(t)
+	dsn, storeURL := shardServer(t, data)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var ps []*proc
+	for i := 0; i < 2; i++ {
+		ps = append(ps, startRumbench(t, ctx, "run", "kv", "--insert-count", "5000", "--read-percent", "50", "--run-secs", "1",
+			"--concurrency", "2", "--engine", "postgres", "--dsn", dsn, "--store", storeURL, "--out", out, "--quiet",
+			"--group", "kv", "--shard", fmt.Sprintf("%d/2", i), "--data-dir", filepath.Join(data, fmt.Sprint("kv", i))))
+	}
+	waitAll(ps...)
+	var written, loads int64
+	for i, p := range ps {
+		s := p.stdout.String()
+		var all, loaded, w int64
+		j := strings.Index(s, "invariants postgres: ok: ")
+		if p.code != ExitOK || j < 0 {
+			t.Fatalf("shard %d: exit %d %s%s", i, p.code, s, p.stderr.String())
+		}
+		fmt.Sscanf(s[j:], "invariants postgres: ok: %d rows (%d loaded, %d written)", &all, &loaded, &w)
+		if loaded != []int64{2000, 3000}[i] || all != loaded+w { // the five batches of 1000 split 2 and 3
+			t.Errorf("shard %d: %d rows, %d loaded, %d written", i, all, loaded, w)
+		}
+		written, loads = written+w, loads+loaded
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow("SELECT count(*) FROM kv").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 5000+written || loads != 5000 {
+		t.Errorf("kv holds %d rows; want 5000 loaded (the shards loaded %d) + %d written by the shards", n, loads, written)
+	}
+}

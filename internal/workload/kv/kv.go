@@ -139,7 +139,7 @@ func (w *Workload) openRun(ctx context.Context, eng table.Engine, existing bool)
 	if !existing {
 		return w.newRun(eng, 0, 0), nil
 	}
-	lo, hi := w.Shard.Range(w.Cfg.InsertCount)
+	lo, hi := w.loaded()
 	if w.Shard.Count > 1 || w.Cfg.Zipfian {
 		return w.newRun(eng, hi-lo, 0), nil
 	}
@@ -148,6 +148,12 @@ func (w *Workload) openRun(ctx context.Context, eng table.Engine, existing bool)
 		return nil, err
 	}
 	return w.newRun(eng, hi-lo, max(n[0]-w.Cfg.InsertCount, 0)), nil // earlier runs' writes: this run's come after
+}
+
+// loaded is the write numbers this shard loads: its range of the load's batches.
+func (w *Workload) loaded() (lo, hi int64) {
+	lo, hi = w.Shard.Range((w.Cfg.InsertCount + loadBatch - 1) / loadBatch)
+	return lo * loadBatch, min(hi*loadBatch, w.Cfg.InsertCount)
 }
 
 // newRun is a run on eng whose table holds loaded rows of this shard's load and written writes.

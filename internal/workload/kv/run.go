@@ -172,17 +172,12 @@ func (c *client) writeOp(ctx context.Context, m *runner.Meter) error {
 		return fmt.Errorf("write: %w", err)
 	}
 	for i := 0; c.zipf == nil && i < len(c.keys); i++ {
-		if err := r.ack.Acknowledge(r.ackOf(c.keys[i])); err != nil {
+		if err := r.ack.Acknowledge((c.keys[i] - r.w.Cfg.InsertCount - int64(r.w.Shard.Index)) / int64(max(r.w.Shard.Count, 1))); err != nil { // number's inverse
 			return err
 		}
 	}
 	m.Commit(1)
 	return nil
-}
-
-// ackOf is the acknowledged-counter number of write number n (number's inverse).
-func (r *Run) ackOf(n int64) int64 {
-	return (n - r.w.Cfg.InsertCount - int64(r.w.Shard.Index)) / int64(max(r.w.Shard.Count, 1))
 }
 
 // upsert writes the batch in one transaction.
@@ -208,7 +203,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	}
 	defer sess.Close()
 	want, found := r.Rows(), int64(0)
-	lo, _ := r.w.Shard.Range(r.w.Cfg.InsertCount)
+	lo, _ := r.w.loaded()
 	if r.w.Shard.Count <= 1 {
 		found, err = sess.Count(ctx, r.w.t, -1)
 	} else {
