@@ -55,9 +55,9 @@ response times. RUN is a run directory or a run id (or a unique prefix of one) u
 Formats: text (as rumbench run prints), md (Markdown), csv and tsv (one block per table, full
 precision), json, html (one self-contained file with charts), gobench (Go benchmark lines for
 benchstat) and openmetrics (the runs' series with timestamps, as --metrics-listen serves them
-live, for "promtool tsdb create-blocks-from openmetrics": docs/live.md). text and md show the brief view of the step tables (rates, size, I/O, syncs, CPU and
-memory per op, worst response time, and any column that flags trouble); --wide shows every
-figure, as the other formats do.`,
+live, for "promtool tsdb create-blocks-from openmetrics": docs/live.md). text and md show the
+brief view of the step tables (rates, size, I/O, syncs, CPU and memory per op, worst response
+time, and any column that flags trouble); --wide shows every figure, as the other formats do.`,
 		Args: needRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(reportFormats, o.format) {

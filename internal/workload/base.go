@@ -369,11 +369,25 @@ func (b *Base[C]) Opens(tables func() []*table.Table, open func(ctx context.Cont
 	b.tables, b.open = tables, open
 }
 
-// Tables implements Reuser.
-func (b *Base[C]) Tables() []*table.Table { return b.tables() }
+// Tables implements Reuser (none for a workload that did not call Opens).
+func (b *Base[C]) Tables() []*table.Table {
+	if b.tables == nil {
+		return nil
+	}
+	return b.tables()
+}
+
+// errNoOpens is what Base's Open, Reopen and Attach return for a workload that did not call
+// Opens and does not open its runs itself: the workload's bug.
+func (b *Base[C]) errNoOpens() error {
+	return fmt.Errorf("workload %s: its runs open neither through Base.Opens nor by themselves", b.name)
+}
 
 // Open implements Workload: it creates the tables.
 func (b *Base[C]) Open(ctx context.Context, eng table.Engine) (Run, error) {
+	if b.open == nil {
+		return nil, b.errNoOpens()
+	}
 	for _, t := range b.tables() {
 		if err := eng.CreateTable(ctx, t, true); err != nil {
 			return nil, err
@@ -384,17 +398,24 @@ func (b *Base[C]) Open(ctx context.Context, eng table.Engine) (Run, error) {
 
 // Reopen implements Reuser: the tables a preparation loaded.
 func (b *Base[C]) Reopen(ctx context.Context, eng table.Engine, k table.Keeper) (Run, error) {
+	if b.open == nil {
+		return nil, b.errNoOpens()
+	}
 	if err := AttachAll(ctx, k, b.tables(), false); err != nil {
 		return nil, err
 	}
 	return b.open(ctx, eng, true)
 }
 
-// SharesTables implements SharedTables: the shards of a split run share the tables.
-func (b *Base[C]) SharesTables() bool { return b.Shard.Count > 1 }
+// SharesTables implements SharedTables: the shards of a split run of a workload that opens its
+// runs through Opens share its tables (a workload that makes its own, one per client, does not).
+func (b *Base[C]) SharesTables() bool { return b.tables != nil && b.Shard.Count > 1 }
 
 // Attach implements SharedTables: the tables shard 0 made.
 func (b *Base[C]) Attach(ctx context.Context, eng table.Engine, k table.Keeper) (Run, error) {
+	if b.open == nil {
+		return nil, b.errNoOpens()
+	}
 	if err := AttachAll(ctx, k, b.tables(), false); err != nil {
 		return nil, err
 	}
