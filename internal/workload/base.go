@@ -369,9 +369,11 @@ func (b *Base[C]) Opens(tables func() []*table.Table, open func(ctx context.Cont
 	b.tables, b.open = tables, open
 }
 
-// Tables implements Reuser (none for a workload that did not call Opens).
+// Tables implements Reuser: the workload's tables; in a split run whose shards share them,
+// shard 0's only (the others never create or drop them). None for a workload that did not call
+// Opens.
 func (b *Base[C]) Tables() []*table.Table {
-	if b.tables == nil {
+	if b.tables == nil || b.SharesTables() && b.Shard.Index > 0 {
 		return nil
 	}
 	return b.tables()
