@@ -167,3 +167,20 @@ func TestOOMKill(t *testing.T) {
 		t.Errorf("oom kills %d, want >= 1", n)
 	}
 }
+
+// TestSharesOf: the parts of a cap add up to it, in the documented proportions.
+func TestSharesOf(t *testing.T) {
+	for _, c := range []struct{ limit, engine, goHeap, reserve int64 }{
+		{256 << 20, 128 << 20, 64 << 20, 64 << 20},
+		{MinLimit, 8 << 20, 4 << 20, 4 << 20},
+		{1<<30 + 3, 1<<29 + 1, 1 << 28, 1<<28 + 2}, // rounded down, the rest in reserve
+	} {
+		s := SharesOf(c.limit)
+		if s.Limit != c.limit || s.Engine != c.engine || s.Go != c.goHeap || s.Reserve != c.reserve {
+			t.Errorf("SharesOf(%d) = %+v, want engine %d, go %d, reserve %d", c.limit, s, c.engine, c.goHeap, c.reserve)
+		}
+		if s.Engine+s.Go+s.Reserve != s.Limit {
+			t.Errorf("SharesOf(%d): parts add up to %d", c.limit, s.Engine+s.Go+s.Reserve)
+		}
+	}
+}
