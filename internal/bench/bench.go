@@ -383,6 +383,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	var eng table.Engine
 	defer func() {
 		if eng != nil {
+			out.phase("close")
 			var cerr error
 			if cc, ok := eng.(table.ContextCloser); ok && ctx.Err() != nil {
 				cerr = cc.CloseContext(ctx) // interrupted: do not wait for a clean shutdown
@@ -401,8 +402,12 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 		}
 	}
 	opts := engine.Options{Dir: dir, CacheBytes: cfg.cacheBytes(t.Engine.Name), Sync: cfg.Sync, Extra: t.Engine.Options, SyncAcct: cfg.SyncAcct}
-	if mem != nil && spec.Server {
-		opts.Cgroup = mem.Dir
+	if mem != nil {
+		// Under a cap the engine sizes its cache and buffers within its share of it.
+		opts.MemoryBytes = memcap.SharesOf(mem.Limit).Engine
+		if spec.Server {
+			opts.Cgroup = mem.Dir
+		}
 	}
 	eng, err = spec.Open(ctx, opts)
 	if err != nil {
@@ -455,6 +460,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 			}
 		}
 	}
+	out.phase("invariant check")
 	check, err := run.Check(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: invariant check failed: %w", label, err)
@@ -522,6 +528,7 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 		case <-done:
 		}
 	}()
+	out.phase("cleanup before " + name)
 	what, err := run.Prepare(ctx, name)
 	close(done)
 	<-said

@@ -47,6 +47,7 @@ type message struct {
 	Opened   *results.Target   `json:"opened,omitempty"`
 	Note     string            `json:"note,omitempty"`
 	Begin    string            `json:"begin,omitempty"`
+	Phase    string            `json:"phase,omitempty"`
 	Interval *results.Interval `json:"interval,omitempty"`
 	Step     *results.Step     `json:"step,omitempty"`
 	Check    *string           `json:"check,omitempty"`
@@ -66,6 +67,7 @@ func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g
 		return err
 	}
 	cmd := exec.Command(exe, WorkerCommand)
+	cmd.Env = workerEnv(os.Environ())
 	// Its own process group: a terminal's Ctrl-C reaches the coordinator, which stops the
 	// worker; the worker dies with the coordinator.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -94,7 +96,7 @@ func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	spec := workerSpec{Args: cfg.Args, Target: i, Rep: max(out.rep, 1), RunID: out.runID(), Cgroup: g.Dir, CgroupVersion: g.Version, Limit: g.Limit,
-		GoLimit: goLimit(g.Limit, cfg.cacheBytes(cfg.Targets[i].Engine.Name))}
+		GoLimit: memcap.SharesOf(g.Limit).Go}
 	if err := json.NewEncoder(stdin).Encode(spec); err != nil {
 		return fmt.Errorf("%s: cannot reach the engine worker: %w", label, err)
 	}
@@ -119,6 +121,7 @@ func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g
 
 	var (
 		current  string    // the step running, "" between steps
+		phase    string    // what the worker does between steps, "" while it opens the engine
 		began    time.Time // when it began
 		opened   *results.Target
 		sinkErr  error
@@ -140,6 +143,8 @@ func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g
 			out.note(msg.Note)
 		case msg.Begin != "":
 			current, began = msg.Begin, time.Now()
+		case msg.Phase != "":
+			phase = msg.Phase
 		case msg.Interval != nil:
 			out.interval(msg.Interval)
 		case msg.Step != nil:
@@ -173,11 +178,15 @@ func runWorker(ctx context.Context, cfg Config, i int, dir string, out *local, g
 		return ctx.Err()
 	}
 	// The worker died without a word: the cap's OOM killer, or another signal or crash.
+	where := current
+	if where == "" {
+		where = phase
+	}
 	var failure error
 	if n := g.OOMKills(); n > oomBefore && oomBefore >= 0 {
-		failure = &OOMError{Target: label, Step: current, Limit: g.Limit}
+		failure = &OOMError{Target: label, Step: where, Limit: g.Limit}
 	} else {
-		failure = fmt.Errorf("%s: %s: the engine worker (pid %d) died: %v%s", label, orOpening(current), cmd.Process.Pid, werr, tail.text())
+		failure = fmt.Errorf("%s: %s: the engine worker (pid %d) died: %v%s", label, orOpening(where), cmd.Process.Pid, werr, tail.text())
 	}
 	if current != "" {
 		// Nothing it measured survives but its intervals: the step is recorded failed, with
@@ -199,6 +208,24 @@ func orOpening(step string) string {
 		return "opening"
 	}
 	return step
+}
+
+// mallocArenas is the number of malloc arenas an engine worker's C allocator keeps
+// (MALLOC_ARENA_MAX). glibc gives each thread that allocates an arena of its own, up to eight
+// per core, and keeps what is freed in each for reuse: a cgo engine's block cache, whose blocks
+// are freed and allocated again from every thread, then holds up to twice its size again in
+// free memory the cap counts (docs/io-bound.md). Two arenas keep the free memory small.
+const mallocArenas = "2"
+
+// workerEnv is an engine worker's environment: this process's, with the C allocator's arenas
+// limited to mallocArenas unless the environment already sets them.
+func workerEnv(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "MALLOC_ARENA_MAX=") || (strings.HasPrefix(kv, "GLIBC_TUNABLES=") && strings.Contains(kv, "glibc.malloc.arena_max")) {
+			return env
+		}
+	}
+	return append(env[:len(env):len(env)], "MALLOC_ARENA_MAX="+mallocArenas)
 }
 
 // Worker is the engine worker's side of runWorker: it reads its assignment from in, builds the
@@ -262,6 +289,7 @@ func (r *remote) send(m message) error {
 func (r *remote) opened(t results.Target) error { return r.send(message{Opened: &t}) }
 func (r *remote) note(s string)                 { r.send(message{Note: s}) }
 func (r *remote) begin(step string)             { r.send(message{Begin: step}) }
+func (r *remote) phase(what string)             { r.send(message{Phase: what}) }
 func (r *remote) interval(iv *results.Interval) { r.send(message{Interval: iv}) }
 func (r *remote) step(s results.Step) error     { return r.send(message{Step: &s}) }
 func (r *remote) checked(check string) error    { return r.send(message{Check: &check}) }
