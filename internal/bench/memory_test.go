@@ -9,13 +9,16 @@ import (
 	"github.com/rumbench/rumbench/internal/table"
 )
 
-// TestWorkerEnv: a worker's C allocator keeps two arenas, unless the environment says otherwise.
+// TestWorkerEnv: a worker's C allocator keeps two arenas and maps blocks above 128 KiB of their
+// own, unless the environment says otherwise (a variable, or glibc's tunable).
 func TestWorkerEnv(t *testing.T) {
+	const arenas, mmap = "MALLOC_ARENA_MAX=2", "MALLOC_MMAP_THRESHOLD_=131072"
 	for _, c := range []struct{ env, want []string }{
-		{[]string{"PATH=/bin"}, []string{"PATH=/bin", "MALLOC_ARENA_MAX=2"}},
-		{[]string{"MALLOC_ARENA_MAX=8"}, []string{"MALLOC_ARENA_MAX=8"}},
-		{[]string{"GLIBC_TUNABLES=glibc.malloc.arena_max=1"}, []string{"GLIBC_TUNABLES=glibc.malloc.arena_max=1"}},
-		{[]string{"GLIBC_TUNABLES=glibc.malloc.tcache_count=0"}, []string{"GLIBC_TUNABLES=glibc.malloc.tcache_count=0", "MALLOC_ARENA_MAX=2"}},
+		{[]string{"PATH=/bin"}, []string{"PATH=/bin", arenas, mmap}},
+		{[]string{"MALLOC_ARENA_MAX=8"}, []string{"MALLOC_ARENA_MAX=8", mmap}},
+		{[]string{"MALLOC_MMAP_THRESHOLD_=65536"}, []string{"MALLOC_MMAP_THRESHOLD_=65536", arenas}},
+		{[]string{"GLIBC_TUNABLES=glibc.malloc.arena_max=1"}, []string{"GLIBC_TUNABLES=glibc.malloc.arena_max=1", mmap}},
+		{[]string{"GLIBC_TUNABLES=glibc.malloc.tcache_count=0"}, []string{"GLIBC_TUNABLES=glibc.malloc.tcache_count=0", arenas, mmap}},
 	} {
 		in := slices.Clone(c.env)
 		if got := workerEnv(in); !slices.Equal(got, c.want) {

@@ -210,22 +210,35 @@ func orOpening(step string) string {
 	return step
 }
 
-// mallocArenas is the number of malloc arenas an engine worker's C allocator keeps
-// (MALLOC_ARENA_MAX). glibc gives each thread that allocates an arena of its own, up to eight
-// per core, and keeps what is freed in each for reuse: a cgo engine's block cache, whose blocks
-// are freed and allocated again from every thread, then holds up to twice its size again in
-// free memory the cap counts (docs/io-bound.md). Two arenas keep the free memory small.
-const mallocArenas = "2"
+// mallocSettings are the C allocator's settings of an engine worker (glibc's environment
+// variables, and the tunable that sets the same). glibc keeps what a cgo engine frees for reuse,
+// which the cap counts as the engine's memory (docs/io-bound.md measured it):
+//   - each thread that allocates gets an arena of its own, up to eight per core, and a block
+//     cache whose blocks are freed and allocated again from every thread kept up to twice its
+//     size in free memory across them: two arenas;
+//   - a freed block of more than 128 KiB raises the size from which blocks are mapped of their
+//     own to its size, so RocksDB's memtable blocks (an eighth of a memtable) came from the
+//     arenas afterwards and stayed there when freed (about 100 MiB under a 256 MiB cap): the
+//     threshold is fixed at glibc's initial 128 KiB, blocks above it mapped and unmapped.
+var mallocSettings = []struct{ env, tunable, value string }{
+	{"MALLOC_ARENA_MAX", "glibc.malloc.arena_max", "2"},
+	{"MALLOC_MMAP_THRESHOLD_", "glibc.malloc.mmap_threshold", "131072"},
+}
 
-// workerEnv is an engine worker's environment: this process's, with the C allocator's arenas
-// limited to mallocArenas unless the environment already sets them.
+// workerEnv is an engine worker's environment: env, with each of mallocSettings added unless
+// env already sets it.
 func workerEnv(env []string) []string {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "MALLOC_ARENA_MAX=") || (strings.HasPrefix(kv, "GLIBC_TUNABLES=") && strings.Contains(kv, "glibc.malloc.arena_max")) {
-			return env
+	out := env[:len(env):len(env)]
+	for _, m := range mallocSettings {
+		set := false
+		for _, kv := range env {
+			set = set || strings.HasPrefix(kv, m.env+"=") || (strings.HasPrefix(kv, "GLIBC_TUNABLES=") && strings.Contains(kv, m.tunable))
+		}
+		if !set {
+			out = append(out, m.env+"="+m.value)
 		}
 	}
-	return append(env[:len(env):len(env)], "MALLOC_ARENA_MAX="+mallocArenas)
+	return out
 }
 
 // Worker is the engine worker's side of runWorker: it reads its assignment from in, builds the
