@@ -122,7 +122,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		memtable = o.BufferBytes(2, memtable)
 	}
 	s.opts.SetWriteBufferSize(uint64(memtable))
-	s.opts.SetMaxWriteBufferNumber(2) // RocksDB's default, said: BufferBytes counts two
+	s.opts.SetMaxWriteBufferNumber(2) // RocksDB's default, set: BufferBytes splits the share two ways
 	if o.MemoryBytes > 0 {
 		// Under a cap the index and filter blocks live in the block cache (as MyRocks keeps
 		// them): held by the table readers, they would grow with the data past the share.
