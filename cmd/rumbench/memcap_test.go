@@ -232,21 +232,22 @@ func TestCappedWorkerKilled(t *testing.T) {
 	}
 }
 
-// TestCappedOOM gives pebble a cache far above the cap: the kernel kills its worker, the step
-// fails naming the cap, and the next engine still runs; no cgroup is left.
+// TestCappedOOM gives pebble memtables far above its share of the cap (an engine option given
+// explicitly wins over the cap's rule): the kernel kills its worker, the step fails naming the
+// cap, and the next engine still runs; no cgroup is left.
 func TestCappedOOM(t *testing.T) {
 	_, tree := cgroupTree(t)
 	bin, dir := buildBinary(t), t.TempDir()
 	before := tree()
-	cmd := exec.Command(bin, "run", "--engine", "pebble,null", "--cache-mb", "1024", "--memory-limit", "32M", "--steps", "l.i0",
-		"--rows", "300000", "--store", "none", "--quiet", "--out", filepath.Join(dir, "results"), "--data-dir", filepath.Join(dir, "data"))
+	cmd := exec.Command(bin, "run", "--engine", "pebble,null", "--engine-opt", "pebble.memtable_mb=64", "--cache-mb", "8",
+		"--memory-limit", "64M", "--steps", "l.i0", "--rows", "1000000", "--store", "none", "--quiet", "--out", filepath.Join(dir, "results"), "--data-dir", filepath.Join(dir, "data"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, cmd, 3*time.Minute)
-	want := "rumbench: pebble: l.i0: out of memory under the cap of 32.0 MiB (--memory-limit): the kernel killed the engine\n"
+	want := "rumbench: pebble: l.i0: out of memory under the cap of 64.0 MiB (--memory-limit): the kernel killed the engine\n"
 	if code := cmd.ProcessState.ExitCode(); code != 1 || stderr.String() != want {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr.String(), want)
 	}

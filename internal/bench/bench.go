@@ -498,6 +498,9 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	}
 	var eng table.Engine
 	defer func() {
+		if eng != nil {
+			out.phase("close")
+		}
 		if cerr := closeEngine(ctx, eng); cerr != nil && err == nil && ctx.Err() == nil {
 			err = fmt.Errorf("%s: close: %w", label, cerr)
 		}
@@ -509,8 +512,12 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 		}
 	}
 	opts := engine.Options{Dir: dir, CacheBytes: cfg.cacheBytes(t.Engine.Name), Sync: cfg.Sync, Extra: t.Engine.Options, SyncAcct: cfg.SyncAcct}
-	if mem != nil && spec.Server {
-		opts.Cgroup = mem.Dir
+	if mem != nil {
+		// Under a cap the engine sizes its cache and buffers within its share of it.
+		opts.MemoryBytes = memcap.SharesOf(mem.Limit).Engine
+		if spec.Server {
+			opts.Cgroup = mem.Dir
+		}
 	}
 	eng, err = spec.Open(ctx, opts)
 	if err != nil {
@@ -555,6 +562,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	if err := runSteps(ctx, cfg, base, run, skip, setup, dir, out); err != nil || ctx.Err() != nil {
 		return err
 	}
+	out.phase("invariant check")
 	check, err := run.Check(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: invariant check failed: %w", label, err)
@@ -677,6 +685,7 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 		case <-done:
 		}
 	}()
+	out.phase("cleanup before " + name)
 	what, err := run.Prepare(ctx, name)
 	close(done)
 	<-said

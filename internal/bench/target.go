@@ -27,6 +27,9 @@ type sink interface {
 	note(s string)
 	// begin says a step is about to run (a worker killed during it is then blamed on it).
 	begin(step string)
+	// phase says what the engine does between steps ("cleanup before l.x", "invariant check",
+	// "close"): a worker killed then is blamed on it.
+	phase(what string)
 	interval(iv *results.Interval)
 	// live says whether live samples are wanted (Config.OnSample); sample passes one on.
 	live() bool
@@ -66,6 +69,8 @@ func (l *local) opened(t results.Target) error {
 func (l *local) note(s string) { l.m.Notes = append(l.m.Notes, s) }
 
 func (l *local) begin(string) {}
+
+func (l *local) phase(string) {}
 
 func (l *local) interval(iv *results.Interval) {
 	iv.Rep = l.rep
@@ -241,6 +246,9 @@ func checkMemory(cfg Config) error {
 		if _, err := os.Executable(); err != nil {
 			return UsageError{fmt.Errorf("--memory-limit: cannot find this program to start an engine worker: %w", err)}
 		}
+		if err := checkCaches(cfg); err != nil {
+			return err
+		}
 	}
 	if cfg.ReadaheadKB > 0 {
 		path, err := readaheadPath(cfg.DataDir)
@@ -274,7 +282,8 @@ func setupMemory(cfg Config, m *results.Manifest) (h *memcap.Hierarchy, undo fun
 		sweepCgroups(hh, cfg)
 		h = &hh
 		mc.CgroupVersion = hh.Version
-		mc.GoLimitBytes = goLimit(cfg.MemoryLimit, cfg.CacheMB<<20)
+		shares := memcap.SharesOf(cfg.MemoryLimit)
+		mc.GoLimitBytes, mc.EngineBytes = shares.Go, shares.Engine
 	}
 	if cfg.ReadaheadKB > 0 {
 		path, err := readaheadPath(cfg.DataDir)
@@ -305,9 +314,16 @@ func readaheadPath(dir string) (string, error) {
 	return filepath.Join("/sys/block", d.Name, "queue", "read_ahead_kb"), nil
 }
 
-// goLimit is the Go memory limit of a worker under a cap of limit bytes with an engine cache of
-// cache bytes: three quarters of the cap less the cache (which, in cgo engines, is not Go
-// memory but shares the cap), and at least a quarter of the cap.
-func goLimit(limit, cache int64) int64 {
-	return max(limit/4, limit*3/4-cache)
+// checkCaches refuses a cap that the engines' caches do not fit: each capped target's cache
+// must be within the engine's share of the cap (memcap.Shares), which holds its cache and the
+// buffers it sizes beside it.
+func checkCaches(cfg Config) error {
+	share := memcap.SharesOf(cfg.MemoryLimit).Engine
+	for _, t := range cfg.Targets {
+		if c := cfg.cacheBytes(t.Engine.Name); !external(t) && c > share {
+			return UsageError{fmt.Errorf("--cache-mb %d (engine %s) does not fit --memory-limit %s: an engine's cache and buffers take at most half the cap, %d MiB (the rest is the Go heap and the page cache)",
+				c>>20, t.Engine.Name, bytesText(uint64(cfg.MemoryLimit)), share>>20)}
+		}
+	}
+	return nil
 }

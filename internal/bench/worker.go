@@ -50,6 +50,7 @@ type message struct {
 	Opened   *results.Target   `json:"opened,omitempty"`
 	Note     string            `json:"note,omitempty"`
 	Begin    string            `json:"begin,omitempty"`
+	Phase    string            `json:"phase,omitempty"`
 	Interval *results.Interval `json:"interval,omitempty"`
 	// Sample is a step's live sample (workerSpec.Live): one a tick.
 	Sample *live.Sample  `json:"sample,omitempty"`
@@ -109,6 +110,7 @@ func startWorker(label string, g *memcap.Group) (*workerProcess, error) {
 		return nil, err
 	}
 	p := &workerProcess{label: label, cmd: exec.Command(exe, WorkerCommand), tail: &tailBuffer{max: 4096}, g: g}
+	p.cmd.Env = workerEnv(os.Environ())
 	// Its own process group: a terminal's Ctrl-C reaches the coordinator, which stops the
 	// worker; the worker dies with the coordinator.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -134,7 +136,7 @@ func (p *workerProcess) assign(cfg Config, i int, out *local) error {
 		return fmt.Errorf("%s: %w", p.label, err)
 	}
 	spec := workerSpec{Args: cfg.Args, Target: i, Rep: max(out.rep, 1), RunID: out.runID(), Cgroup: g.Dir, CgroupVersion: g.Version, Limit: g.Limit,
-		GoLimit: goLimit(g.Limit, cfg.cacheBytes(cfg.Targets[i].Engine.Name)), Live: out.live()}
+		GoLimit: memcap.SharesOf(g.Limit).Go, Live: out.live()}
 	if err := json.NewEncoder(p.stdin).Encode(spec); err != nil {
 		return fmt.Errorf("%s: cannot reach the engine worker: %w", p.label, err)
 	}
@@ -165,6 +167,7 @@ func (p *workerProcess) stopOn(ctx context.Context) (done func()) {
 // workerStream is what the coordinator learnt from a worker's messages.
 type workerStream struct {
 	current  string    // the step running, "" between steps
+	phase    string    // what the worker does between steps, "" while it opens the engine
 	began    time.Time // when it began
 	opened   *results.Target
 	sinkErr  error    // the first failure to record what the worker sent
@@ -194,6 +197,8 @@ func (st *workerStream) record(msg message, out *local) {
 		out.note(msg.Note)
 	case msg.Begin != "":
 		st.current, st.began = msg.Begin, time.Now()
+	case msg.Phase != "":
+		st.phase = msg.Phase
 	case msg.Interval != nil:
 		out.interval(msg.Interval)
 	case msg.Sample != nil:
@@ -236,11 +241,15 @@ func (p *workerProcess) outcome(ctx context.Context, st *workerStream, werr erro
 		return ctx.Err()
 	}
 	// The worker died without a word: the cap's OOM killer, or another signal or crash.
+	where := st.current
+	if where == "" {
+		where = st.phase
+	}
 	var failure error
 	if n := p.g.OOMKills(); n > p.oomBefore && p.oomBefore >= 0 {
-		failure = &OOMError{Target: p.label, Step: st.current, Limit: p.g.Limit}
+		failure = &OOMError{Target: p.label, Step: where, Limit: p.g.Limit}
 	} else {
-		failure = fmt.Errorf("%s: %s: the engine worker (pid %d) died: %v%s", p.label, orOpening(st.current), p.cmd.Process.Pid, werr, p.tail.text())
+		failure = fmt.Errorf("%s: %s: the engine worker (pid %d) died: %v%s", p.label, orOpening(where), p.cmd.Process.Pid, werr, p.tail.text())
 	}
 	if st.current != "" {
 		// Nothing it measured survives but its intervals: the step is recorded failed, with
@@ -262,6 +271,37 @@ func orOpening(step string) string {
 		return "opening"
 	}
 	return step
+}
+
+// mallocSettings are the C allocator's settings of an engine worker (glibc's environment
+// variables, and the tunable that sets the same). glibc keeps what a cgo engine frees for reuse,
+// which the cap counts as the engine's memory (docs/io-bound.md measured it):
+//   - each thread that allocates gets an arena of its own, up to eight per core, and a block
+//     cache whose blocks are freed and allocated again from every thread kept up to twice its
+//     size in free memory across them: two arenas;
+//   - a freed block of more than 128 KiB raises the size from which blocks are mapped of their
+//     own to its size, so RocksDB's memtable blocks (an eighth of a memtable) came from the
+//     arenas afterwards and stayed there when freed (about 100 MiB under a 256 MiB cap): the
+//     threshold is fixed at glibc's initial 128 KiB, blocks above it mapped and unmapped.
+var mallocSettings = []struct{ env, tunable, value string }{
+	{"MALLOC_ARENA_MAX", "glibc.malloc.arena_max", "2"},
+	{"MALLOC_MMAP_THRESHOLD_", "glibc.malloc.mmap_threshold", "131072"},
+}
+
+// workerEnv is an engine worker's environment: env, with each of mallocSettings added unless
+// env already sets it.
+func workerEnv(env []string) []string {
+	out := env[:len(env):len(env)]
+	for _, m := range mallocSettings {
+		set := false
+		for _, kv := range env {
+			set = set || strings.HasPrefix(kv, m.env+"=") || (strings.HasPrefix(kv, "GLIBC_TUNABLES=") && strings.Contains(kv, m.tunable))
+		}
+		if !set {
+			out = append(out, m.env+"="+m.value)
+		}
+	}
+	return out
 }
 
 // Worker is the engine worker's side of runWorker: it reads its assignment from in, builds the
@@ -327,6 +367,7 @@ func (r *remote) send(m message) error {
 func (r *remote) opened(t results.Target) error { return r.send(message{Opened: &t}) }
 func (r *remote) note(s string)                 { r.send(message{Note: s}) }
 func (r *remote) begin(step string)             { r.send(message{Begin: step}) }
+func (r *remote) phase(what string)             { r.send(message{Phase: what}) }
 func (r *remote) interval(iv *results.Interval) { r.send(message{Interval: iv}) }
 func (r *remote) live() bool                    { return r.wantSamples }
 func (r *remote) sample(s *live.Sample)         { r.send(message{Sample: s}) }

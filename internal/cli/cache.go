@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/rumbench/rumbench/internal/memcap"
 	"github.com/rumbench/rumbench/internal/sysstat"
 	"github.com/rumbench/rumbench/internal/workload"
 )
@@ -8,8 +9,8 @@ import (
 // engineCaches returns the cache, bytes, of each engine whose workload profile sizes it
 // (workload.CachePlanner) and the profile's regime ("" when the workload states none). An
 // explicit --cache-mb (or a memory profile's) applies to every engine: then no engine has a
-// cache of its own. A profile's cache is at most cacheCeiling of the host's memory, and half of
-// limit (--memory-limit, bytes; 0: none) when one is set.
+// cache of its own. A profile's cache is at most cacheCeiling of the host's memory, and the
+// engine's share (half) of limit (--memory-limit, bytes; 0: none) when one is set.
 func engineCaches(f *runFlags, engines []string, wl workload.Workload, limit int64) (map[string]int64, string) {
 	p, ok := wl.(workload.CachePlanner)
 	if !ok {
@@ -19,8 +20,8 @@ func engineCaches(f *runFlags, engines []string, wl workload.Workload, limit int
 		return nil, p.Regime()
 	}
 	ceiling := cacheCeiling(sysstat.MemInfo("MemTotal"))
-	if limit > 0 && (ceiling == 0 || limit/2 < ceiling) {
-		ceiling = limit / 2 // under --memory-limit the rest is the engine's own memory and its page cache
+	if share := memcap.SharesOf(limit).Engine; limit > 0 && (ceiling == 0 || share < ceiling) {
+		ceiling = share // under --memory-limit the rest is the Go heap and the page cache
 	}
 	out := map[string]int64{}
 	for _, e := range engines {

@@ -116,7 +116,7 @@ func TestUsageErrors(t *testing.T) {
 		{"memory limit", []string{"run", "--memory-limit", "lots"},
 			`rumbench: --memory-limit "lots": want a size such as 512M or 2G, or none`},
 		{"tiny memory limit", []string{"run", "--memory-limit", "1M"},
-			`rumbench: --memory-limit "1M": must be at least 16M, or none`},
+			`rumbench: --memory-limit "1M": must be at least 64M, or none (an engine worker's Go runtime alone holds about 13 MiB, and its Go heap gets a quarter of the cap)`},
 		{"negative readahead", []string{"run", "--readahead-kb", "-4"},
 			`rumbench: --readahead-kb -4: must be between 0 and 1048576 (0: leave it)`},
 		{"sqlite journal mode", []string{"run", "--engine", "sqlite", "--engine-opt", "journal_mode=truncate"},

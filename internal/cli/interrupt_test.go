@@ -30,7 +30,7 @@ func TestQuietInterruptCleansUp(t *testing.T) {
 		t.Skipf("skipping: cgroups cannot be written here: %v", err)
 	}
 	out, data, d := dirs(t)
-	cmd := exec.Command(os.Args[0], append([]string{"run", "--engine", "sqlite", "--memory-limit", "64M", "--rows", "5000000",
+	cmd := exec.Command(os.Args[0], append([]string{"run", "--engine", "sqlite", "--memory-limit", "64M", "--cache-mb", "16", "--rows", "5000000",
 		"--steps", "l.i0", "--quiet"}, d...)...)
 	cmd.Env = append(os.Environ(), childMain+"=1")
 	var stdout, stderr bytes.Buffer

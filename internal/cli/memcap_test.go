@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/memcap"
+	"github.com/rumbench/rumbench/internal/results"
 )
 
 // TestIOBoundProfile checks the cache and cap the iobound profile sets, and that --memory-limit
@@ -91,6 +93,68 @@ func TestServerCapped(t *testing.T) {
 	for _, e := range after {
 		if strings.HasPrefix(e.Name(), "rumbench-"+strconv.Itoa(os.Getpid())+"-") || e.Name() == "rumbench-probe-"+strconv.Itoa(os.Getpid()) {
 			t.Errorf("cgroup %s left behind", e.Name())
+		}
+	}
+}
+
+// TestIOBoundUnderCap runs the iobound profile's whole sequence (every step, then the invariant
+// check, then the close) on each embedded engine under a cap, at a small scale that keeps what
+// the profile does to memory: a 64 MiB cap and an 8 MiB cache (the profile's eighth of the cap),
+// the B-trees' data a few times the cap, the engines' memtables, sort runs and check scans
+// sized from the cap. Every target must end ok with its check run, within the shares of the
+// cap the manifest records.
+func TestIOBoundUnderCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: runs six engines under a cap for minutes")
+	}
+	h, err := memcap.Detect()
+	if err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	if err := h.Check(); err != nil {
+		t.Skipf("skipping: cgroups cannot be written here: %v", err)
+	}
+	var engines []string
+	for _, e := range []string{"pebble", "rocksdb", "wiredtiger", "bbolt", "lmdb", "sqlite"} {
+		if s, ok := engine.Lookup(e); ok && s.Unavailable == "" {
+			engines = append(engines, e)
+		}
+	}
+	out, _, d := dirs(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	p := startRumbench(t, ctx, append([]string{"run", "--profile", "iobound", "--engine", strings.Join(engines, ","),
+		"--memory-limit", "64M", "--cache-mb", "8", "--rows", "300000", "--writes", "40000", "--query-secs", "1",
+		"--quiet", "--store", "none"}, d...)...)
+	waitAll(p)
+	if p.code != 0 {
+		t.Fatalf("exit %d: %s", p.code, p.stderr.String())
+	}
+	_, m, steps := readRun(t, out)
+	if m.Memory == nil || m.Memory.LimitBytes != 64<<20 || m.Memory.EngineBytes != 32<<20 || m.Memory.GoLimitBytes != 16<<20 {
+		t.Errorf("manifest memory %+v: want the cap 64 MiB, the engine's share 32, the Go heap's 16", m.Memory)
+	}
+	if len(m.Targets) != len(engines) {
+		t.Fatalf("%d targets recorded, want %d (%v)", len(m.Targets), len(engines), engines)
+	}
+	for _, tg := range m.Targets {
+		if !strings.HasPrefix(tg.Check, "ok: ") {
+			t.Errorf("%s: invariant check %q, want ok", tg.Label, tg.Check)
+		}
+		if mt, ok := tg.Engine.Options["memtable_mb"]; ok && mt != "12" {
+			t.Errorf("%s: memtable_mb %s, want 12 (the share less the cache, two ways)", tg.Label, mt)
+		}
+		n := 0
+		for _, s := range steps {
+			if s.Target == tg.Label {
+				n++
+				if s.Status != results.StatusOK || s.Memory == nil || s.Memory.OOMKills != 0 {
+					t.Errorf("%s %s: status %s, memory %+v", s.Target, s.Step, s.Status, s.Memory)
+				}
+			}
+		}
+		if n != 10 {
+			t.Errorf("%s: %d steps recorded, want the profile's 10", tg.Label, n)
 		}
 	}
 }

@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// TestMemNeed: sizes whose estimated memory is above the budget (here --memory-limit 256M),
-// or a usertable wider than an engine's column limit, are refused with exit 2 and one line
-// before anything runs; the defaults pass the check (the refusal is then a later flag's).
+// TestMemNeed: sizes whose estimated memory is above the budget (here --memory-limit 256M on an
+// embedded engine: its worker's Go heap, a quarter of the cap), or a usertable wider than an
+// engine's column limit, are refused with exit 2 and one line before anything runs; the
+// defaults pass the check (the refusal is then a later flag's).
 func TestMemNeed(t *testing.T) {
 	_, _, d := dirs(t)
 	capped := append([]string{"--memory-limit", "256M", "--engine", "pebble"}, d...)
@@ -16,7 +17,7 @@ func TestMemNeed(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--workload", "ycsb", "-p", "fieldcount=100000000"},
-			"rumbench: ycsb: fieldcount=100000000 × fieldlength=100 needs about 13 TiB (9.3 GiB a record × 1000 records the final check's scan holds), more than the 256 MiB --memory-limit allows; valid: settings whose estimate is under 256 MiB"},
+			"rumbench: ycsb: fieldcount=100000000 × fieldlength=100 needs about 13 TiB (9.3 GiB a record × 1000 records the final check's scan holds), more than the 64 MiB an engine worker's Go heap has under --memory-limit (a quarter of the cap); valid: settings whose estimate is under 64 MiB"},
 		{[]string{"run", "--workload", "ycsb", "--workload-letter", "e", "-p", "maxscanlength=1000000", "--threads", "8"},
 			"rumbench: ycsb: fieldcount=10 × fieldlength=100 × maxscanlength=1000000 needs about 14 GiB (1023 B a record × 1000000 records a scan holds × 8 threads)"},
 		{[]string{"run", "--workload", "linkbench", "--requesters", "4096"},

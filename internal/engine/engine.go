@@ -24,6 +24,12 @@ type Options struct {
 	Dir string
 	// CacheBytes is the engine's cache size in bytes (block cache, page cache, buffer pool).
 	CacheBytes int64
+	// MemoryBytes, under a memory cap (--memory-limit), is what the engine may allocate for
+	// itself, bytes: its cache and everything else it sizes (write buffers, a server's work
+	// memory), memcap.Shares.Engine; 0: no cap, the engine's defaults. An engine sizes what is
+	// not its cache from MemoryBytes − CacheBytes (BufferBytes), and says in
+	// table.Info.Options what it chose.
+	MemoryBytes int64
 	// Sync makes every commit durable (fsync/fdatasync) before it returns.
 	Sync bool
 	// Extra holds engine-specific key=value options. An engine rejects keys it does not know.
@@ -36,6 +42,21 @@ type Options struct {
 	// are placed in as they start; the client stays out. Empty: none. Embedded engines ignore
 	// it (their whole process is placed in the cgroup).
 	Cgroup string
+}
+
+// MinBufferBytes is the smallest buffer BufferBytes gives, bytes.
+const MinBufferBytes = 2 << 20
+
+// BufferBytes returns the size of each of the n buffers an engine sizes beside its cache (the
+// memtables it may hold at once, a server's work memory), bytes, whose default size is def:
+// def without a cap; under one, what MemoryBytes leaves beside the cache split n ways, rounded
+// down to whole MiB, at most def and at least MinBufferBytes.
+func (o Options) BufferBytes(n int, def int64) int64 {
+	if o.MemoryBytes <= 0 || n <= 0 {
+		return def
+	}
+	each := (o.MemoryBytes - o.CacheBytes) / int64(n) >> 20 << 20
+	return max(min(each, def), MinBufferBytes)
 }
 
 // Factory opens an engine with the given options.

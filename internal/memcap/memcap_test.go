@@ -51,13 +51,13 @@ func TestDetect(t *testing.T) {
 
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"512M": 512 << 20, "2G": 2 << 30, "2g": 2 << 30, "1.5GiB": 3 << 29,
-		"64MB": 64 << 20, "none": 0, "NONE": 0, "16777216": 16 << 20, "1t": 1 << 40, "65536k": 64 << 20} {
+		"64MB": 64 << 20, "none": 0, "NONE": 0, "67108864": 64 << 20, "1t": 1 << 40, "65536k": 64 << 20} {
 		got, err := ParseSize(in)
 		if err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "abc", "-1G", "0", "1M", "12X", "NaN", "1e30G"} {
+	for _, in := range []string{"", "abc", "-1G", "0", "1M", "63M", "12X", "NaN", "1e30G"} {
 		if _, err := ParseSize(in); err == nil || !strings.HasPrefix(err.Error(), "--memory-limit ") {
 			t.Errorf("ParseSize(%q): error %v, want one naming the flag", in, err)
 		}
@@ -165,5 +165,22 @@ func TestOOMKill(t *testing.T) {
 	}
 	if n := g.OOMKills(); n < 1 {
 		t.Errorf("oom kills %d, want >= 1", n)
+	}
+}
+
+// TestSharesOf: the parts of a cap add up to it, in the documented proportions.
+func TestSharesOf(t *testing.T) {
+	for _, c := range []struct{ limit, engine, goHeap, reserve int64 }{
+		{256 << 20, 128 << 20, 64 << 20, 64 << 20},
+		{MinLimit, 32 << 20, 16 << 20, 16 << 20},
+		{1<<30 + 3, 1<<29 + 1, 1 << 28, 1<<28 + 2}, // rounded down, the rest in reserve
+	} {
+		s := SharesOf(c.limit)
+		if s.Limit != c.limit || s.Engine != c.engine || s.Go != c.goHeap || s.Reserve != c.reserve {
+			t.Errorf("SharesOf(%d) = %+v, want engine %d, go %d, reserve %d", c.limit, s, c.engine, c.goHeap, c.reserve)
+		}
+		if s.Engine+s.Go+s.Reserve != s.Limit {
+			t.Errorf("SharesOf(%d): parts add up to %d", c.limit, s.Engine+s.Go+s.Reserve)
+		}
 	}
 }

@@ -35,12 +35,23 @@ type Budget struct {
 // HostBudget returns the smaller of MemAvailable (from /proc/meminfo) and limit (bytes, the
 // --memory-limit; 0: none). It is the zero Budget when neither is known.
 func HostBudget(limit int64) Budget {
-	b := Budget{}
-	if avail, ok := Available(); ok {
-		b = Budget{Bytes: avail, From: "this host has available"}
+	return hostOr(Budget{Bytes: limit, From: "--memory-limit allows"})
+}
+
+// WorkerBudget returns the smaller of MemAvailable and goLimit, bytes: the budget of a run whose
+// workload buffers are held by an engine worker under a cap, whose Go memory limit is goLimit
+// (memcap.Shares.Go).
+func WorkerBudget(goLimit int64) Budget {
+	return hostOr(Budget{Bytes: goLimit, From: "an engine worker's Go heap has under --memory-limit (a quarter of the cap)"})
+}
+
+// hostOr returns b, or the host's MemAvailable when that is smaller or b is 0.
+func hostOr(b Budget) Budget {
+	if avail, ok := Available(); ok && (b.Bytes <= 0 || avail < b.Bytes) {
+		return Budget{Bytes: avail, From: "this host has available"}
 	}
-	if limit > 0 && (b.Bytes == 0 || limit < b.Bytes) {
-		b = Budget{Bytes: limit, From: "--memory-limit allows"}
+	if b.Bytes <= 0 {
+		return Budget{}
 	}
 	return b
 }

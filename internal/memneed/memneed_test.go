@@ -12,6 +12,15 @@ func TestHostBudget(t *testing.T) {
 	}
 }
 
+// TestWorkerBudget: under a cap, an engine worker's Go limit is the budget, said as such.
+func TestWorkerBudget(t *testing.T) {
+	b := WorkerBudget(64 << 20)
+	if avail, ok := Available(); ok && avail > 64<<20 &&
+		(b.Bytes != 64<<20 || b.From != "an engine worker's Go heap has under --memory-limit (a quarter of the cap)") {
+		t.Errorf("WorkerBudget(64 MiB) = %+v with %d bytes available", b, avail)
+	}
+}
+
 func TestSize(t *testing.T) {
 	for in, want := range map[float64]string{100: "100 B", 1536: "1.5 KiB", 512 << 10: "512 KiB",
 		9.3 * (1 << 30): "9.3 GiB", 13 * (1 << 40): "13 TiB", 4096 * (1 << 60): "4.1e+03 EiB"} {

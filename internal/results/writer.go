@@ -129,6 +129,9 @@ type MemoryConfig struct {
 	CgroupVersion int `json:"cgroup_version,omitempty"`
 	// GoLimitBytes is the Go memory limit an embedded engine's worker process set (bytes).
 	GoLimitBytes int64 `json:"go_limit_bytes,omitempty"`
+	// EngineBytes is what each engine may allocate for itself under the cap, its cache
+	// included (bytes): the engine's share of the cap (memcap.Shares).
+	EngineBytes int64 `json:"engine_bytes,omitempty"`
 	// Cold says whether the engine's data files were evicted from the page cache before each
 	// step (--cold).
 	Cold bool `json:"cold"`

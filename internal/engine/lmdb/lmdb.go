@@ -32,6 +32,7 @@ const name = "lmdb"
 var options = map[string]string{
 	"map_size_gb":  "the memory map's size in GiB, the largest the database may grow (default 64; address space, not memory)",
 	"no_meta_sync": "with sync on: skip the fsync of the meta page after each commit (MDB_NOMETASYNC): true or false (default false)",
+	"readahead":    "the OS's readahead on the memory map: on, or off (MDB_NORDAHEAD, as bbolt's MADV_RANDOM; default off)",
 }
 
 func init() {
@@ -50,6 +51,10 @@ func init() {
 type config struct {
 	mapGB      int64
 	noMetaSync bool
+	// readahead keeps the OS's readahead on the map. Off by default: a page fault in a map
+	// larger than memory then reads its page, not the device's readahead around it (8 MiB on
+	// some virtual disks), which under --memory-limit evicts the pages the next faults need.
+	readahead bool
 }
 
 func parse(extra map[string]string) (config, error) {
@@ -62,7 +67,12 @@ func parse(extra map[string]string) (config, error) {
 		return c, fmt.Errorf("engine %s option map_size_gb=%d: must be 1..1048576", name, c.mapGB)
 	}
 	nms, err := engine.ChoiceOption(name, extra, "no_meta_sync", "false", "true", "false")
+	if err != nil {
+		return c, err
+	}
 	c.noMetaSync = nms == "true"
+	ra, err := engine.ChoiceOption(name, extra, "readahead", "off", "on", "off")
+	c.readahead = ra == "on"
 	return c, err
 }
 
@@ -138,6 +148,9 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		return nil, fmt.Errorf("lmdb: %w", err)
 	}
 	flags := uint(0)
+	if !c.readahead {
+		flags |= lm.NoReadahead
+	}
 	switch {
 	case !o.Sync:
 		flags |= lm.NoSync
@@ -155,7 +168,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		env.Close()
 		return nil, fmt.Errorf("lmdb: open %s: %w", o.Dir, writeErr(err, o.Dir, c.mapGB))
 	}
-	s := &store{env: env, dir: o.Dir, mapGB: c.mapGB, readers: make(chan *lm.Txn, 64), unsynced: flags != 0}
+	s := &store{env: env, dir: o.Dir, mapGB: c.mapGB, readers: make(chan *lm.Txn, 64), unsynced: flags&(lm.NoSync|lm.NoMetaSync) != 0}
 	if err := env.Update(func(txn *lm.Txn) (err error) {
 		s.dbi, err = txn.OpenRoot(0)
 		return err
@@ -172,7 +185,11 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			"sync":         strconv.FormatBool(o.Sync),
 			"map_size_gb":  strconv.FormatInt(c.mapGB, 10),
 			"no_meta_sync": strconv.FormatBool(c.noMetaSync && o.Sync),
+			"readahead":    "off (MDB_NORDAHEAD)",
 		},
+	}
+	if c.readahead {
+		info.Options["readahead"] = "on"
 	}
 	e := kv.New(s, info)
 	if !o.SyncAcct.Enabled {

@@ -94,13 +94,19 @@ func tableEngine(name, def string, extra map[string]string) (string, error) {
 	return engine.ChoiceOption(name, extra, "table_engine", def, "innodb", "rocksdb")
 }
 
-// settings returns rumbench's server settings for the table engine, cache size and sync mode.
-func settings(te string, cacheBytes int64, sync bool) ([]server.Setting, []string) {
+// myrocksWriteBuffers is the memtable memory MyRocks keeps by default, bytes: RocksDB's two
+// write buffers of 64 MiB.
+const myrocksWriteBuffers = 128 << 20
+
+// settings returns rumbench's server settings for the table engine, cache size and sync mode,
+// and under a cap (o.MemoryBytes) MyRocks' memtables within what the share leaves beside the
+// cache.
+func settings(te string, o engine.Options) ([]server.Setting, []string) {
 	flush := "2" // write the log at commit, sync it once a second
-	if sync {
+	if o.Sync {
 		flush = "1"
 	}
-	cache := strconv.FormatInt(cacheBytes, 10)
+	cache := strconv.FormatInt(o.CacheBytes, 10)
 	s := []server.Setting{
 		{Name: "skip-log-bin", Value: ""},
 		{Name: "innodb_flush_log_at_trx_commit", Value: flush},
@@ -110,6 +116,9 @@ func settings(te string, cacheBytes int64, sync bool) ([]server.Setting, []strin
 		s = append(s, server.Setting{Name: "rocksdb_block_cache_size", Value: cache},
 			server.Setting{Name: "rocksdb_flush_log_at_trx_commit", Value: flush},
 			server.Setting{Name: "innodb_buffer_pool_size", Value: "16M"})
+		if o.MemoryBytes > 0 {
+			s = append(s, server.Setting{Name: "rocksdb_db_write_buffer_size", Value: strconv.FormatInt(o.BufferBytes(1, myrocksWriteBuffers), 10)})
+		}
 		return s, []string{"ha_rocksdb"}
 	}
 	return append(s, server.Setting{Name: "innodb_buffer_pool_size", Value: cache}), nil
@@ -174,7 +183,10 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 	}
 	var srv *server.Server
 	if dsn == "" {
-		sets, plugins := settings(te, o.CacheBytes, o.Sync)
+		sets, plugins := settings(te, o)
+		if te == "rocksdb" && o.MemoryBytes > 0 {
+			info.Options["rocksdb_db_write_buffer_size_mb"] = strconv.FormatInt(o.BufferBytes(1, myrocksWriteBuffers)>>20, 10) + " (--memory-limit)"
+		}
 		srv, err = server.Start(ctx, server.Config{Kind: server.MariaDB, BinDir: o.Extra["server_bin"], Dir: o.Dir,
 			ConfigFile: o.Extra["server_config"], Settings: sets, Plugins: plugins, Env: env, Cgroup: o.Cgroup})
 		if err != nil {

@@ -1,8 +1,11 @@
 package pebble
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/rumbench/rumbench/internal/engine"
 )
 
 // TestOptionBounds: an option outside the range pebble can open with is refused with its name
@@ -23,5 +26,29 @@ func TestOptionBounds(t *testing.T) {
 	}
 	if _, err := parse(map[string]string{"memtable_mb": "4095", "l0_compaction_threshold": "12", "bloom_bits": "0"}); err != nil {
 		t.Errorf("the bounds themselves: %v", err)
+	}
+}
+
+// TestMemtablesUnderCap: under a cap the two memtables take what the engine's share leaves
+// beside the cache (at most the default); without one, or given, memtable_mb is as it was.
+func TestMemtablesUnderCap(t *testing.T) {
+	for _, c := range []struct {
+		memory int64
+		extra  map[string]string
+		want   string
+	}{
+		{0, nil, "64"},
+		{128 << 20, nil, "48"}, // the iobound profile: a 256 MiB cap, 32 MiB of cache
+		{8 << 30, nil, "64"},
+		{128 << 20, map[string]string{"memtable_mb": "64"}, "64"},
+	} {
+		eng, err := open(context.Background(), engine.Options{Dir: t.TempDir(), CacheBytes: 32 << 20, MemoryBytes: c.memory, Extra: c.extra})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := eng.Info().Options["memtable_mb"]; got != c.want {
+			t.Errorf("memory %d, options %v: memtable_mb %s, want %s", c.memory, c.extra, got, c.want)
+		}
+		eng.Close()
 	}
 }

@@ -25,7 +25,7 @@ import (
 )
 
 var options = map[string]string{
-	"memtable_mb":             "memtable size in MiB (default 64)",
+	"memtable_mb":             "memtable size in MiB (default 64; under --memory-limit, what the engine's share leaves beside the cache for two, at most 64)",
 	"l0_compaction_threshold": "L0 file count that triggers a compaction (default 4)",
 	"compaction_concurrency":  "maximum concurrent compactions (default 1)",
 	"compression":             "sstable compression: snappy, zstd, none (default snappy)",
@@ -108,6 +108,10 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		return nil, err
 	}
 	memtable, l0, conc, comp, bloomBits := c.memtable, c.l0, c.conc, c.comp, c.bloomBits
+	if _, given := o.Extra["memtable_mb"]; !given {
+		// Under a cap, the two memtables take what the engine's share leaves beside the cache.
+		memtable = o.BufferBytes(2, memtable<<20) >> 20
+	}
 	// Pebble reserves memtable memory from its block cache: size the cache so that CacheBytes
 	// stay for blocks with a mutable and an immutable memtable reserved.
 	capacity := o.CacheBytes + 2*memtable<<20

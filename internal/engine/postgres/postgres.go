@@ -84,6 +84,30 @@ func check(extra map[string]string) error {
 	return server.CheckBinaries(server.Postgres, extra["server_bin"])
 }
 
+// maintenanceWorkMem is PostgreSQL's default maintenance_work_mem, bytes.
+const maintenanceWorkMem = 64 << 20
+
+// settings returns rumbench's server settings: shared_buffers from the cache, sync, serial
+// index builds, and under a cap (o.MemoryBytes) maintenance_work_mem last, within what the
+// share leaves beside shared_buffers.
+func settings(o engine.Options) []server.Setting {
+	sync := "off"
+	if o.Sync {
+		sync = "on"
+	}
+	sets := []server.Setting{
+		{Name: "shared_buffers", Value: strconv.FormatInt(o.CacheBytes>>20, 10) + "MB"},
+		{Name: "synchronous_commit", Value: sync},
+		{Name: "max_parallel_maintenance_workers", Value: "0"}, // serial index builds, as the reference's configs
+	}
+	if o.MemoryBytes > 0 {
+		// An index build and the three autovacuum workers each take up to maintenance_work_mem:
+		// four parts of what the share leaves.
+		sets = append(sets, server.Setting{Name: "maintenance_work_mem", Value: strconv.FormatInt(o.BufferBytes(4, maintenanceWorkMem)>>20, 10) + "MB"})
+	}
+	return sets
+}
+
 func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	if err := engine.CheckExtra("postgres", o.Extra, options); err != nil {
 		return nil, err
@@ -107,19 +131,14 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	}
 	var srv *server.Server
 	if dsn == "" {
-		sync := "off"
-		if o.Sync {
-			sync = "on"
-		}
 		var err error
+		sets := settings(o)
+		if o.MemoryBytes > 0 {
+			info.Options["maintenance_work_mem"] = sets[len(sets)-1].Value + " (--memory-limit)"
+		}
 		srv, err = server.Start(ctx, server.Config{
 			Kind: server.Postgres, BinDir: o.Extra["server_bin"], Dir: o.Dir, ConfigFile: o.Extra["server_config"],
-			Settings: []server.Setting{
-				{Name: "shared_buffers", Value: strconv.FormatInt(o.CacheBytes>>20, 10) + "MB"},
-				{Name: "synchronous_commit", Value: sync},
-				{Name: "max_parallel_maintenance_workers", Value: "0"}, // serial index builds, as the reference's configs
-			},
-			Env: env, Cgroup: o.Cgroup,
+			Settings: sets, Env: env, Cgroup: o.Cgroup,
 		})
 		if err != nil {
 			closeAcct()

@@ -14,7 +14,7 @@ const (
 )
 
 var options = map[string]string{
-	"memtable_mb":         "memtable (write buffer) size in MiB (default 64)",
+	"memtable_mb":         "memtable (write buffer) size in MiB (default 64; under --memory-limit, what the engine's share leaves beside the cache for two, at most 64)",
 	"bloom_bits":          "bloom filter bits per key, 0 for none (default 10, as MyRocks)",
 	"compression":         "block compression of every level: none, snappy, lz4, zlib, zstd; or one per level, colon-separated from L0 (default snappy)",
 	"max_background_jobs": "background flush and compaction threads (default 2)",

@@ -116,7 +116,19 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 	}
 	s.opts.SetCreateIfMissing(true)
 	s.opts.SetBlockBasedTableFactory(s.bbto)
-	s.opts.SetWriteBufferSize(uint64(c.memtable) << 20)
+	memtable := c.memtable << 20
+	if _, given := o.Extra["memtable_mb"]; !given {
+		// Under a cap, the two memtables take what the engine's share leaves beside the cache.
+		memtable = o.BufferBytes(2, memtable)
+	}
+	s.opts.SetWriteBufferSize(uint64(memtable))
+	s.opts.SetMaxWriteBufferNumber(2) // RocksDB's default, set: BufferBytes splits the share two ways
+	if o.MemoryBytes > 0 {
+		// Under a cap the index and filter blocks live in the block cache (as MyRocks keeps
+		// them): held by the table readers, they would grow with the data past the share.
+		s.bbto.SetCacheIndexAndFilterBlocks(true)
+		s.bbto.SetPinL0FilterAndIndexBlocksInCache(true)
+	}
 	s.opts.SetMaxBackgroundJobs(int(c.jobs))
 	s.opts.SetCompressionPerLevel(c.perLevel)
 	s.opts.SetCompression(c.perLevel[numLevels-1])
@@ -137,11 +149,14 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		Options: map[string]string{
 			"cache_mb":            strconv.FormatInt(o.CacheBytes>>20, 10),
 			"sync":                strconv.FormatBool(o.Sync),
-			"memtable_mb":         strconv.FormatInt(c.memtable, 10),
+			"memtable_mb":         strconv.FormatInt(memtable>>20, 10),
 			"bloom_bits":          strconv.FormatInt(c.bloomBits, 10),
 			"compression":         c.compression,
 			"max_background_jobs": strconv.FormatInt(c.jobs, 10),
 		},
+	}
+	if o.MemoryBytes > 0 {
+		info.Options["index_filter_blocks"] = "in the block cache (--memory-limit)"
 	}
 	e := &rocksEngine{Engine: kv.New(s, info), s: s}
 	if o.SyncAcct.Enabled {

@@ -3,7 +3,8 @@
 //
 // The primary key is an INTEGER PRIMARY KEY (the rowid: a clustered B-tree, as in InnoDB). Sync
 // on commit maps to synchronous=FULL (the WAL is synced at every commit); without it,
-// synchronous=NORMAL (synced at checkpoints only). The cache size applies to each connection.
+// synchronous=NORMAL (synced at checkpoints only). The cache size applies to each connection;
+// under a memory cap, SQLite's soft heap limit holds all of them to the engine's share.
 package sqlite
 
 import (
@@ -103,6 +104,14 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	if o.MemoryBytes > 0 {
+		// The cache is per connection: under a cap, SQLite's heap in this process (every
+		// connection's pages) is held to the engine's share; past it SQLite reuses its pages.
+		if _, err := db.ExecContext(ctx, "PRAGMA soft_heap_limit="+strconv.FormatInt(o.MemoryBytes, 10)); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
+	}
 	version, _, _ := sqlite3.Version()
 	info := table.Info{
 		Name:    "sqlite",
@@ -117,6 +126,9 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			"synchronous":  syncMode,
 			"page_size":    strconv.FormatInt(page, 10),
 		},
+	}
+	if o.MemoryBytes > 0 {
+		info.Options["soft_heap_limit_mb"] = strconv.FormatInt(o.MemoryBytes>>20, 10) + " (all connections, --memory-limit)"
 	}
 	e := sqlfam.New(db, dialect{}, info)
 	if !o.SyncAcct.Enabled {
