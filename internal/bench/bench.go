@@ -514,7 +514,7 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	opts := engine.Options{Dir: dir, CacheBytes: cfg.cacheBytes(t.Engine.Name), Sync: cfg.Sync, Extra: t.Engine.Options, SyncAcct: cfg.SyncAcct}
 	if mem != nil {
 		// Under a cap the engine sizes its cache and buffers within its share of it.
-		opts.MemoryBytes = memcap.SharesOf(mem.Limit).Engine
+		opts.MemoryBytes = memcap.SharesFor(mem.Limit, spec.Server).Engine
 		if spec.Server {
 			opts.Cgroup = mem.Dir
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	_ "github.com/rumbench/rumbench/internal/engine/mysql" // a managed server's share of a cap
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/table"
 )
@@ -47,6 +48,17 @@ func TestCheckCaches(t *testing.T) {
 	var ue UsageError
 	if err == nil || err.Error() != want || !errors.As(err, &ue) {
 		t.Errorf("a cache over half the cap: %v, want the usage error %q", err, want)
+	}
+	// A managed server holds no Go heap under the cap: its share is three quarters.
+	cfg.Targets = []results.Target{target("mysql", nil)}
+	cfg.EngineCacheBytes = map[string]int64{"mysql": 192 << 20}
+	if err := checkCaches(cfg); err != nil {
+		t.Errorf("a server's cache of three quarters of the cap: %v", err)
+	}
+	cfg.EngineCacheBytes = map[string]int64{"mysql": 193 << 20}
+	want = "--cache-mb 193 (engine mysql) does not fit --memory-limit 256.0 MiB: an engine's cache and buffers take at most three quarters of the cap, 192 MiB (the rest is the page cache)"
+	if err := checkCaches(cfg); err == nil || err.Error() != want {
+		t.Errorf("a server's cache over three quarters of the cap: %v, want %q", err, want)
 	}
 	cfg.Targets = []results.Target{target("postgres", map[string]string{"dsn": "postgres://h/db"})}
 	cfg.EngineCacheBytes = map[string]int64{"postgres": 1 << 30}

@@ -315,14 +315,20 @@ func readaheadPath(dir string) (string, error) {
 }
 
 // checkCaches refuses a cap that the engines' caches do not fit: each capped target's cache
-// must be within the engine's share of the cap (memcap.Shares), which holds its cache and the
-// buffers it sizes beside it.
+// must be within the engine's share of the cap (memcap.SharesFor), which holds its cache and
+// the buffers it sizes beside it: half the cap for an embedded engine, three quarters for a
+// managed server.
 func checkCaches(cfg Config) error {
-	share := memcap.SharesOf(cfg.MemoryLimit).Engine
 	for _, t := range cfg.Targets {
+		spec, _ := engine.Lookup(t.Engine.Name)
+		share := memcap.SharesFor(cfg.MemoryLimit, spec.Server).Engine
 		if c := cfg.cacheBytes(t.Engine.Name); !external(t) && c > share {
-			return UsageError{fmt.Errorf("--cache-mb %d (engine %s) does not fit --memory-limit %s: an engine's cache and buffers take at most half the cap, %d MiB (the rest is the Go heap and the page cache)",
-				c>>20, t.Engine.Name, bytesText(uint64(cfg.MemoryLimit)), share>>20)}
+			part, rest := "half the cap", "the Go heap and the page cache"
+			if spec.Server {
+				part, rest = "three quarters of the cap", "the page cache"
+			}
+			return UsageError{fmt.Errorf("--cache-mb %d (engine %s) does not fit --memory-limit %s: an engine's cache and buffers take at most %s, %d MiB (the rest is %s)",
+				c>>20, t.Engine.Name, bytesText(uint64(cfg.MemoryLimit)), part, share>>20, rest)}
 		}
 	}
 	return nil

@@ -243,7 +243,7 @@ func addSharedFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.settle, "settle", "auto", "bring each write step's deferred engine work (memtable flush, checkpoint) and the file system's dirty pages to disk inside the step: auto (steps shorter than 10 minutes), on or off")
 	fl.Float64Var(&f.pssEverySecs, "pss-every-secs", 0, "also read a managed server's PSS every this many seconds (0: at each step's start and end only; reading it walks the server's page tables)")
 	fl.DurationVar(&f.fsyncLatency, "fsync-latency", 0, "sleep this long in every sync call of the engine (emulated slow fsync, e.g. 2ms); implies --syscalls")
-	fl.StringVar(&f.memoryLimit, "memory-limit", "", "cap each engine's memory and the page cache of its files at SIZE (e.g. 512M, 2G) with a memory cgroup, or none (default from --profile: none); the engine's cache and buffers get half of it, an embedded engine's Go heap a quarter; needs root or a delegated cgroup")
+	fl.StringVar(&f.memoryLimit, "memory-limit", "", "cap each engine's memory and the page cache of its files at SIZE (e.g. 512M, 2G) with a memory cgroup, or none (default from --profile: none); the engine's cache and buffers get half of it (a server three quarters), an embedded engine's Go heap a quarter; needs root or a delegated cgroup")
 	fl.BoolVar(&f.cold, "cold", false, "evict the engine's data files from the page cache before each step")
 	fl.IntVar(&f.repeat, "repeat", 1, "run every target this many times, interleaved (A B A B ...); tables show each figure's median and its confidence interval (6 or more give 95%)")
 	f.checks.add(fl)
