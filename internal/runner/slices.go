@@ -66,11 +66,25 @@ func (s *rateSeries) at(t time.Time) float64 {
 	return float64(s.n[i-1]) + f*float64(s.n[i]-s.n[i-1])
 }
 
+// rises counts the samples in [from, to] whose count is above the sample before: a count that
+// grows as the operations end rises in most; one taken once, at the step's end (an index build's
+// rows), in one or two, and has no rate to cut into slices.
+func (s *rateSeries) rises(from, to time.Time) int {
+	n := 0
+	for i := 1; i < len(s.t); i++ {
+		if !s.t[i].Before(from) && !s.t[i].After(to) && s.n[i] > s.n[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
 // noise cuts [from, to] into rateSlices slices and returns the coefficient of variation of
 // their rates and the half-width of the 95% interval of the mean rate, both % of the rate, and
-// the number of slices (0: too few samples, or no operations).
+// the number of slices (0: too few samples, a count that rose in fewer than three of them, or
+// no operations).
 func (s *rateSeries) noise(from, to time.Time) (cvPct, noisePct float64, slices int) {
-	if len(s.t) < 3 || !to.After(from) {
+	if len(s.t) < 3 || !to.After(from) || s.rises(from, to) < 3 {
 		return 0, 0, 0
 	}
 	d := to.Sub(from) / rateSlices

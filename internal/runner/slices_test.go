@@ -7,7 +7,8 @@ import (
 )
 
 // TestRateNoise: a steady rate has no noise; a rate of 100/s for half the window and 300/s for
-// the other half has slices of 100 and 300, a coefficient of variation of 52.7%.
+// the other half has slices of 100 and 300, a coefficient of variation of 52.7%; a count taken
+// only at the end has none.
 func TestRateNoise(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	var steady, step rateSeries
@@ -42,6 +43,18 @@ func TestRateNoise(t *testing.T) {
 	short.add(t0.Add(time.Millisecond), 5, true)
 	if _, _, k := short.noise(t0, t0.Add(time.Millisecond)); k != 0 {
 		t.Errorf("two samples: %d slices, want none", k)
+	}
+	// A count taken once, at the end (an index build's rows), has no slices to compare.
+	var once rateSeries
+	for ms := 0; ms <= 1000; ms += 20 {
+		n := int64(0)
+		if ms == 1000 {
+			n = 300_000
+		}
+		once.add(t0.Add(time.Duration(ms)*time.Millisecond), n, ms == 1000)
+	}
+	if cv, _, k := once.noise(t0, t0.Add(time.Second)); k != 0 {
+		t.Errorf("a count taken at the end: cv %g%% in %d slices, want none", cv, k)
 	}
 }
 
