@@ -28,19 +28,15 @@ func SharesOf(limit int64) Shares {
 	return s
 }
 
-// ServerSharesOf divides a cap of limit bytes (limit > 0) for a managed server, whose process
-// holds no Go heap (rumbench, its client, runs outside the cap): three quarters for the engine
-// (its buffer pool or cache, and its work memory), the rest in reserve.
-func ServerSharesOf(limit int64) Shares {
+// SharesFor divides a cap of limit bytes (limit > 0) for an engine: SharesOf for an embedded
+// engine, whose worker's Go heap is in the cap; for a managed server (server true), whose process
+// holds no Go heap (rumbench, its client, runs outside the cap), three quarters for the engine
+// (its buffer pool or cache, and its work memory) and the rest in reserve.
+func SharesFor(limit int64, server bool) Shares {
+	if !server {
+		return SharesOf(limit)
+	}
 	s := Shares{Limit: limit, Engine: limit / 4 * 3}
 	s.Reserve = limit - s.Engine
 	return s
-}
-
-// SharesFor is ServerSharesOf for a managed server (server true), else SharesOf.
-func SharesFor(limit int64, server bool) Shares {
-	if server {
-		return ServerSharesOf(limit)
-	}
-	return SharesOf(limit)
 }
