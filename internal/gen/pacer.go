@@ -2,46 +2,110 @@ package gen
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"syscall"
 	"time"
 )
 
-// Pacer spaces operations at a target rate by their intended start times: operation k is
-// intended to start at start + k/rate. When the worker falls behind it runs at once and the
-// intended time stays on schedule, so latency measured from the intended start includes the
-// queueing a slow engine causes (no coordinated omission). Not safe for concurrent use.
+// Arrivals is how a schedule spaces its operations in time.
+type Arrivals uint8
+
+const (
+	// Uniform spaces operations evenly: operation k is intended at start + k/rate (YCSB's
+	// -target, the insert benchmark's paced writers).
+	Uniform Arrivals = iota
+	// Poisson draws the gaps between operations from the exponential distribution of mean
+	// 1/rate (pgbench's -R): arrivals independent of one another, as users' requests are.
+	Poisson
+)
+
+// ArrivalNames are the names ParseArrivals takes, in Arrivals order.
+var ArrivalNames = []string{"uniform", "poisson"}
+
+// String is the arrivals' name ("poisson").
+func (a Arrivals) String() string { return ArrivalNames[a] }
+
+// ParseArrivals returns the arrivals named s, or an error saying what is valid.
+func ParseArrivals(s string) (Arrivals, error) {
+	for i, n := range ArrivalNames {
+		if s == n {
+			return Arrivals(i), nil
+		}
+	}
+	return 0, fmt.Errorf("want poisson or uniform")
+}
+
+// Pacer spaces operations at a target rate by their intended start times, fixed in advance: the
+// schedule does not depend on how fast the operations run (an open loop). When the worker falls
+// behind it runs at once and the intended time stays on schedule, so latency measured from the
+// intended start includes the queueing a slow engine causes (no coordinated omission). Not safe
+// for concurrent use.
 type Pacer struct {
 	start time.Time
 	nsPer float64 // nanoseconds per operation: 1e9/rate, unrounded so the schedule does not drift
 	k     int64
+	// poisson draws exponential gaps from rnd; next is the offset from start of the next
+	// operation, ns.
+	poisson bool
+	rnd     Rand
+	next    float64
 }
 
-// NewPacer returns a pacer for rate operations per second starting at start; rate must be > 0.
+// NewPacer returns a pacer of uniform arrivals at rate operations per second from start; rate
+// must be > 0.
 func NewPacer(start time.Time, rate float64) *Pacer {
 	return &Pacer{start: start, nsPer: float64(time.Second) / rate}
+}
+
+// NewSchedule returns a pacer of arrivals a at rate operations per second from start, its gaps
+// drawn from seed (Poisson): the same seed gives the same schedule. rate must be > 0.
+func NewSchedule(start time.Time, rate float64, a Arrivals, seed uint64) *Pacer {
+	p := NewPacer(start, rate)
+	if a == Poisson {
+		p.poisson, p.rnd = true, NewRand(Mix(seed))
+		p.next = p.gap()
+	}
+	return p
+}
+
+// gap draws one exponential gap of mean nsPer, ns.
+func (p *Pacer) gap() float64 { return -math.Log(1-p.rnd.Float64()) * p.nsPer }
+
+// Peek returns the intended start of the next operation, without taking it.
+func (p *Pacer) Peek() time.Time {
+	if p.poisson {
+		return p.start.Add(time.Duration(p.next))
+	}
+	return p.start.Add(time.Duration(float64(p.k) * p.nsPer))
 }
 
 // maxSleep bounds one sleep of Next, so that it notices the end of its context this soon.
 const maxSleep = 20 * time.Millisecond
 
-// Next returns the intended start time of the next operation, sleeping until then if it is in the
-// future. It returns ctx's error if ctx ends first (within maxSleep).
+// Next takes the next operation and returns its intended start time and the time it returns
+// at (a reading of the clock, not before the intended start), sleeping until the intended
+// start if it is in the future. It returns ctx's error if ctx ends first (within maxSleep).
 //
 // The sleep is the nanosleep system call, not a runtime timer: the Go runtime rounds a timer
 // shorter than a millisecond up to a millisecond of epoll timeout, which would start paced
 // operations up to 1 ms late (half a millisecond on average) and charge that lateness to the
 // engine in the intended-start latency. nanosleep wakes within the kernel's timer slack (50 µs by
 // default); the goroutine's thread blocks meanwhile, and the runtime hands its processor on.
-func (p *Pacer) Next(ctx context.Context) (time.Time, error) {
-	at := p.start.Add(time.Duration(float64(p.k) * p.nsPer))
+func (p *Pacer) Next(ctx context.Context) (at, now time.Time, err error) {
+	at = p.Peek()
 	p.k++
+	if p.poisson {
+		p.next += p.gap()
+	}
 	for {
 		if err := ctx.Err(); err != nil {
-			return at, err
+			return at, now, err
 		}
-		d := time.Until(at)
+		now = time.Now()
+		d := at.Sub(now)
 		if d <= 0 {
-			return at, nil
+			return at, now, nil
 		}
 		ts := syscall.NsecToTimespec(int64(min(d, maxSleep)))
 		syscall.Nanosleep(&ts, nil) // EINTR: the loop sleeps again for what is left

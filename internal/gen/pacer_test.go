@@ -3,6 +3,7 @@ package gen
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -15,7 +16,7 @@ func TestPacerSchedule(t *testing.T) {
 		p := NewPacer(start, rate)
 		const ops = 1_000_000
 		for k := 0; k < ops; k++ {
-			at, err := p.Next(context.Background())
+			at, _, err := p.Next(context.Background())
 			if err != nil {
 				t.Fatalf("rate %g: Next: %v", rate, err)
 			}
@@ -37,7 +38,7 @@ func TestPacerWaits(t *testing.T) {
 	start := time.Now().Add(20 * time.Millisecond)
 	p := NewPacer(start, 200) // every 5 ms
 	for k := 0; k < 5; k++ {
-		at, err := p.Next(context.Background())
+		at, _, err := p.Next(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestPacerCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(10*time.Millisecond, cancel)
 	begin := time.Now()
-	_, err := p.Next(ctx)
+	_, _, err := p.Next(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Next with a cancelled context = %v, want context.Canceled", err)
 	}
@@ -67,7 +68,42 @@ func TestPacerCancel(t *testing.T) {
 
 	ctx, cancel2 := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel2()
-	if _, err := NewPacer(time.Now().Add(time.Hour), 10).Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := NewPacer(time.Now().Add(time.Hour), 10).Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Next past the context's deadline = %v, want context.DeadlineExceeded", err)
+	}
+}
+
+// TestPoissonSchedule checks a Poisson schedule: the same seed gives the same intended times, a
+// gap's mean is 1/rate and its standard deviation too (the exponential distribution's), and
+// Peek says what Next takes.
+func TestPoissonSchedule(t *testing.T) {
+	start := time.Now().Add(-1000 * time.Hour)
+	const rate, n = 2000.0, 200_000
+	a, b := NewSchedule(start, rate, Poisson, 7), NewSchedule(start, rate, Poisson, 7)
+	var sum, sq float64
+	prev := start
+	for k := 0; k < n; k++ {
+		peek := a.Peek()
+		at, _, err := a.Next(context.Background())
+		if err != nil || !at.Equal(peek) {
+			t.Fatalf("operation %d: Next %v (err %v), Peek said %v", k, at.Sub(start), err, peek.Sub(start))
+		}
+		bt, _, _ := b.Next(context.Background())
+		if !bt.Equal(at) {
+			t.Fatalf("operation %d: the same seed gave %v and %v", k, at.Sub(start), bt.Sub(start))
+		}
+		g := at.Sub(prev).Seconds()
+		sum, sq, prev = sum+g, sq+g*g, at
+	}
+	mean := sum / n
+	sd := math.Sqrt(sq/n - mean*mean)
+	if math.Abs(mean*rate-1) > 0.01 || math.Abs(sd*rate-1) > 0.02 {
+		t.Fatalf("gaps: mean %.4g s, sd %.4g s; want both 1/rate = %.4g s", mean, sd, 1/rate)
+	}
+	if c := NewSchedule(start, rate, Poisson, 8); c.Peek().Equal(NewSchedule(start, rate, Poisson, 7).Peek()) {
+		t.Fatal("seeds 7 and 8 gave the same first arrival")
+	}
+	if _, err := ParseArrivals("bursty"); err == nil {
+		t.Fatal("ParseArrivals took bursty")
 	}
 }

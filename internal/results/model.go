@@ -252,6 +252,9 @@ type Step struct {
 	// whether ips reached 95% of it.
 	TargetIPS float64 `json:"target_ips"`
 	TargetMet *bool   `json:"target_met,omitempty"`
+	// Schedule is the step's fixed rate (rumbench run --rate) and how its clients kept to it;
+	// nil when the run set no rate or the step has no worker it paces.
+	Schedule *Schedule `json:"schedule,omitempty"`
 
 	// Cleanup says what the engine's maintenance did before this step, if it ran.
 	Cleanup     string    `json:"cleanup,omitempty"`
@@ -260,6 +263,32 @@ type Step struct {
 	// Shards are each shard's own figures in a merged run (rumbench merge), in shard order;
 	// absent otherwise.
 	Shards []ShardStep `json:"shards,omitempty"`
+}
+
+// Schedule is a step's fixed rate (rumbench run --rate) and what its clients achieved. Its
+// rates count units of work: a transaction, an event, a request, an operation, or a row for a
+// writer whose rate counts rows (the step's PerOp says which).
+type Schedule struct {
+	// Rate is the rate asked for, units per second over all clients; Arrivals how they were
+	// spaced ("poisson", "uniform").
+	Rate     float64 `json:"rate_per_sec"`
+	Arrivals string  `json:"arrivals"`
+	// Achieved is the units started per second of the measured window: the rate the
+	// clients kept (the server's completions are the step's Rate); Met says whether it came
+	// within 1% of Rate.
+	Achieved float64 `json:"achieved_per_sec"`
+	Met      bool    `json:"met"`
+	// LagMeanMs is the mean over the operations started in the window of how late each started
+	// (actual start − intended start), ms: pgbench's "schedule lag". LagMaxSecs is the largest
+	// lag a tick saw (how far behind the clients were), s, and Backlog the operations due but
+	// not started at the step's end (lag times each client's rate).
+	LagMeanMs  float64 `json:"lag_mean_ms"`
+	LagMaxSecs float64 `json:"lag_max_secs"`
+	Backlog    int64   `json:"backlog"`
+	// LatencyLimitMs is --latency-limit (0: none); Skipped the operations skipped because they
+	// were later than it when their turn came (not run, not errors).
+	LatencyLimitMs float64 `json:"latency_limit_ms,omitempty"`
+	Skipped        int64   `json:"skipped"`
 }
 
 // ShardStep is one shard's figures of a merged step: its share of the operations and the
@@ -326,6 +355,11 @@ type Interval struct {
 	// bytes (see Step).
 	DBBytes  int64 `json:"db_bytes"`
 	LogBytes int64 `json:"log_bytes,omitempty"`
+	// LagSecs is how far behind their schedules the paced clients are at the interval's end
+	// (the most behind, s) and Backlog the operations due but not started then; absent when
+	// no client is paced or none is behind.
+	LagSecs float64 `json:"lag_secs,omitempty"`
+	Backlog int64   `json:"backlog,omitempty"`
 }
 
 // Kind returns the step's kind named name, nil when the step has none.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/rumbench/rumbench/internal/gen"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,7 +51,30 @@ func BenchmarkWork(b *testing.B) {
 	var ended atomic.Bool
 	b.ReportAllocs()
 	b.ResetTimer()
-	if err := work(context.Background(), Worker{Name: "w", Op: op}, m, time.Now(), &ended); err != nil {
+	if err := work(context.Background(), Worker{Name: "w", Op: op}, m, nil, 0, &ended); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkWorkPaced is BenchmarkWork on a Poisson schedule that is always due (it began an
+// hour ago at a rate of a billion per second): the cost the schedule adds to each operation.
+func BenchmarkWorkPaced(b *testing.B) {
+	m := NewMeter(len(testKinds), true)
+	m.sched.rate, m.sched.units = 1e9, 1
+	n := 0
+	op := func(ctx context.Context, m *Meter) (bool, error) {
+		n++
+		if n > b.N {
+			return true, nil
+		}
+		m.Done(kIns, time.Now(), 1)
+		return false, nil
+	}
+	p := gen.NewSchedule(time.Now().Add(-time.Hour), 1e9, gen.Poisson, 1)
+	var ended atomic.Bool
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := work(context.Background(), Worker{Name: "w", Op: op}, m, p, 0, &ended); err != nil {
 		b.Fatal(err)
 	}
 }

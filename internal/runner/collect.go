@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"runtime"
 	"sort"
 	"strconv"
@@ -58,6 +60,10 @@ type collector struct {
 	series rateSeries
 	// lastEngine is the engine's counters as last read (Setup.OnSample's stall figures).
 	lastEngine map[string]int64
+	// lagMax is the largest schedule lag a tick of the measured window saw, s; backlog the
+	// last tick's.
+	lagMax  float64
+	backlog int64
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -288,6 +294,10 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 		iv.Kinds[k] = results.Kind{Name: kd.Name, Role: kd.Role, Unit: kd.Unit, Ops: b.kinds[k].allOps, Units: b.kinds[k].allUnits,
 			MaxUs: float64(b.kinds[k].hist.IntervalMax) / 1e3}
 	}
+	iv.LagSecs, iv.Backlog = c.lag(b.t)
+	if c.based {
+		c.lagMax, c.backlog = max(c.lagMax, iv.LagSecs), iv.Backlog
+	}
 	iv.ClientCPUPct = per(float64(b.cpuNs-a.cpuNs-(b.observerNs-a.observerNs))/1e9, secs) * 100
 	iv.ObserverCPUPct = per(float64(b.observerNs-a.observerNs)/1e9, secs) * 100
 	if a.srvOK && b.srvOK && b.srv.Managed {
@@ -334,6 +344,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 		c.syscallFigures(&r, a, b, w.ops)
 	}
 	c.rateFigures(&r, w)
+	c.scheduleFigures(&r, w)
 	c.latencyFigures(&r, b)
 	if c.st.Finish != nil {
 		c.st.Finish(&r)
@@ -531,6 +542,49 @@ func (c *collector) rateFigures(r *results.Step, w *window) {
 		met := r.IPS >= 0.95*c.st.TargetInsertRate
 		r.TargetMet = &met
 	}
+}
+
+// lag returns how far behind their schedules the paced workers are at t: the most behind, s,
+// and the operations due but not started, estimated for each worker as its lag times its rate
+// (exact for uniform arrivals, the expected count for Poisson).
+func (c *collector) lag(t time.Time) (secs float64, backlog int64) {
+	var due float64
+	for _, m := range c.meters {
+		d := m.sched.due.Load()
+		if m.sched.rate == 0 || d == 0 {
+			continue
+		}
+		if late := float64(t.UnixNano()-d) / 1e9; late > 0 {
+			secs = max(secs, late)
+			due += math.Floor(late*m.sched.rate) + 1
+		}
+	}
+	return secs, int64(due)
+}
+
+// scheduleFigures fills the step's Schedule when its Pace paced any worker: the rate kept, the
+// lag and the operations skipped, over the measured window.
+func (c *collector) scheduleFigures(r *results.Step, w *window) {
+	pace := c.st.Pace
+	if pace == nil || !slices.ContainsFunc(c.meters, func(m *Meter) bool { return m.sched.units > 0 }) {
+		return
+	}
+	var units, started, lateNs, skipped int64
+	for _, m := range c.meters {
+		if m.sched.units == 0 {
+			continue
+		}
+		n := m.sched.started.Load()
+		units += n * m.sched.units
+		started += n
+		lateNs += m.sched.lateNs.Load()
+		skipped += m.sched.skipped.Load()
+	}
+	s := &results.Schedule{Rate: pace.Rate, Arrivals: pace.Arrivals.String(), Achieved: per(float64(units), w.secs),
+		LagMeanMs: per(float64(lateNs)/1e6, float64(started)), LagMaxSecs: c.lagMax, Backlog: c.backlog,
+		LatencyLimitMs: float64(pace.LatencyLimit) / 1e6, Skipped: skipped}
+	s.Met = s.Achieved >= 0.99*pace.Rate
+	r.Schedule = s
 }
 
 // latencyFigures fills each kind's response times (and from the intended start, for paced

@@ -26,6 +26,24 @@ type Meter struct {
 	// end (the step ends when its drivers are done). Set before the workers start, then read
 	// only.
 	from, to time.Time
+	// sched is the worker's schedule's figures, zero when it is not paced.
+	sched schedule
+}
+
+// schedule is a paced worker's figures of its schedule: set by the worker's loop, read by the
+// runner's ticks.
+type schedule struct {
+	// rate is the worker's calls per second; units what one call counts for in the step's
+	// Pace rate (0: the worker is paced by a rate of its own, not the step's Pace).
+	rate  float64
+	units int64
+	// started counts the calls started in the measured window and lateNs the sum of their
+	// lateness (actual start − intended start), ns: the mean schedule lag.
+	started, lateNs atomic.Int64
+	// skipped counts the calls of the window skipped by the latency limit.
+	skipped atomic.Int64
+	// due is the intended start of the next call not yet started, Unix ns (0: none yet).
+	due atomic.Int64
 }
 
 // kindMeter is one kind's histograms and counters.

@@ -160,22 +160,60 @@ func (r *stepRun) startWorkers(from, to time.Time) {
 	// pinned, 15.29 not; medians of 8 alternating runs; docs/client-cost.md).
 	tb, ok := r.tgt.Engine.(table.ThreadBound)
 	pin := ok && tb.ThreadBound() && len(r.st.Workers) > 1
-	for _, w := range r.st.Workers {
-		m := NewMeter(len(r.st.Kinds), w.Rate > 0)
+	shares := paceShares(r.st)
+	for i, w := range r.st.Workers {
+		m := NewMeter(len(r.st.Kinds), w.Rate > 0 || shares > 0)
 		m.from, m.to = from, to
+		var p *gen.Pacer
+		switch {
+		case w.Rate > 0:
+			m.sched.rate = w.Rate
+			p = gen.NewPacer(r.start, w.Rate)
+		case shares > 0 && paces(w):
+			m.sched.units = int64(max(w.PaceUnits, 1))
+			m.sched.rate = r.st.Pace.Rate / float64(shares) / float64(m.sched.units)
+			p = gen.NewSchedule(r.start, m.sched.rate, r.st.Pace.Arrivals, r.st.Pace.Seed^gen.Mix(uint64(i+1)<<32^nameHash(r.st.Name)))
+		}
 		r.c.meters = append(r.c.meters, m)
 		ctx, wg := r.stepCtx, &r.drivers
 		if w.Role == Background {
 			ctx, wg = r.bgCtx, &r.background
 		}
 		wg.Add(1)
-		go r.runWorker(ctx, wg, w, m, pin)
+		go r.runWorker(ctx, wg, w, m, p, pin)
 	}
+}
+
+// paces says whether the step's Pace paces worker w: a driver without a rate of its own that
+// does not follow another.
+func paces(w Worker) bool { return w.Role == Driver && w.Rate == 0 && !w.Unpaced }
+
+// paceShares is how many workers share step st's Pace rate (0: none, or no Pace).
+func paceShares(st Step) int {
+	if st.Pace == nil || st.Pace.Rate <= 0 {
+		return 0
+	}
+	n := 0
+	for _, w := range st.Workers {
+		if paces(w) {
+			n++
+		}
+	}
+	return n
+}
+
+// nameHash is the FNV-1a hash of a step's name: each step's schedules differ.
+func nameHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
 }
 
 // runWorker is worker w's goroutine: its loop (work) on meter m until ctx ends, pinned to its
 // thread when pin is set; a panic or an error fails the step.
-func (r *stepRun) runWorker(ctx context.Context, wg *sync.WaitGroup, w Worker, m *Meter, pin bool) {
+func (r *stepRun) runWorker(ctx context.Context, wg *sync.WaitGroup, w Worker, m *Meter, p *gen.Pacer, pin bool) {
 	defer wg.Done()
 	if w.Finish != nil {
 		defer w.Finish()
@@ -192,7 +230,11 @@ func (r *stepRun) runWorker(ctx context.Context, wg *sync.WaitGroup, w Worker, m
 	}()
 	// Label the worker's CPU profile samples with its target and step.
 	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("target", r.tgt.Label, "step", r.st.Name)))
-	if err := work(ctx, w, m, r.start, &r.ended); err != nil {
+	var limit time.Duration
+	if r.st.Pace != nil && m.sched.units > 0 {
+		limit = r.st.Pace.LatencyLimit
+	}
+	if err := work(ctx, w, m, p, limit, &r.ended); err != nil {
 		r.fail(fmt.Errorf("%s: %w", w.Name, err))
 	}
 }
@@ -277,21 +319,29 @@ func (r *stepRun) finish(res results.Step) (results.Step, error) {
 	return res, nil
 }
 
-// work is a worker's loop: pace, call Op, stop on done, error, cancellation or the end of a
-// timed step's window (ended). An error that comes from the cancellation of ctx is a clean stop.
-func work(ctx context.Context, w Worker, m *Meter, start time.Time, ended *atomic.Bool) error {
-	var pacer *gen.Pacer
-	if w.Rate > 0 {
-		pacer = gen.NewPacer(start, w.Rate)
-	}
+// work is a worker's loop: pace (p, nil for a closed loop), call Op, stop on done, error,
+// cancellation or the end of a timed step's window (ended). A paced call already later than
+// limit (> 0) when its turn comes is skipped. An error that comes from the cancellation of ctx
+// is a clean stop.
+func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Duration, ended *atomic.Bool) error {
 	for ctx.Err() == nil && !ended.Load() {
-		if pacer != nil {
-			at, err := pacer.Next(ctx)
-			if err != nil {
+		if p != nil {
+			at, now, err := p.Next(ctx)
+			if err != nil || m.Ended(at) {
 				return nil
 			}
-			if m.Ended(at) {
-				return nil
+			m.sched.due.Store(p.Peek().UnixNano())
+			late := now.Sub(at)
+			in := m.InWindow(at)
+			if limit > 0 && late > limit {
+				if in {
+					m.sched.skipped.Add(1)
+				}
+				continue
+			}
+			if in {
+				m.sched.started.Add(1)
+				m.sched.lateNs.Add(int64(late))
 			}
 			m.intendedStart = at
 		}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/results"
 )
 
@@ -36,6 +37,29 @@ type Worker struct {
 	// Finish, when set, is called once the worker's loop has ended, whatever ended it (done,
 	// the end of a timed step's window, an error, cancellation), on the worker's goroutine.
 	Finish func()
+	// PaceUnits is how many units of the step's Pace rate one call of Op is (a writer's rows
+	// per batch when the rate counts rows); 0 is 1.
+	PaceUnits int
+	// Unpaced keeps the step's Pace from pacing the worker: it follows another worker (the
+	// insert benchmark's deleter deletes what its writer inserted).
+	Unpaced bool
+}
+
+// Pace is a fixed rate for a step (rumbench run --rate): its driver workers that have no Rate
+// of their own and are not Unpaced share Rate equally, each on a schedule of its own fixed in
+// advance from Seed, and their operations' response times are also measured from the intended
+// start. A step whose workers are all paced otherwise is run as it is.
+type Pace struct {
+	// Rate is the units of work per second over all paced workers: calls of Op times their
+	// PaceUnits (transactions, events, requests, rows).
+	Rate float64
+	// Arrivals spaces each worker's operations (gen.Poisson or gen.Uniform).
+	Arrivals gen.Arrivals
+	// Seed makes the schedules reproducible; each worker draws from its own mix of it.
+	Seed uint64
+	// LatencyLimit, when > 0, skips an operation already later than it when its turn comes
+	// (pgbench's --latency-limit): counted as skipped, not run, not an error.
+	LatencyLimit time.Duration
 }
 
 // Kind declares one operation kind of a step: what is timed and counted by Meter.Done.
@@ -116,6 +140,8 @@ type Step struct {
 	TargetInsertRate float64
 	// Percentiles are extra response-time percentiles (0 < p < 100) to report per kind.
 	Percentiles []float64
+	// Pace, when set, paces the step's workers at a fixed rate (see Pace).
+	Pace *Pace
 	// Finish, when set, completes the step's result from what was measured (a workload's own
 	// figure: sysbench's scan rate in thousand rows per second from the mean event latency).
 	Finish func(r *results.Step)
