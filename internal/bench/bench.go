@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -107,6 +108,13 @@ type Config struct {
 	// targets "<label>@<count>" (SweepLabel); without, the caller lists a target per count
 	// (Target.Of and Target.Clients set), each loading its own data.
 	Sweep *results.Sweep
+	// Pace, when not nil, is the run's fixed rate (--rate, --arrivals, --latency-limit): every
+	// step that is not a load runs its clients on it (runner.Pace), its Seed the run's. In a
+	// sweep of rates (Sweep.Rates) its Rate is each point's in turn.
+	Pace *runner.Pace
+	// SLO, when not nil, is the latency goal (--slo) recorded in the manifest: the reports mark
+	// each target's capacity by it.
+	SLO *results.SLO
 
 	// Shard, when not nil, is recorded in the manifest: this run is one shard of a split run.
 	Shard *results.ShardInfo
@@ -243,6 +251,7 @@ func newManifest(cfg Config, runID, stale string) *results.Manifest {
 	m.PID, m.Hostname = os.Getpid(), hostname()
 	m.Shard = cfg.Shard
 	m.Sweep = cfg.Sweep
+	m.SLO = cfg.SLO
 	if stale != "" {
 		m.Notes = append(m.Notes, "the data directory's lock was taken over from a run that is gone ("+stale+")")
 	}
@@ -708,6 +717,7 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", eng, name, err)
 	}
+	st.Pace = paceOf(cfg, name)
 	if cfg.Barrier != nil {
 		if err := cfg.Barrier(ctx, eng+"/"+name); err != nil {
 			if ctx.Err() != nil {
@@ -728,6 +738,19 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 		return fmt.Errorf("%s: %s: %w", eng, name, runErr)
 	}
 	return nil
+}
+
+// paceOf is the fixed rate of step name: the run's, unless the step loads the data (a load runs
+// flat out, as its reference does).
+func paceOf(cfg Config, name string) *runner.Pace {
+	if cfg.Pace == nil {
+		return nil
+	}
+	if r, ok := cfg.Workload.(workload.Reuser); ok && slices.Contains(r.LoadSteps(), name) {
+		return nil
+	}
+	p := *cfg.Pace
+	return &p
 }
 
 // checkDir refuses a non-empty directory unless fresh.

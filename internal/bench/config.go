@@ -25,6 +25,10 @@ const (
 	MaxSyncLatency = 10 * time.Second
 	// MaxReadaheadKB bounds ReadaheadKB, KiB (1 GiB).
 	MaxReadaheadKB = 1 << 20
+	// MaxRate bounds Pace.Rate, units per second: a billion, beyond any engine here.
+	MaxRate = 1e9
+	// MaxLatencyLimit bounds Pace.LatencyLimit.
+	MaxLatencyLimit = time.Hour
 )
 
 // checkSettings refuses a setting of cfg outside its bounds, in one line naming the flag that
@@ -42,6 +46,10 @@ func checkSettings(cfg Config) error {
 		return UsageError{fmt.Errorf("--readahead-kb %d: must be between 0 and %d (0: leave it)", cfg.ReadaheadKB, MaxReadaheadKB)}
 	case cfg.Repeat < 1 || cfg.Repeat > MaxRepeat:
 		return UsageError{fmt.Errorf("--repeat %d: must be 1..%d", cfg.Repeat, MaxRepeat)}
+	case cfg.Pace != nil && !(cfg.Pace.Rate > 0 && cfg.Pace.Rate <= MaxRate):
+		return UsageError{fmt.Errorf("--rate %g: must be above 0 and at most %g per second", cfg.Pace.Rate, float64(MaxRate))}
+	case cfg.Pace != nil && (cfg.Pace.LatencyLimit < 0 || cfg.Pace.LatencyLimit > MaxLatencyLimit):
+		return UsageError{fmt.Errorf("--latency-limit %v: must be between 0 (none) and %v", cfg.Pace.LatencyLimit, MaxLatencyLimit)}
 	}
 	for _, d := range []struct{ flag, dir string }{{"--out", cfg.Out}, {"--data-dir", cfg.DataDir}} {
 		if err := writableDir(d.dir); err != nil {
@@ -118,6 +126,9 @@ func settings(cfg Config) map[string]any {
 		"settle": cfg.Settle.String(), "regime": regime, "engine_cache_mb": engineCacheMB,
 	} {
 		out[k] = v
+	}
+	if p := cfg.Pace; p != nil {
+		out["rate"], out["arrivals"], out["latency_limit_ms"] = p.Rate, p.Arrivals.String(), float64(p.LatencyLimit)/1e6
 	}
 	return out
 }

@@ -160,8 +160,17 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 	if err != nil {
 		return bench.Config{}, err
 	}
+	pace, rates, slo, err := f.rates.build(f.cmdFlags.Changed, f.seed, wl)
+	if err != nil {
+		return bench.Config{}, err
+	}
+	if rs, err := rateSweep(f, rates); err != nil {
+		return bench.Config{}, err
+	} else if rs != nil {
+		sweep = rs
+	}
 	return bench.Config{
-		Sweep:    sweep,
+		Sweep: sweep, Pace: pace, SLO: slo,
 		Workload: wl, Targets: targets, CacheMB: f.cacheMB, EngineCacheBytes: engineCache, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,
@@ -479,7 +488,7 @@ func announce(env *Env, f *runFlags, st *startable) {
 	if cfg.Shard != nil {
 		fmt.Fprintf(env.Stderr, "rumbench: shard %d/%d of group %s: %s\n", cfg.Shard.Index, cfg.Shard.Count, cfg.Shard.Group, cfg.Shard.Part)
 	}
-	for _, line := range sweepBanner(cfg.Sweep, runtime.NumCPU()) {
+	for _, line := range append(rateBanner(cfg.Pace, cfg.Sweep, cfg.SLO), sweepBanner(cfg.Sweep, runtime.NumCPU())...) {
 		fmt.Fprintln(env.Stderr, "rumbench: "+line)
 	}
 }

@@ -87,6 +87,12 @@ func applyShard(env *Env, f *runFlags, cfg *bench.Config, storeAt string) error 
 	if _, shared := cfg.Workload.(workload.SharedTables); shared && sh.Count > 1 && !cfg.Shard.Barriers {
 		return usagef("--shard: workload %s shares its tables among the shards: they must meet at barriers in a PostgreSQL --store (postgres://...)", cfg.Workload.Name())
 	}
+	if cfg.Pace != nil {
+		// --rate is the whole run's: each shard keeps its part of it.
+		p := *cfg.Pace
+		p.Rate /= float64(sh.Count)
+		cfg.Pace = &p
+	}
 	cfg.Settings["shard"], cfg.Settings["group"] = sh.String(), group
 	cfg.RunID += fmt.Sprintf("-%s-s%d", group, sh.Index)
 	return nil

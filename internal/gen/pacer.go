@@ -80,6 +80,20 @@ func (p *Pacer) Peek() time.Time {
 	return p.start.Add(time.Duration(float64(p.k) * p.nsPer))
 }
 
+// Before takes, without sleeping, every operation intended to start before t and returns how
+// many there were: the arrivals a worker did not start when its time ran out.
+func (p *Pacer) Before(t time.Time) int64 {
+	var n int64
+	for p.Peek().Before(t) {
+		p.k++
+		if p.poisson {
+			p.next += p.gap()
+		}
+		n++
+	}
+	return n
+}
+
 // maxSleep bounds one sleep of Next, so that it notices the end of its context this soon.
 const maxSleep = 20 * time.Millisecond
 

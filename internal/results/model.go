@@ -273,9 +273,12 @@ type Schedule struct {
 	// spaced ("poisson", "uniform").
 	Rate     float64 `json:"rate_per_sec"`
 	Arrivals string  `json:"arrivals"`
-	// Achieved is the units started per second of the measured window: the rate the
+	// Offered is the units the schedules held in the measured window, per second: Rate, give
+	// or take the schedule's own chance (Poisson arrivals in T seconds vary by about
+	// sqrt(Rate·T)). Achieved is the units started per second of the window: the rate the
 	// clients kept (the server's completions are the step's Rate); Met says whether it came
-	// within 1% of Rate.
+	// within 1% of Offered.
+	Offered  float64 `json:"offered_per_sec"`
 	Achieved float64 `json:"achieved_per_sec"`
 	Met      bool    `json:"met"`
 	// LagMeanMs is the mean over the operations started in the window of how late each started

@@ -61,6 +61,9 @@ type Manifest struct {
 	// Sweep is the run's concurrency sweep (run --threads 1,2,4 and the other workloads'
 	// client counts), nil for a run with one count.
 	Sweep *Sweep `json:"sweep,omitempty"`
+	// SLO is the latency goal of run --slo, by which a sweep of rates finds its capacity; nil
+	// when none was given.
+	SLO *SLO `json:"slo,omitempty"`
 	// Merged lists the shard runs this run was merged from (rumbench merge), nil otherwise.
 	Merged *MergeInfo `json:"merged,omitempty"`
 	// Notes are caveats a reader of the results needs (system-wide counters, absent devices).
@@ -96,13 +99,30 @@ func (s *ShardInfo) Validate() error {
 // Sweep is a run whose client count is a dimension: each target ran its measured steps once per
 // count, recorded as targets "<label>@<count>" (Target.Of, Target.Clients).
 type Sweep struct {
-	// Flag is the workload's flag the counts were given to ("threads", "requesters", "clients").
+	// Flag is the workload's flag the counts were given to ("threads", "requesters", "clients"),
+	// or "rate" for a sweep of fixed rates (Rates).
 	Flag string `json:"flag"`
-	// Counts are the client counts, increasing.
+	// Counts are the client counts, increasing; empty in a sweep of rates.
 	Counts []int `json:"counts"`
+	// Rates are the fixed rates of a sweep of rates (--rate 1000,2000,4000), per second,
+	// increasing: each engine loads once and runs its other steps at each rate.
+	Rates []float64 `json:"rates,omitempty"`
 	// LoadOnce says whether each engine loaded its data once and ran every count on it (false:
 	// every count loaded its own, as the count shapes the data, e.g. one table per client).
 	LoadOnce bool `json:"load_once"`
+}
+
+// SLO is a latency goal: a percentile of the response time from the intended start (of the
+// headline rate's operation kinds together) at most a limit. The capacity of a target in a
+// sweep of rates is the highest rate at which every step met its goal and kept its rate.
+type SLO struct {
+	// Text is the goal as given ("p99<=10ms"); Name the percentile's name ("p99", "p99.9"),
+	// Percentile its value (99, 99.9).
+	Text       string  `json:"text"`
+	Name       string  `json:"name"`
+	Percentile float64 `json:"percentile"`
+	// LimitUs is the most the percentile may be, µs.
+	LimitUs float64 `json:"limit_us"`
 }
 
 // MergeInfo is what a merged run was made from.
@@ -158,6 +178,8 @@ type Target struct {
 	// and for the target that holds a sweep's load steps (Of "" and Clients 0, its label Of's).
 	Of      string `json:"of,omitempty"`
 	Clients int    `json:"clients,omitempty"`
+	// Rate places the target in a sweep of rates: target Of run at this fixed rate, per second.
+	Rate float64 `json:"rate,omitempty"`
 }
 
 // NewTarget returns the target label that runs the registered engine with the engine-specific

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -554,7 +554,11 @@ func (c *collector) lag(t time.Time) (secs float64, backlog int64) {
 		if m.sched.rate == 0 || d == 0 {
 			continue
 		}
-		if late := float64(t.UnixNano()-d) / 1e9; late > 0 {
+		at := t
+		if !m.to.IsZero() && at.After(m.to) {
+			at = m.to // nothing after the window's end is due
+		}
+		if late := float64(at.UnixNano()-d) / 1e9; late > 0 {
 			secs = max(secs, late)
 			due += math.Floor(late*m.sched.rate) + 1
 		}
@@ -569,21 +573,22 @@ func (c *collector) scheduleFigures(r *results.Step, w *window) {
 	if pace == nil || !slices.ContainsFunc(c.meters, func(m *Meter) bool { return m.sched.units > 0 }) {
 		return
 	}
-	var units, started, lateNs, skipped int64
+	var units, offered, started, lateNs, skipped int64
 	for _, m := range c.meters {
 		if m.sched.units == 0 {
 			continue
 		}
-		n := m.sched.started.Load()
+		n, sk := m.sched.started.Load(), m.sched.skipped.Load()
 		units += n * m.sched.units
+		offered += (n + sk + m.sched.unstarted.Load()) * m.sched.units
 		started += n
 		lateNs += m.sched.lateNs.Load()
-		skipped += m.sched.skipped.Load()
+		skipped += sk
 	}
-	s := &results.Schedule{Rate: pace.Rate, Arrivals: pace.Arrivals.String(), Achieved: per(float64(units), w.secs),
-		LagMeanMs: per(float64(lateNs)/1e6, float64(started)), LagMaxSecs: c.lagMax, Backlog: c.backlog,
-		LatencyLimitMs: float64(pace.LatencyLimit) / 1e6, Skipped: skipped}
-	s.Met = s.Achieved >= 0.99*pace.Rate
+	s := &results.Schedule{Rate: pace.Rate, Arrivals: pace.Arrivals.String(), Offered: per(float64(offered), w.secs),
+		Achieved: per(float64(units), w.secs), LagMeanMs: per(float64(lateNs)/1e6, float64(started)), LagMaxSecs: c.lagMax,
+		Backlog: c.backlog, LatencyLimitMs: float64(pace.LatencyLimit) / 1e6, Skipped: skipped}
+	s.Met = s.Achieved >= 0.99*s.Offered
 	r.Schedule = s
 }
 

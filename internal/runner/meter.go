@@ -40,8 +40,9 @@ type schedule struct {
 	// started counts the calls started in the measured window and lateNs the sum of their
 	// lateness (actual start − intended start), ns: the mean schedule lag.
 	started, lateNs atomic.Int64
-	// skipped counts the calls of the window skipped by the latency limit.
-	skipped atomic.Int64
+	// skipped counts the calls of the window skipped by the latency limit, unstarted those
+	// intended in the window that were not started when it ended (the worker was behind).
+	skipped, unstarted atomic.Int64
 	// due is the intended start of the next call not yet started, Unix ns (0: none yet).
 	due atomic.Int64
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -117,5 +118,31 @@ func TestPaceShares(t *testing.T) {
 		RateKinds: []KindID{kIns}, Pace: &Pace{Rate: 100}, Workers: []Worker{{Name: "w", Role: Driver, Unpaced: true, Op: counted(10, 1)}}})
 	if err != nil || res.Schedule != nil || res.Ops != 10 {
 		t.Fatalf("a step with no worker to pace: ops %d, schedule %+v, err %v; want 10 ops and no schedule", res.Ops, res.Schedule, err)
+	}
+}
+
+// TestPaceBehind runs a timed step of 300 ms at 1000 per second (uniform: 300 arrivals in the
+// window) whose operation stalls past the window's end at its 50th call: the arrivals it did not
+// start are counted in what was offered, not in what was achieved, and the rate is not met.
+func TestPaceBehind(t *testing.T) {
+	st := Step{Name: "s", Kinds: testKinds, RateKinds: []KindID{kIns}, Duration: 300 * time.Millisecond,
+		Pace:    &Pace{Rate: 1000, Arrivals: gen.Uniform, Seed: 1},
+		Workers: []Worker{{Name: "w", Role: Driver, Op: stalling(1000, 50, 500*time.Millisecond)}}}
+	res, err := Run(context.Background(), Setup{Label: "t", Tick: 50 * time.Millisecond}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Schedule
+	if s == nil || s.Met || s.Achieved >= s.Offered {
+		t.Fatalf("schedule %+v: want the rate not met, achieved below offered", s)
+	}
+	if n := math.Round(s.Offered * res.Secs); n != 300 {
+		t.Fatalf("offered %g/s over %g s = %g operations, want the window's 300", s.Offered, res.Secs, n)
+	}
+	if got := math.Round(s.Achieved * res.Secs); got != 50 {
+		t.Fatalf("achieved %g/s over %g s = %g operations started, want 50", s.Achieved, res.Secs, got)
+	}
+	if s.LagMaxSecs <= 0 || s.Backlog <= 0 {
+		t.Fatalf("schedule %+v: want a lag and a backlog seen by the ticks in the stall", s)
 	}
 }

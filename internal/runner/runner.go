@@ -324,6 +324,12 @@ func (r *stepRun) finish(res results.Step) (results.Step, error) {
 // limit (> 0) when its turn comes is skipped. An error that comes from the cancellation of ctx
 // is a clean stop.
 func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Duration, ended *atomic.Bool) error {
+	if p != nil && !m.to.IsZero() {
+		defer func() {
+			p.Before(m.from)
+			m.sched.unstarted.Add(p.Before(m.to))
+		}()
+	}
 	for ctx.Err() == nil && !ended.Load() {
 		if p != nil {
 			at, now, err := p.Next(ctx)

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/memneed"
 	"github.com/rumbench/rumbench/internal/registry"
@@ -247,6 +248,15 @@ type Concurrent interface {
 	// from now on run n clients; Config and Summary describe the count last set. An error is
 	// the user's (n out of range for the workload) and names the flag.
 	SetClients(n int) error
+}
+
+// RateSpelling is a workload whose own flag is a spelling of the run's --rate, kept from its
+// reference (YCSB's --target, LinkBench's --request-rate): given, it sets the run's fixed rate,
+// which paces the steps as --rate does.
+type RateSpelling interface {
+	// SpelledRate returns the flag, the rate it gives (per second over all clients) and the
+	// arrivals of its reference; ok is false when the flag sets no rate.
+	SpelledRate() (flag string, rate float64, arrivals gen.Arrivals, ok bool)
 }
 
 // MaxSummaryColumns bounds the rate columns (steps or step groups) of a run's summary, so a

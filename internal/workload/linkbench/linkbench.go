@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/linkbench/lbgen"
@@ -123,7 +124,7 @@ var settings = workload.Params[Config]{
 		Help: "end each request loop after this many requests, spread over the requesters, if --loop-secs is not up first (0: by time only)",
 		Zero: "by time only", Min: 1, Max: 1 << 50}),
 	workload.Float(func(c *Config) *float64 { return &c.RequestRate }, workload.Number[float64]{Name: "request-rate", Unit: "requests/s", Runtime: true, Steps: loopSteps,
-		Help: "requests per second of each requester, paced, with latency from the intended start (0: unthrottled)",
+		Help: "requests per second of each requester: a spelling of --rate (the requesters' sum), Poisson arrivals as LinkBench's (0: unthrottled)",
 		Zero: "unthrottled", Min: 0.001, Max: 1e9}),
 	workload.Bool(func(c *Config) *bool { return &c.Expunge }, workload.Switch{Name: "expunge", Runtime: true, Steps: loopSteps,
 		Help: "DELETE_LINK deletes the row instead of hiding it (visibility 0)"}),
@@ -293,4 +294,12 @@ func readMix(v string) (lbgen.Mix, error) {
 		return lbgen.Mix{}, fmt.Errorf("--mix: %v", err)
 	}
 	return m, nil
+}
+
+// SpelledRate implements workload.RateSpelling: --request-rate is each requester's, the run's
+// rate their sum over every shard's requesters, with exponential gaps as LinkBench's requesters
+// draw them.
+func (w *Workload) SpelledRate() (string, float64, gen.Arrivals, bool) {
+	all := w.Cfg.Requesters * max(w.Shard.Count, 1)
+	return "request-rate", w.Cfg.RequestRate * float64(all), gen.Poisson, w.Cfg.RequestRate > 0
 }

@@ -95,7 +95,8 @@ func (r *Run) Step(ctx context.Context, name string) (runner.Step, error) {
 }
 
 // loopStep makes the requesters of loop name (loopN): each draws requests until the loop's time
-// is up or its share of Requests is done, paced at RequestRate when it is set.
+// is up or its share of Requests is done; --request-rate paces them as the run's --rate
+// (SpelledRate).
 func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 	cfg := &r.w.Cfg
 	loop, err := strconv.Atoi(strings.TrimPrefix(name, "loop"))
@@ -128,7 +129,7 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 				left++
 			}
 		}
-		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("requester %d", i+1), Role: runner.Driver, Rate: cfg.RequestRate,
+		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("requester %d", i+1), Role: runner.Driver,
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 				now := time.Now()
 				if left == 0 || m.Ended(now) {

@@ -210,7 +210,6 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 			}
 		}
 		st.Workers = append(st.Workers, runner.Worker{Name: fmt.Sprintf("client %d", i+1), Role: runner.Driver,
-			Rate: cfg.Target / float64(all),
 			Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 				t0 := time.Now()
 				if left == 0 || m.Ended(t0) {

@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/ycsb/ycsbconf"
@@ -91,7 +92,7 @@ var settings = workload.Params[Config]{
 		Help:     "records per load transaction (1: YCSB's one insert per transaction)",
 		Profiles: byProfile(func(p profile) int { return p.loadBatch }), Min: 1, Max: 100_000}),
 	workload.Float(func(c *Config) *float64 { return &c.Target }, workload.Number[float64]{Name: "target", Unit: "operations/s", Runtime: true, Steps: []string{StepRun},
-		Help: "total operations per second of the run step, paced (YCSB -target; default: the target property; 0 unthrottled)",
+		Help: "total operations per second of the run step: a spelling of --rate, uniform arrivals as YCSB's -target (default: the target property; 0 unthrottled)",
 		Min:  0, Max: 1e9}),
 	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: []string{StepRun},
 		Help:     "seconds the run step lasts (default: maxexecutiontime, else the profile's unless -p operationcount is given; 0: by operationcount only)",
@@ -389,4 +390,10 @@ func shown(cfg *Config) []workload.Setting {
 		workload.Show("fields", fmt.Sprintf("%dx%d(%s)", c.FieldCount, c.FieldLength, c.FieldLengthDistribution)),
 		workload.Show("insertorder", c.InsertOrder),
 	)
+}
+
+// SpelledRate implements workload.RateSpelling: --target (or the target property) is the run's
+// rate over every shard's threads, evenly spaced as YCSB's -target spaces them.
+func (w *Workload) SpelledRate() (string, float64, gen.Arrivals, bool) {
+	return "target", w.Cfg.Target, gen.Uniform, w.Cfg.Target > 0
 }
