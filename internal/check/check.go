@@ -105,6 +105,12 @@ func Parse(text string, rates []string) (Expr, error) {
 			e.Name = lhs
 			return e, nil
 		}
+	} else if lhs == Capacity {
+		if e.Ratio || e.Step != "" {
+			return e, fmt.Errorf("--check %q: capacity is a target's, over its steps: give it alone (capacity>=5000)", text)
+		}
+		e.Name = lhs
+		return e, nil
 	} else if lhs == Speedup || lhs == Efficiency {
 		return e, fmt.Errorf("--check %q: %s needs the count it is at: %s@N (e.g. speedup@8>=4)", text, lhs, lhs)
 	}
@@ -197,6 +203,10 @@ type Series struct {
 	// clients ("" and 0 outside a sweep).
 	Of      string
 	Clients int
+	// Rate places the series in a sweep of rates: Of's series at this fixed rate (0 outside
+	// one); SLO is the run's latency goal (--slo), nil when none was given.
+	Rate float64
+	SLO  *results.SLO
 }
 
 // Evaluate runs every check over the series; ratio checks divide by the series at index base
@@ -216,6 +226,12 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 			}
 			if e.Name == Speedup || e.Name == Efficiency {
 				out = append(out, sweepResults(e, series, si)...)
+				continue
+			}
+			if e.Name == Capacity {
+				if si == 0 {
+					out = append(out, capacityResults(e, series)...)
+				}
 				continue
 			}
 			for _, step := range stepsOf(sr.Steps) {
@@ -250,6 +266,8 @@ func Evaluate(exprs []Expr, series []Series, base int) []Result {
 				why = fmt.Sprintf("no target ran %d clients (a sweep's counts, as --threads 1,2,4,8 gives them)", e.At)
 			case e.At > 0:
 				why = fmt.Sprintf("no step measured %s at %d clients", e.Name, e.At)
+			case e.Name == Capacity:
+				why = "no target swept rates: capacity is the highest rate of --rate 1000,2000,... that met --slo"
 			case e.Ratio && base < 0:
 				why = "ratio() needs a comparison: use it with rumbench compare"
 			case e.Step != "":
@@ -276,9 +294,13 @@ func SeriesOf(run *results.Run, label func(target string) string) []Series {
 			at[s.Target] = k
 			sr := Series{Label: label(s.Target)}
 			if run.Manifest != nil {
+				sr.SLO = run.Manifest.SLO
 				for _, t := range run.Manifest.Targets {
 					if t.Label == s.Target && t.Clients > 0 {
 						sr.Of, sr.Clients = label(t.Of), t.Clients
+					}
+					if t.Label == s.Target && t.Rate > 0 {
+						sr.Of, sr.Rate = label(t.Of), t.Rate
 					}
 				}
 			}

@@ -95,6 +95,13 @@ func buildConfig(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags)
 	if cmd.Flags().Changed("cleanup-wait-secs") {
 		shared.CleanupWaitSecs = &f.cleanupSec
 	}
+	if cmd.Flags().Changed("rate") {
+		rates, err := parseRates(f.rates.rate)
+		if err != nil {
+			return bench.Config{}, err
+		}
+		shared.Rate = rates[len(rates)-1]
+	}
 	wl, err := f.def.Build(shared)
 	if err != nil {
 		return bench.Config{}, usageError{err}

@@ -108,7 +108,7 @@ func sweepTargets(f *runFlags, targets []results.Target) (*results.Sweep, []resu
 // sweepBanner says, for the run's banner, what a sweep runs and where its counts exceed what a
 // host of cpus CPUs can drive; nil without a sweep.
 func sweepBanner(sw *results.Sweep, cpus int) []string {
-	if sw == nil {
+	if sw == nil || len(sw.Counts) == 0 {
 		return nil
 	}
 	how := "each engine loads its data once, then runs the other steps at each count on it"

@@ -66,14 +66,57 @@ func background(role string) func(s *results.Step) bool {
 	return func(s *results.Step) bool { return s.HasRole(role) && !s.RateHasRole(role) }
 }
 
-// RateLatency returns the latency record of the step's first rate kind, nil when it has none.
+// paced names the steps the schedule figures apply to.
+const paced = "steps at a fixed rate (--rate)"
+
+func hasSchedule(s *results.Step) bool { return s.Schedule != nil }
+
+func schedule(f func(x *results.Schedule) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) {
+		if s.Schedule == nil {
+			return 0, false
+		}
+		return f(s.Schedule), true
+	}
+}
+
+// RateLatency returns the latency record of the step's first rate kind, nil when it has none:
+// at a fixed rate (--rate) its response time from the intended start (the "_intended" record),
+// what a user waiting in line sees; else its response time.
 func RateLatency(s *results.Step) *results.Latency {
+	if s.Schedule != nil && len(s.RateKinds) > 0 {
+		if l := latencyOf(s, s.RateKinds[0]+"_intended"); l != nil {
+			return l
+		}
+	}
+	return ServiceLatency(s)
+}
+
+// ServiceLatency returns the latency record of the step's first rate kind measured from each
+// operation's actual start (its service time), nil when it has none.
+func ServiceLatency(s *results.Step) *results.Latency {
+	if len(s.RateKinds) == 0 {
+		return nil
+	}
+	return latencyOf(s, s.RateKinds[0])
+}
+
+func latencyOf(s *results.Step, kind string) *results.Latency {
 	for i := range s.Latency {
-		if len(s.RateKinds) > 0 && s.Latency[i].Kind == s.RateKinds[0] {
+		if s.Latency[i].Kind == kind {
 			return &s.Latency[i]
 		}
 	}
 	return nil
+}
+
+func service(f func(l *results.Latency) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) {
+		if l := ServiceLatency(s); l != nil && s.Schedule != nil {
+			return f(l), true
+		}
+		return 0, false
+	}
 }
 
 func percentile(f func(l *results.Latency) float64) func(*results.Step) (float64, bool) {
@@ -160,6 +203,44 @@ func init() {
 				}
 				return 0, true
 			}},
+		&Metric{Name: "rate_asked", Field: "schedule.rate_per_sec", Unit: "units/s", Steps: paced,
+			Meaning: "the fixed rate asked for (--rate), over all clients: transactions, events, requests or operations (rows for the insert benchmark's writers)",
+			Formula: "as given", Applies: hasSchedule,
+			Value: schedule(func(x *results.Schedule) float64 { return x.Rate })},
+		&Metric{Name: "offered", Field: "schedule.offered_per_sec", Unit: "units/s", Steps: paced,
+			Meaning: "the arrivals the clients' schedules held in the measured window, per second: the rate asked for, give or take the schedule's own chance (Poisson arrivals in T seconds vary by about √(rate·T))",
+			Formula: "(started + skipped + due but not started at the window's end) / secs", Applies: hasSchedule,
+			Value: schedule(func(x *results.Schedule) float64 { return x.Offered })},
+		&Metric{Name: "achieved", Field: "schedule.achieved_per_sec", Unit: "units/s", Better: Higher, Steps: paced,
+			Meaning: "the operations the clients started per second of the measured window: the rate they kept", Formula: "started / secs",
+			Applies: hasSchedule, Value: schedule(func(x *results.Schedule) float64 { return x.Achieved })},
+		&Metric{Name: "kept", Field: "schedule.met", Unit: "yes/NO", Better: Higher, YesNo: true, Steps: paced,
+			Meaning: "whether the clients kept the fixed rate: NO when they fell behind (the server could not keep up, or the client's host)",
+			Formula: "achieved >= 0.99 · offered", Applies: hasSchedule,
+			Value: schedule(func(x *results.Schedule) float64 {
+				if x.Met {
+					return 1
+				}
+				return 0
+			})},
+		&Metric{Name: "lag_ms", Field: "schedule.lag_mean_ms", Unit: "ms", Better: Lower, Steps: paced,
+			Meaning: "mean schedule lag: how late the operations started after their intended start (pgbench's \"schedule lag\")",
+			Formula: "Σ(actual start − intended start) / started", Applies: hasSchedule,
+			Value: schedule(func(x *results.Schedule) float64 { return x.LagMeanMs })},
+		&Metric{Name: "lag_s", Field: "schedule.lag_max_secs; lag_secs per interval", Unit: "s", Better: Lower, Steps: paced,
+			Meaning: "how far behind their schedules the clients were: the largest a tick saw over the step (per interval: at its end, the client most behind)",
+			Formula: "max over ticks of (tick time − the intended start of the oldest operation not started)", Applies: hasSchedule,
+			Value:    schedule(func(x *results.Schedule) float64 { return x.LagMaxSecs }),
+			Interval: func(iv *results.Interval) (float64, bool) { return iv.LagSecs, true }},
+		&Metric{Name: "backlog", Field: "schedule.backlog; backlog per interval", Unit: "ops", Integer: true, Better: Lower, Steps: paced,
+			Meaning: "operations due but not started: at the step's last tick (per interval: at its end)",
+			Formula: "Σ over clients of ⌊lag · the client's rate⌋ + 1 (exact for uniform arrivals, the expected count for Poisson)", Applies: hasSchedule,
+			Value:    schedule(func(x *results.Schedule) float64 { return float64(x.Backlog) }),
+			Interval: func(iv *results.Interval) (float64, bool) { return float64(iv.Backlog), true }},
+		&Metric{Name: "skipped", Field: "schedule.skipped", Unit: "ops", Integer: true, Better: Lower, Steps: "steps at a fixed rate with --latency-limit",
+			Meaning: "operations skipped because they were later than --latency-limit when their turn came: not run, not errors",
+			Formula: "count", Applies: func(s *results.Step) bool { return s.Schedule != nil && s.Schedule.LatencyLimitMs > 0 },
+			Value: schedule(func(x *results.Schedule) float64 { return float64(x.Skipped) })},
 		&Metric{Name: "secs", Field: "secs", Unit: "s", Meaning: "measured duration of the operations (after the warm-up, before settling)",
 			Formula: "end of the operations − start of the measured window", Value: always(func(s *results.Step) float64 { return s.Secs })},
 		&Metric{Name: "settle_s", Field: "settle_secs", Unit: "s", Better: Lower, Steps: "write steps that settled (--settle)",
@@ -217,7 +298,7 @@ func init() {
 				return 0, false
 			}},
 		&Metric{Name: "p50", Field: "latency[].p50_us", Unit: "µs", Latency: true, Better: Lower,
-			Meaning: "median response time (of the rate's kind; of the row's kind in latency tables)",
+			Meaning: "median response time (of the rate's kind, from each operation's intended start at a fixed rate; of the row's kind in latency tables)",
 			Formula: "upper bound of the histogram bucket holding the 50th percentile (≤ 1/64 relative error)",
 			Value:   percentile(func(l *results.Latency) float64 { return l.P50Us })},
 		&Metric{Name: "p90", Field: "latency[].p90_us", Unit: "µs", Latency: true, Better: Lower,
@@ -232,6 +313,14 @@ func init() {
 		&Metric{Name: "p99.9", Field: "latency[].p99_9_us", Unit: "µs", Latency: true, Better: Lower,
 			Meaning: "99.9th percentile response time", Formula: "as p50, at 0.999",
 			Value: percentile(func(l *results.Latency) float64 { return l.P999Us })},
+		&Metric{Name: "svc_p50", Field: "latency[].p50_us", Unit: "µs", Latency: true, Better: Lower, Steps: paced,
+			Meaning: "median service time at a fixed rate: from each operation's actual start, without the wait for its turn (p50 is from the intended start there)",
+			Formula: "as p50, of the rate's kind without _intended", Applies: hasSchedule,
+			Value: service(func(l *results.Latency) float64 { return l.P50Us })},
+		&Metric{Name: "svc_p99", Field: "latency[].p99_us", Unit: "µs", Latency: true, Better: Lower, Steps: paced,
+			Meaning: "99th percentile service time at a fixed rate: from each operation's actual start (p99 is from the intended start there)",
+			Formula: "as p99, of the rate's kind without _intended", Applies: hasSchedule,
+			Value: service(func(l *results.Latency) float64 { return l.P99Us })},
 		&Metric{Name: "pN", Field: "latency[].percentiles_us", Unit: "µs", Latency: true, Better: Lower,
 			Meaning: "a percentile chosen with --percentiles (p99.99 ...)", Formula: "as p50, at N/100",
 			Missing: "not asked for with --percentiles"},

@@ -13,7 +13,7 @@ import (
 
 // groupView is the metrics of a group table after the percentiles; a column appears when its
 // metric applies to one of the rows.
-var groupView = []string{"max", "tcpu_us/op", "ccpu_us/op", "scpu_us/op", "cpu_us/op", "other%", "cs/op", "rKB/op", "wKB/op", "fl/op",
+var groupView = []string{"achieved", "kept", "lag_ms", "skipped", "svc_p99", "max", "tcpu_us/op", "ccpu_us/op", "scpu_us/op", "cpu_us/op", "other%", "cs/op", "rKB/op", "wKB/op", "fl/op",
 	"srv_fsync/op", "sync/c", "obs%", "retries"}
 
 // percentileNames returns the percentiles to print: those chosen with --percentiles (sorted),

@@ -137,7 +137,7 @@ func buildPage(runs []*results.Run, opt HTMLOptions) (*htmlPage, error) {
 	} else if err != nil && !errors.Is(err, ErrNothingToCompare) && len(runs) > 0 && hasSteps(runs) {
 		return nil, err
 	}
-	p.Scaling = scalingSections(runs)
+	p.Scaling = append(scalingSections(runs), rateSections(runs)...)
 	p.Steps = stepSections(runs)
 	p.Charts = append(p.Charts, p.Compare...)
 	for _, s := range p.Scaling {
@@ -168,6 +168,41 @@ func scalingSections(runs []*results.Run) []htmlStep {
 		o := lineChart(s.Step+": "+s.RateName+" by clients", s.RateName, false, series)
 		o["xAxis"] = map[string]any{"type": "log", "logBase": 2, "name": "clients"}
 		out = append(out, htmlStep{Name: s.Step, Charts: []chart{{fmt.Sprintf("sc%d", i), o}}, Tables: []template.HTML{tableHTML(tables[i])}})
+	}
+	return out
+}
+
+// rateSections is the view of the runs' sweeps of rates: per step, a chart of latency against
+// the rate the clients achieved (one line per target from the intended start, p99, and a dashed
+// one of its service time) above its table; nil when no run swept rates.
+func rateSections(runs []*results.Run) []htmlStep {
+	sweeps := RateSweeps(runs)
+	tables := rateTables(sweeps, rateRuns(runs))
+	ach, p99, svc := slices.Index(rateFigures, "achieved"), slices.Index(rateFigures, "p99"), slices.Index(rateFigures, "svc_p99")
+	var out []htmlStep
+	for i, s := range sweeps {
+		var series []map[string]any
+		for _, l := range s.Lines {
+			var resp, serv [][2]float64
+			for _, p := range l.Points {
+				x := p.Figures[ach]
+				if math.IsNaN(x) {
+					continue
+				}
+				if v := p.Figures[p99]; !math.IsNaN(v) {
+					resp = append(resp, [2]float64{round3(x), round3(v / 1e3)})
+				}
+				if v := p.Figures[svc]; !math.IsNaN(v) {
+					serv = append(serv, [2]float64{round3(x), round3(v / 1e3)})
+				}
+			}
+			series = append(series, map[string]any{"name": l.Label + " p99", "type": "line", "showSymbol": true, "data": resp},
+				map[string]any{"name": l.Label + " service p99", "type": "line", "showSymbol": true, "data": serv,
+					"lineStyle": map[string]any{"type": "dashed"}})
+		}
+		o := lineChart(s.Step+": p99 latency (ms) by achieved rate", "ms", true, series)
+		o["xAxis"] = map[string]any{"type": "value", "name": "per second"}
+		out = append(out, htmlStep{Name: s.Step, Charts: []chart{{fmt.Sprintf("rt%d", i), o}}, Tables: []template.HTML{tableHTML(tables[i])}})
 	}
 	return out
 }
@@ -221,8 +256,8 @@ func stepSections(runs []*results.Run) []htmlStep {
 		if o := intervalChart(runs, name); o != nil {
 			hs.Charts = append(hs.Charts, chart{id("ci"), o})
 		}
-		for _, c := range []chart{{id("rate"), throughputChart(runs, name)}, {id("max"), maxChart(runs, name)},
-			{id("lat"), latencyChart(runs, name)}} {
+		for _, c := range []chart{{id("rate"), throughputChart(runs, name)}, {id("lag"), lagChart(runs, name)},
+			{id("max"), maxChart(runs, name)}, {id("lat"), latencyChart(runs, name)}} {
 			if len(c.Option["series"].([]map[string]any)) > 0 { // a step that measured nothing has no chart
 				hs.Charts = append(hs.Charts, c)
 			}
@@ -311,6 +346,31 @@ func throughputChart(runs []*results.Run, step string) map[string]any {
 		}
 	}
 	return lineChart(step+": throughput per second", "ops/s", false, series)
+}
+
+// lagChart overlays how far behind their fixed rate's schedule the clients were at each second
+// (lag_secs of intervals.jsonl), s: a line per target that fell behind at all; none for a step
+// that kept its schedule or had none.
+func lagChart(runs []*results.Run, step string) map[string]any {
+	var series []map[string]any
+	for ri, r := range runs {
+		for _, tg := range targetsOf(r) {
+			for _, rep := range repsOf(r, tg) {
+				var data [][2]float64
+				behind := false
+				for _, iv := range r.Intervals {
+					if iv.Step == step && iv.Target == tg && iv.Rep == rep {
+						data = append(data, [2]float64{round3(iv.T), round3(iv.LagSecs)})
+						behind = behind || iv.LagSecs > 0
+					}
+				}
+				if behind {
+					series = append(series, line(repLabel(seriesLabel(len(runs), ri, tg), rep), data))
+				}
+			}
+		}
+	}
+	return lineChart(step+": schedule lag at each second (--rate)", "s", false, series)
 }
 
 // repsOf returns the repetitions of target tg in run r (0 alone in a run without repeats).

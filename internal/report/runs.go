@@ -51,6 +51,7 @@ func RunsDocument(runs []*results.Run, view View) *Document {
 			sec.Tables = append(sec.Tables, sum)
 		}
 		sec.Tables = append(sec.Tables, ScalingTables([]*results.Run{r})...)
+		sec.Tables = append(sec.Tables, RateTables([]*results.Run{r})...)
 		sec.Tables = append(sec.Tables, StepTables(r.Steps, view)...)
 		sec.Tables = append(sec.Tables, GroupTables(r.Steps, m.Groups, view)...)
 		for _, name := range stepOrder([]*results.Run{r}, "", true) {

@@ -259,10 +259,11 @@ func plural(n int) string {
 	return "s"
 }
 
-// WriteScaling prints the scaling tables of runs (ScalingTables) as aligned text, each followed
-// by a blank line; nothing when no run swept a count.
+// WriteScaling prints the scaling tables of runs (ScalingTables) and the tables of their sweeps
+// of rates (RateTables) as aligned text, each followed by a blank line; nothing when no run
+// swept a count or a rate.
 func WriteScaling(w io.Writer, runs []*results.Run) error {
-	for _, t := range ScalingTables(runs) {
+	for _, t := range append(ScalingTables(runs), RateTables(runs)...) {
 		if err := WriteText(w, t); err != nil {
 			return err
 		}

@@ -119,6 +119,7 @@ func SummaryTable(runs []*results.Run, base string) (*Table, error) {
 	t.Footer = summaryFooter(c, rates, headline, relative)
 	t.Footer = append(t.Footer, summaryBusy(c, order, covered)...)
 	t.Footer = append(t.Footer, summaryNoise(t, c, order, all)...)
+	t.Footer = append(t.Footer, capacityLines(rateRuns(runs))...)
 	return t, nil
 }
 

@@ -19,7 +19,8 @@ import (
 
 // stepView is the metrics of a step table, in order; a column appears when its metric applies
 // to one of the table's rows.
-var stepView = []string{"rate", "ips", "dps", "qps", "noise%", "cv%", "ips_target", "met", "secs", "settle_s", "rows", "db_MB", "log_MB", "eng_MB", "B/row",
+var stepView = []string{"rate", "ips", "dps", "qps", "noise%", "cv%", "ips_target", "met",
+	"rate_asked", "offered", "achieved", "kept", "lag_ms", "lag_s", "backlog", "skipped", "svc_p99", "secs", "settle_s", "rows", "db_MB", "log_MB", "eng_MB", "B/row",
 	"rMB/s", "wMB/s", "GBw", "rKB/op", "wKB/op", "wKB/i", "debt_MB", "dKB/op", "fl/op", "srv_fsync/op", "srv_logB/op",
 	"tcpu_us/op", "ccpu_us/op", "scpu_us/op", "cpu_us/op", "other%", "cs/op", "rss_MB", "srss_MB", "spss_MB", "obs%",
 	"db/mem", "regime", "stall_us/op", "appevict/op", "cache_MB", "anon_MB", "majflt/op", "refault/op", "psi_some", "psi_full", "oom",
@@ -47,15 +48,17 @@ const (
 // other processes too, is Wide's.
 var briefStep = map[string]bool{"rate": true, "ips": true, "dps": true, "qps": true, "noise%": true, "db_MB": true, "B/row": true,
 	"rKB/op": true, "wKB/op": true, "wKB/i": true, "fl/op": true, "tcpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
-	"rss_MB": true, "srss_MB": true, "max": true, "max_i": true}
+	"rss_MB": true, "srss_MB": true, "max": true, "max_i": true, "achieved": true, "lag_ms": true, "svc_p99": true}
 
 // briefGroup is the metrics of groupView that Brief shows whenever they apply.
-var briefGroup = map[string]bool{"max": true, "tcpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
+var briefGroup = map[string]bool{"achieved": true, "lag_ms": true, "svc_p99": true, "max": true, "tcpu_us/op": true, "ccpu_us/op": true, "scpu_us/op": true,
 	"rKB/op": true, "wKB/op": true, "fl/op": true}
 
 // flags says, for the metrics Brief shows only when they flag something, which values do.
 var flags = map[string]func(v float64) bool{
 	"met":     func(v float64) bool { return v == 0 },
+	"kept":    func(v float64) bool { return v == 0 },
+	"skipped": func(v float64) bool { return v > 0 },
 	"regime":  func(v float64) bool { return v > 0 },
 	"oom":     func(v float64) bool { return v > 0 },
 	"retries": func(v float64) bool { return v > 0 },

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/hist"
 	"github.com/rumbench/rumbench/internal/live"
@@ -218,9 +220,15 @@ func (r *stepRun) runWorker(ctx context.Context, wg *sync.WaitGroup, w Worker, m
 	if w.Finish != nil {
 		defer w.Finish()
 	}
-	if pin {
+	if pin || p != nil {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+	}
+	if p != nil {
+		// A paced worker sleeps until each intended start: the kernel's default timer slack
+		// (50 µs) would wake it up to that late, lateness charged to the engine.
+		unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+		defer unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0) // the thread's default again
 	}
 	defer func() {
 		// No panic of an engine or a workload ends the process: it fails the step.

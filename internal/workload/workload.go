@@ -341,6 +341,9 @@ type Shared struct {
 	Memory memneed.Budget
 	// Columns is the most columns a table may have on every engine of the run (zero: no limit).
 	Columns ColumnLimit
+	// Rate is the run's fixed rate (--rate, the largest of a sweep), per second over all
+	// clients; 0 runs flat out. A workload refuses a configuration it cannot pace.
+	Rate float64
 }
 
 var specs = registry.New[Spec]("workload")

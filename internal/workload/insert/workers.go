@@ -33,7 +33,8 @@ func (r *Run) addWriter(ctx context.Context, st *runner.Step, c *client, total i
 		return err
 	}
 	w := &writer{r: r, c: c, s: s, rows: table.NewRows(numCols, rpc), total: total, rpc: rpc, kind: r.kinds.insert}
-	st.Workers = append(st.Workers, runner.Worker{Name: "writer " + c.t.Name, Role: runner.Driver, Rate: batchRate, Op: w.op})
+	// The run's --rate counts rows: a call inserts rpc of them.
+	st.Workers = append(st.Workers, runner.Worker{Name: "writer " + c.t.Name, Role: runner.Driver, Rate: batchRate, Op: w.op, PaceUnits: rpc})
 	if !deletes {
 		return nil
 	}
@@ -43,7 +44,7 @@ func (r *Run) addWriter(ctx context.Context, st *runner.Step, c *client, total i
 	}
 	w.deletes = make(chan int, deleteLag)
 	d := &deleter{c: c, s: ds, batches: w.deletes, kind: r.kinds.delete}
-	st.Workers = append(st.Workers, runner.Worker{Name: "deleter " + c.t.Name, Role: runner.Driver, Op: d.op})
+	st.Workers = append(st.Workers, runner.Worker{Name: "deleter " + c.t.Name, Role: runner.Driver, Op: d.op, Unpaced: true})
 	return nil
 }
 

@@ -216,8 +216,13 @@ type Workload struct {
 
 // newWorkload reads the scripts and checks what they need (weights, threads, histograms,
 // variables) and the --define variables.
-func newWorkload(b *workload.Base[Config], _ workload.Shared) (workload.Workload, error) {
+func newWorkload(b *workload.Base[Config], sh workload.Shared) (workload.Workload, error) {
 	c := &b.Cfg
+	if sh.Rate > 0 && c.Jobs > 0 && c.Jobs < c.Clients {
+		// A thread of several clients runs them a step at a time: the run's schedule paces
+		// clients, one to a thread.
+		return nil, fmt.Errorf("--rate with --jobs %d below --clients %d: a fixed rate paces each client on a thread of its own; give --jobs 0 or %d", c.Jobs, c.Clients, c.Clients)
+	}
 	c.Init, c.WarmupSecs = initRuns(b), b.WarmupSecs(0)
 	names := pgscript.NewNames()
 	var err error
