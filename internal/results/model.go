@@ -273,11 +273,11 @@ type Schedule struct {
 	// spaced ("poisson", "uniform").
 	Rate     float64 `json:"rate_per_sec"`
 	Arrivals string  `json:"arrivals"`
-	// Offered is the units the schedules held in the measured window, per second: Rate, give
-	// or take the schedule's own chance (Poisson arrivals in T seconds vary by about
-	// sqrt(Rate·T)). Achieved is the units started per second of the window: the rate the
-	// clients kept (the server's completions are the step's Rate); Met says whether it came
-	// within 1% of Offered.
+	// Offered is the units the schedules held in the measured window (by intended start), per
+	// second: Rate, give or take the schedule's own chance (Poisson arrivals in T seconds vary by
+	// about sqrt(Rate·T)). Achieved is the units started per second of the window (by actual
+	// start, as the step's operations count): the rate the clients kept; Met says whether it
+	// came within 1% of Offered.
 	Offered  float64 `json:"offered_per_sec"`
 	Achieved float64 `json:"achieved_per_sec"`
 	Met      bool    `json:"met"`

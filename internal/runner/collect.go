@@ -580,7 +580,7 @@ func (c *collector) scheduleFigures(r *results.Step, w *window) {
 		}
 		n, sk := m.sched.started.Load(), m.sched.skipped.Load()
 		units += n * m.sched.units
-		offered += (n + sk + m.sched.unstarted.Load()) * m.sched.units
+		offered += (m.sched.arrived.Load() + m.sched.unstarted.Load()) * m.sched.units
 		started += n
 		lateNs += m.sched.lateNs.Load()
 		skipped += sk

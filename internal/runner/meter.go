@@ -37,12 +37,14 @@ type schedule struct {
 	// Pace rate (0: the worker is paced by a rate of its own, not the step's Pace).
 	rate  float64
 	units int64
-	// started counts the calls started in the measured window and lateNs the sum of their
-	// lateness (actual start − intended start), ns: the mean schedule lag.
-	started, lateNs atomic.Int64
-	// skipped counts the calls of the window skipped by the latency limit, unstarted those
-	// intended in the window that were not started when it ended (the worker was behind).
-	skipped, unstarted atomic.Int64
+	// arrived counts the calls intended in the measured window that the worker took from its
+	// schedule (started or skipped), unstarted those it had not taken when the window ended
+	// (it was behind): together, what the schedule offered.
+	arrived, unstarted atomic.Int64
+	// started counts the calls started in the measured window (as its operations count, by
+	// their actual start) and lateNs the sum of their lateness (actual start − intended start),
+	// ns: the mean schedule lag; skipped those the latency limit skipped in it.
+	started, lateNs, skipped atomic.Int64
 	// due is the intended start of the next call not yet started, Unix ns (0: none yet).
 	due atomic.Int64
 }

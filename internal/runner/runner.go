@@ -92,6 +92,7 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 	r.observe(tickOf(tgt))
 	stopBg()
 	r.background.Wait()
+
 	r.settleWrites()
 	return r.finish(r.c.tick(time.Now(), true))
 }
@@ -175,6 +176,12 @@ func (r *stepRun) startWorkers(from, to time.Time) {
 			m.sched.units = int64(max(w.PaceUnits, 1))
 			m.sched.rate = r.st.Pace.Rate / float64(shares) / float64(m.sched.units)
 			p = gen.NewSchedule(r.start, m.sched.rate, r.st.Pace.Arrivals, r.st.Pace.Seed^gen.Mix(uint64(i+1)<<32^nameHash(r.st.Name)))
+			if shares < runtime.GOMAXPROCS(0) {
+				// A processor is left for everything else: the paced workers may keep theirs
+				// while they sleep (one client at 2000/s on PostgreSQL: 37-38 µs of client CPU
+				// per transaction against 54-59 without; docs/rates.md).
+				p.Hold()
+			}
 		}
 		r.c.meters = append(r.c.meters, m)
 		ctx, wg := r.stepCtx, &r.drivers
@@ -345,8 +352,10 @@ func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Dura
 				return nil
 			}
 			m.sched.due.Store(p.Peek().UnixNano())
-			late := now.Sub(at)
-			in := m.InWindow(at)
+			if m.InWindow(at) {
+				m.sched.arrived.Add(1)
+			}
+			late, in := now.Sub(at), m.InWindow(now)
 			if limit > 0 && late > limit {
 				if in {
 					m.sched.skipped.Add(1)
