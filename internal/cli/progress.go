@@ -68,6 +68,10 @@ func progressLine(iv *results.Interval) string {
 			fmt.Fprintf(&b, "  %s %8.0f", r.name, v)
 		}
 	}
+	if iv.LagSecs > 0 {
+		// Behind a fixed rate's schedule (--rate): how far, and the operations due.
+		fmt.Fprintf(&b, "  lag_s %.3f backlog %d", iv.LagSecs, iv.Backlog)
+	}
 	sep := "  max_ms"
 	for _, k := range iv.Kinds {
 		if k.Ops > 0 || k.MaxUs > 0 {
@@ -95,7 +99,11 @@ func (p *progress) step(s results.Step) {
 	if s.Settled != "" {
 		settled = fmt.Sprintf(" (then %.1fs settling: %s)", s.SettleSecs, s.Settled)
 	}
-	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, %s %.0f%s\n", s.Target, s.Step, s.Status, s.Secs, name, s.Rate, settled)
+	kept := ""
+	if sc := s.Schedule; sc != nil && !sc.Met {
+		kept = fmt.Sprintf("; behind its rate: %.0f of %.0f per second started, %.1f ms late on average", sc.Achieved, sc.Offered, sc.LagMeanMs)
+	}
+	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, %s %.0f%s%s\n", s.Target, s.Step, s.Status, s.Secs, name, s.Rate, settled, kept)
 }
 
 func (p *progress) event(format string, args ...any) {

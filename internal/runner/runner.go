@@ -339,10 +339,17 @@ func (r *stepRun) finish(res results.Step) (results.Step, error) {
 // limit (> 0) when its turn comes is skipped. An error that comes from the cancellation of ctx
 // is a clean stop.
 func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Duration, ended *atomic.Bool) error {
-	if p != nil && !m.to.IsZero() {
+	if p != nil {
+		// The arrivals of the window not taken when the worker stopped: those due by the
+		// window's end (a timed step), or by the worker's own end (a step of counts, where a
+		// worker behind its schedule finishes late).
 		defer func() {
+			end := m.to
+			if end.IsZero() {
+				end = time.Now()
+			}
 			p.Before(m.from)
-			m.sched.unstarted.Add(p.Before(m.to))
+			m.sched.unstarted.Add(p.Before(end))
 		}()
 	}
 	for ctx.Err() == nil && !ended.Load() {
