@@ -76,6 +76,10 @@ significant at --alpha (Mann-Whitney U test), a "~".`,
 					// The runs' concurrency sweeps: a line per run × target in each step's table.
 					doc.Sections = append(doc.Sections, report.Section{Title: "scaling", Tables: st})
 				}
+				if rt := report.RateTables(runs); len(rt) > 0 {
+					// The runs' sweeps of rates: a line per run × target and rate.
+					doc.Sections = append(doc.Sections, report.Section{Title: "latency at fixed rates", Tables: rt})
+				}
 				return report.Render(w, o.format, doc)
 			})
 			if err != nil {

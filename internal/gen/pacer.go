@@ -97,18 +97,36 @@ func (p *Pacer) Peek() time.Time {
 }
 
 // Before takes, without sleeping, every operation intended to start before t and returns how
-// many there were: the arrivals a worker did not start when its time ran out.
+// many there were: the arrivals a worker did not start when its time ran out. Uniform arrivals
+// are counted exactly; Poisson ones one by one up to maxCounted, and past it (a worker far
+// behind a high rate) as their expected number, rate × time, with the schedule left there.
 func (p *Pacer) Before(t time.Time) int64 {
+	next := p.Peek()
+	if !next.Before(t) {
+		return 0
+	}
+	if !p.poisson {
+		// Operation j is at start + j·nsPer: those before t are j < (t − start)/nsPer.
+		end := int64(math.Ceil(float64(t.Sub(p.start)) / p.nsPer))
+		n := end - p.k
+		p.k = end
+		return n
+	}
+	if est := float64(t.Sub(next)) / p.nsPer; est > maxCounted {
+		p.next = float64(t.Sub(p.start))
+		return int64(est) + 1
+	}
 	var n int64
 	for p.Peek().Before(t) {
 		p.k++
-		if p.poisson {
-			p.next += p.gap()
-		}
+		p.next += p.gap()
 		n++
 	}
 	return n
 }
+
+// maxCounted is the most Poisson arrivals Before counts one by one.
+const maxCounted = 1 << 20
 
 // maxSleep bounds one sleep of Next, so that it notices the end of its context this soon.
 const maxSleep = 20 * time.Millisecond

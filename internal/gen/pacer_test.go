@@ -107,3 +107,26 @@ func TestPoissonSchedule(t *testing.T) {
 		t.Fatal("ParseArrivals took bursty")
 	}
 }
+
+// TestBefore checks the arrivals a pacer counts before a time without taking them one by one:
+// exact for uniform ones (k/rate before t), near rate × time for Poisson ones, and none twice.
+func TestBefore(t *testing.T) {
+	start := time.Now()
+	u := NewPacer(start, 1000)
+	if n := u.Before(start.Add(10 * time.Millisecond)); n != 10 {
+		t.Fatalf("uniform at 1000/s: %d arrivals in the first 10 ms, want 10", n)
+	}
+	if n := u.Before(start.Add(10500 * time.Microsecond)); n != 1 {
+		t.Fatalf("uniform: %d more arrivals by 10.5 ms, want 1 (the one at 10 ms)", n)
+	}
+	if n := u.Before(start.Add(10500 * time.Microsecond)); n != 0 {
+		t.Fatalf("uniform: %d arrivals counted twice", n)
+	}
+	for _, secs := range []float64{1, 10000} { // counted one by one, then estimated
+		p := NewSchedule(start, 1000, Poisson, 3)
+		n := p.Before(start.Add(time.Duration(secs * float64(time.Second))))
+		if want := 1000 * secs; math.Abs(float64(n)-want) > 5*math.Sqrt(want) {
+			t.Fatalf("poisson at 1000/s over %g s: %d arrivals, want about %g", secs, n, want)
+		}
+	}
+}

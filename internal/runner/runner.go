@@ -92,7 +92,6 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 	r.observe(tickOf(tgt))
 	stopBg()
 	r.background.Wait()
-
 	r.settleWrites()
 	return r.finish(r.c.tick(time.Now(), true))
 }

@@ -9,7 +9,9 @@
 #
 # Usage: tools/vs-pgbench/vs-pgbench-rate.sh [RUMBENCH [VS_SYSBENCH]]
 # Environment: SECS (20), REPEATS (3), CLIENTS (4), RATES ("2000"), SCALE (1), SCRIPT (select-only),
-# FLAT (1: also each client flat out, for the cost of pacing).
+# FLAT (1: also each client flat out, for the cost of pacing), SLACK (1: pgbench also runs with a
+# timer slack of 1 ns, as rumbench's paced clients sleep, to tell its sleeps' lateness from the
+# server's).
 set -euo pipefail
 
 RB=${1:-bin/rumbench}
@@ -21,6 +23,7 @@ RATES=${RATES:-2000}
 SCALE=${SCALE:-1}
 SCRIPT=${SCRIPT:-select-only}
 FLAT=${FLAT:-1}
+SLACK=${SLACK:-0}
 for x in "$RB" "$VS" pgbench /usr/bin/time bc python3; do
 	command -v "$x" >/dev/null || { echo "vs-pgbench-rate: $x not found (make build; go build -o bin/vs-sysbench ./cmd/vs-sysbench; apt-get install postgresql-client time bc python3)" >&2; exit 2; }
 done
@@ -74,6 +77,13 @@ for rep in $(seq "$REPEATS"); do
 		/usr/bin/time -f "%U %S" -o "$work/time" pgbench "${pg[@]}" -n -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" "${rarg[@]}" \
 			-b "$SCRIPT" -l --log-prefix "$work/pglog" rumbench >"$work/pgbench.out" 2>&1
 		echo "pgbench rate=$r rep=$rep: $(pgfig)"
+		if [ "$SLACK" = 1 ]; then
+			# PR_SET_TIMERSLACK (29) to 1 ns, inherited by pgbench and its threads.
+			rm -f "$work"/pglog*
+			/usr/bin/time -f "%U %S" -o "$work/time" python3 -c 'import ctypes, os, sys; ctypes.CDLL(None).prctl(29, 1, 0, 0, 0); os.execvp(sys.argv[1], sys.argv[1:])' \
+				pgbench "${pg[@]}" -n -M prepared -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" "${rarg[@]}" -b "$SCRIPT" -l --log-prefix "$work/pglog" rumbench >"$work/pgbench.out" 2>&1
+			echo "pgbench-slack1ns rate=$r rep=$rep: $(pgfig)"
+		fi
 		rm -rf "$work/runs"
 		/usr/bin/time -f "%U %S" -o "$work/time" "$RB" run --workload script --builtin "$SCRIPT" --init=false --clients "$CLIENTS" \
 			--run-secs "$SECS" "${rbarg[@]}" --engine postgres --dsn "$dsn" --out "$work/runs" --store none --quiet >"$work/rumbench.out" 2>&1
