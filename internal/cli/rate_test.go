@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRateSweep sweeps sysbench's point-query over two fixed rates on an embedded engine: the
@@ -102,5 +103,48 @@ func TestRateRefusals(t *testing.T) {
 		if tr.code != 2 || !strings.Contains(tr.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, tr.code, tr.stderr, c.want)
 		}
+	}
+}
+
+// TestRateStallingEngine runs YCSB at a fixed rate of 1000 operations per second on the null
+// engine stalling one operation in 200 for 30 ms: the operations due during a stall queue behind
+// it, so from the intended start dozens of operations take over 10 ms, while by service time
+// only the stalled ones do. Counts are asserted, from the histograms of steps.json.
+func TestRateStallingEngine(t *testing.T) {
+	out, _, d := dirs(t)
+	args := append([]string{"run", "--workload", "ycsb", "--engine", "null", "--engine-opt", "stall_every=200", "--engine-opt", "stall_ms=30",
+		"--run-secs", "2", "--warmup-secs", "0", "--threads", "1", "--rate", "1000", "--arrivals", "uniform", "--store", "none", "--quiet"}, d...)
+	tr := run(t, nil, args...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
+	}
+	_, _, steps := readRun(t, out)
+	var service, intended, ops int64
+	for _, s := range steps {
+		if s.Step != "run" {
+			continue
+		}
+		if s.Schedule == nil || s.Schedule.Arrivals != "uniform" {
+			t.Fatalf("run step schedule %+v, want uniform arrivals", s.Schedule)
+		}
+		ops = s.Ops
+		for _, l := range s.Latency {
+			n := int64(0)
+			for _, b := range l.Buckets {
+				if b.UpperNs > int64(10*time.Millisecond) {
+					n += b.Count
+				}
+			}
+			if strings.HasSuffix(l.Kind, "_intended") {
+				intended += n
+			} else {
+				service += n
+			}
+		}
+	}
+	stalls := ops / 200
+	if ops < 1000 || service < 1 || service > stalls+2 || intended < 5*stalls {
+		t.Fatalf("%d operations (%d stalls): %d over 10 ms by service time, %d from the intended start; want 1..%d and at least %d",
+			ops, stalls, service, intended, stalls+2, 5*stalls)
 	}
 }
