@@ -149,7 +149,7 @@ func rateTables(sweeps []RateStep, rrs []rateRun) []*Table {
 	var out []*Table
 	for _, s := range sweeps {
 		t := &Table{Title: "latency at fixed rates: " + s.Step, Kind: Plain,
-			Note:    "p50, p99, p99.9 from each operation's intended start (what a user in line waits); svc_p99 from its actual start",
+			Note:    "p50 to p99.9 from each operation's intended start; svc_p99 from its actual start",
 			Columns: []Column{{Name: "target"}, {Name: "rate", Unit: "/s"}}}
 		present := make([]bool, len(rateFigures))
 		for _, l := range s.Lines {

@@ -196,6 +196,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--ycsb-workloads", default="internal/workload/ycsb/ycsbconf/workloads",
                     help="directory of YCSB's workload files (default: the copies rumbench ships, YCSB's own)")
+    ap.add_argument("--target", type=int, default=0,
+                    help="operations per second of the run steps, the target property of both clients (YCSB's -target; 0: flat out)")
     ap.add_argument("--dir", default="")
     a = ap.parse_args()
     for x in (a.rumbench, a.vs, a.go_ycsb):
@@ -209,8 +211,9 @@ def main():
     for w in letters:
         if w not in "abcdef" or len(w) != 1:
             fail(f"--workloads {w}: valid are a..f")
-    if a.threads < 1 or a.records < 1 or a.secs <= 0 or a.repeats < 1:
-        fail("--threads, --records, --secs and --repeats must be positive")
+    if a.threads < 1 or a.records < 1 or a.secs <= 0 or a.repeats < 1 or a.target < 0:
+        fail("--threads, --records, --secs and --repeats must be positive, --target 0 or more")
+    paced = ["-p", f"target={a.target}"] if a.target else []
     work = a.dir or tempfile.mkdtemp(prefix="vs-ycsb-")
     os.makedirs(work, exist_ok=True)
     os.chmod(work, 0o755)  # the servers run as the postgres and mysql users
@@ -240,13 +243,13 @@ def main():
                     for client in order:
                         if client == "rumbench":
                             r = rumbench(a, engine, dsn, "run", wl, work,
-                                         ["--reuse", "--run-secs", str(a.secs), "--warmup-secs", "0"])
-                            rate[w] = r["rate"]
+                                         ["--reuse", "--run-secs", str(a.secs), "--warmup-secs", "0"] + paced)
+                            rate[w] = a.target or r["rate"]
                         else:
                             # go-ycsb does not read maxexecutiontime: as many operations as
                             # rumbench did in --secs.
                             n = int(rate[w] * a.secs)
-                            r = goycsb(a, engine, conn, "run", wl, work, ["-p", f"operationcount={n}"])
+                            r = goycsb(a, engine, conn, "run", wl, work, ["-p", f"operationcount={n}"] + paced)
                         show(engine, "workload" + w, client, r)
                         results.append((engine, "workload" + w, client, rep, r))
         finally:
