@@ -283,8 +283,8 @@ type Schedule struct {
 	Met      bool    `json:"met"`
 	// LagMeanMs is the mean over the operations started in the window of how late each started
 	// (actual start − intended start), ms: pgbench's "schedule lag". LagMaxSecs is the largest
-	// lag a tick saw (how far behind the clients were), s, and Backlog the operations due but
-	// not started at the step's end (lag times each client's rate).
+	// lag a tick saw (how far behind the clients were), s, and Backlog the operations of the
+	// window due but not started when the clients stopped (each client's schedule counted).
 	LagMeanMs  float64 `json:"lag_mean_ms"`
 	LagMaxSecs float64 `json:"lag_max_secs"`
 	Backlog    int64   `json:"backlog"`

@@ -60,10 +60,8 @@ type collector struct {
 	series rateSeries
 	// lastEngine is the engine's counters as last read (Setup.OnSample's stall figures).
 	lastEngine map[string]int64
-	// lagMax is the largest schedule lag a tick of the measured window saw, s; backlog the
-	// last tick's.
-	lagMax  float64
-	backlog int64
+	// lagMax is the largest schedule lag a tick of the measured window saw, s.
+	lagMax float64
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -296,7 +294,7 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 	}
 	iv.LagSecs, iv.Backlog = c.lag(b.t)
 	if c.based {
-		c.lagMax, c.backlog = max(c.lagMax, iv.LagSecs), iv.Backlog
+		c.lagMax = max(c.lagMax, iv.LagSecs)
 	}
 	iv.ClientCPUPct = per(float64(b.cpuNs-a.cpuNs-(b.observerNs-a.observerNs))/1e9, secs) * 100
 	iv.ObserverCPUPct = per(float64(b.observerNs-a.observerNs)/1e9, secs) * 100
@@ -573,21 +571,22 @@ func (c *collector) scheduleFigures(r *results.Step, w *window) {
 	if pace == nil || !slices.ContainsFunc(c.meters, func(m *Meter) bool { return m.sched.units > 0 }) {
 		return
 	}
-	var units, offered, started, lateNs, skipped int64
+	var units, offered, started, lateNs, skipped, unstarted int64
 	for _, m := range c.meters {
 		if m.sched.units == 0 {
 			continue
 		}
-		n, sk := m.sched.started.Load(), m.sched.skipped.Load()
+		n, sk, un := m.sched.started.Load(), m.sched.skipped.Load(), m.sched.unstarted.Load()
 		units += n * m.sched.units
-		offered += (m.sched.arrived.Load() + m.sched.unstarted.Load()) * m.sched.units
+		offered += (m.sched.arrived.Load() + un) * m.sched.units
+		unstarted += un
 		started += n
 		lateNs += m.sched.lateNs.Load()
 		skipped += sk
 	}
 	s := &results.Schedule{Rate: pace.Rate, Arrivals: pace.Arrivals.String(), Offered: per(float64(offered), w.secs),
 		Achieved: per(float64(units), w.secs), LagMeanMs: per(float64(lateNs)/1e6, float64(started)), LagMaxSecs: c.lagMax,
-		Backlog: c.backlog, LatencyLimitMs: float64(pace.LatencyLimit) / 1e6, Skipped: skipped}
+		Backlog: unstarted, LatencyLimitMs: float64(pace.LatencyLimit) / 1e6, Skipped: skipped}
 	s.Met = s.Achieved >= 0.99*s.Offered
 	r.Schedule = s
 }

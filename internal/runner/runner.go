@@ -349,6 +349,7 @@ func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Dura
 			}
 			p.Before(m.from)
 			m.sched.unstarted.Add(p.Before(end))
+			m.sched.due.Store(0) // nothing more is due: its lag is over
 		}()
 	}
 	for ctx.Err() == nil && !ended.Load() {

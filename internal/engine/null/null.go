@@ -118,7 +118,9 @@ func (Engine) CreateTable(context.Context, *table.Table, bool) error { return ni
 func (Engine) CreateIndexes(context.Context, *table.Table) error { return nil }
 
 // NewSession implements table.Engine.
-func (e Engine) NewSession(context.Context) (table.Session, error) { return Session{stall: e.stall}, nil }
+func (e Engine) NewSession(context.Context) (table.Session, error) {
+	return Session{stall: e.stall}, nil
+}
 
 // Cleanup implements table.Engine.
 func (Engine) Cleanup(context.Context) (string, error) { return "none", nil }
