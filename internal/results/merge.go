@@ -245,7 +245,44 @@ func mergeStep(ps []shardOf[Step], shards int) Step {
 	sm.hostFigures()
 	sm.serverFigures()
 	sm.m.Latency = mergeLatency(ps)
+	sm.m.Schedule = mergeSchedule(ps, sm.m.Secs)
 	return sm.m
+}
+
+// mergeSchedule merges the shards' fixed rates (each ran its part of the run's --rate): the
+// rates and counts add up over the merged time secs, the mean lag is weighted by the operations
+// each shard started, the largest lag is the largest; nil when no shard had one.
+func mergeSchedule(ps []shardOf[Step], secs float64) *Schedule {
+	var out *Schedule
+	var offered, achieved, lagMs float64
+	for _, p := range ps {
+		x := p.v.Schedule
+		if x == nil {
+			continue
+		}
+		if out == nil {
+			out = &Schedule{Arrivals: x.Arrivals, LatencyLimitMs: x.LatencyLimitMs}
+		}
+		started := x.Achieved * p.v.Secs
+		out.Rate += x.Rate
+		offered += x.Offered * p.v.Secs
+		achieved += started
+		lagMs += x.LagMeanMs * started
+		out.LagMaxSecs = max(out.LagMaxSecs, x.LagMaxSecs)
+		out.Backlog += x.Backlog
+		out.Skipped += x.Skipped
+	}
+	if out == nil {
+		return nil
+	}
+	if secs > 0 {
+		out.Offered, out.Achieved = offered/secs, achieved/secs
+	}
+	if achieved > 0 {
+		out.LagMeanMs = lagMs / achieved
+	}
+	out.Met = out.Achieved >= 0.99*out.Offered
+	return out
 }
 
 // stepMerge is one step's merge over the shards: the merged record as it is built, and the

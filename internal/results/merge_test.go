@@ -108,3 +108,20 @@ func TestMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeSchedule checks the merge of two shards' fixed rates: rates and counts add up over
+// the merged time, the mean lag is weighted by the operations started, the largest lag kept.
+func TestMergeSchedule(t *testing.T) {
+	ps := []shardOf[Step]{
+		{v: Step{Secs: 10, Schedule: &Schedule{Rate: 1000, Arrivals: "poisson", Offered: 1000, Achieved: 1000, LagMeanMs: 1, LagMaxSecs: 0.1, Backlog: 1, Skipped: 2}}},
+		{v: Step{Secs: 10, Schedule: &Schedule{Rate: 1000, Arrivals: "poisson", Offered: 1000, Achieved: 500, LagMeanMs: 4, LagMaxSecs: 2, Backlog: 3, Skipped: 0}}},
+	}
+	got := mergeSchedule(ps, 10)
+	want := Schedule{Rate: 2000, Arrivals: "poisson", Offered: 2000, Achieved: 1500, LagMeanMs: 2, LagMaxSecs: 2, Backlog: 4, Skipped: 2, Met: false}
+	if got == nil || *got != want {
+		t.Fatalf("merged schedule %+v, want %+v", got, want)
+	}
+	if mergeSchedule([]shardOf[Step]{{v: Step{Secs: 1}}}, 1) != nil {
+		t.Fatal("shards without a schedule merged into one")
+	}
+}
