@@ -33,24 +33,10 @@ func RatePoints(series []Series, of string, goal *results.SLO) []RatePoint {
 		}
 		p := RatePoint{Rate: sr.Rate, Meets: true}
 		for _, step := range stepsOf(sr.Steps) {
-			var us []float64
-			for _, s := range sr.Steps {
-				if s.Step != step || s.Schedule == nil || s.Status == results.StatusFailed {
-					continue
-				}
-				v, ok := metric.GoalLatency(s, goal.Percentile)
-				if !ok {
-					continue
-				}
-				p.Meets = p.Meets && s.Schedule.Met
-				us = append(us, v)
-			}
-			if len(us) == 0 {
-				continue
-			}
-			p.Known = true
-			if stats.Summarize(us).Median > goal.LimitUs {
-				p.Meets = false
+			meets, _, ok := MeetsGoal(sr.Steps, step, goal)
+			if ok {
+				p.Known = true
+				p.Meets = p.Meets && meets
 			}
 		}
 		p.Meets = p.Meets && p.Known
@@ -68,6 +54,31 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// MeetsGoal judges step of the records steps (a target's repetitions at one fixed rate) by
+// goal: it meets it when the median of the repetitions' goal percentile (metric.GoalLatency) is
+// at most the limit and every repetition kept its rate. us is that median; ok is false when no
+// repetition at a fixed rate had the figure.
+func MeetsGoal(steps []*results.Step, step string, goal *results.SLO) (meets bool, us float64, ok bool) {
+	var xs []float64
+	kept := true
+	for _, s := range steps {
+		if s.Step != step || s.Schedule == nil || s.Status == results.StatusFailed {
+			continue
+		}
+		v, has := metric.GoalLatency(s, goal.Percentile)
+		if !has {
+			continue
+		}
+		kept = kept && s.Schedule.Met
+		xs = append(xs, v)
+	}
+	if len(xs) == 0 {
+		return false, 0, false
+	}
+	us = stats.Summarize(xs).Median
+	return kept && us <= goal.LimitUs, us, true
 }
 
 // CapacityOf is the capacity of target of: the highest rate of its sweep that met goal (0 when

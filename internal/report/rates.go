@@ -23,8 +23,10 @@ type RatePointFigures struct {
 	// the repetitions; NaN: not measured).
 	Rate    float64
 	Figures []float64
-	// Goal is the latency goal's percentile at it, µs (NaN without --slo).
-	Goal float64
+	// Goal is the latency goal's percentile at it, µs (NaN without --slo or the figure); Meets
+	// says whether it met the goal (check.MeetsGoal).
+	Goal  float64
+	Meets bool
 }
 
 // RateLine is a target's rates in one step of a sweep of rates, by increasing rate.
@@ -99,15 +101,8 @@ func RateSweeps(runs []*results.Run) []RateStep {
 						p.Figures = append(p.Figures, v)
 					}
 					if rr.slo != nil {
-						var us []float64
-						for _, st := range s.Steps {
-							if v, ok := metric.GoalLatency(st, rr.slo.Percentile); ok && st.Step == step && st.Status != results.StatusFailed {
-								us = append(us, v)
-							}
-						}
-						if len(us) > 0 {
-							slices.Sort(us)
-							p.Goal = us[len(us)/2]
+						if meets, us, ok := check.MeetsGoal(s.Steps, step, rr.slo); ok {
+							p.Goal, p.Meets = us, meets
 						}
 					}
 					line.Points = append(line.Points, p)
@@ -212,19 +207,18 @@ func columnName(m *metric.Metric) string {
 	return m.Name
 }
 
-// goalText says whether point p met goal g: "met" or "missed", with the percentile when it
-// missed by latency, "-" when not measured.
+// goalText says whether point p met goal g: "met", or "missed" with the percentile when it
+// missed by latency, else because a repetition did not keep its rate; "-" when not measured.
 func goalText(p RatePointFigures, g *results.SLO) string {
-	kept := p.Figures[slices.Index(rateFigures, "kept")]
 	switch {
 	case math.IsNaN(p.Goal):
 		return "-"
+	case p.Meets:
+		return "met"
 	case p.Goal > g.LimitUs:
 		return fmt.Sprintf("missed (%s %s)", g.Name, durText(p.Goal))
-	case kept == 0:
-		return "missed (rate not kept)"
 	}
-	return "met"
+	return "missed (rate not kept)"
 }
 
 // durText renders µs as a short duration: 850µs, 12.5ms, 2.1s.
