@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -42,18 +43,8 @@ func RatePoints(series []Series, of string, goal *results.SLO) []RatePoint {
 		p.Meets = p.Meets && p.Known
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b RatePoint) int { return cmpFloat(a.Rate, b.Rate) })
+	slices.SortFunc(out, func(a, b RatePoint) int { return cmp.Compare(a.Rate, b.Rate) })
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // MeetsGoal judges step of the records steps (a target's repetitions at one fixed rate) by

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -107,7 +108,7 @@ func RateSweeps(runs []*results.Run) []RateStep {
 					}
 					line.Points = append(line.Points, p)
 				}
-				slices.SortFunc(line.Points, func(a, b RatePointFigures) int { return cmpRate(a.Rate, b.Rate) })
+				slices.SortFunc(line.Points, func(a, b RatePointFigures) int { return cmp.Compare(a.Rate, b.Rate) })
 				k, ok := index[step]
 				if !ok {
 					k = len(out)
@@ -119,16 +120,6 @@ func RateSweeps(runs []*results.Run) []RateStep {
 		}
 	}
 	return out
-}
-
-func cmpRate(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // rateText renders a rate as given: 2000, 0.5.
