@@ -350,10 +350,13 @@ func throughputChart(runs []*results.Run, step string) map[string]any {
 
 // lagChart overlays how far behind their fixed rate's schedule the clients were at each second
 // (lag_secs of intervals.jsonl), s: a line per target that fell behind at all; none for a step
-// that kept its schedule or had none.
+// that kept its schedule or was not run at a fixed rate (atRate).
 func lagChart(runs []*results.Run, step string) map[string]any {
 	var series []map[string]any
 	for ri, r := range runs {
+		if !atRate(r, step) {
+			continue
+		}
 		for _, tg := range targetsOf(r) {
 			for _, rep := range repsOf(r, tg) {
 				var data [][2]float64
@@ -371,6 +374,26 @@ func lagChart(runs []*results.Run, step string) map[string]any {
 		}
 	}
 	return lineChart(step+": schedule lag at each second (--rate)", "s", false, series)
+}
+
+// atRate says whether run r ran step at a fixed rate (--rate): a record of the step has its
+// schedule, or, before any record, the run was given a rate. The paced writers of a step with
+// rates of their own (the insert benchmark's query steps) have lag figures too, but no chart.
+func atRate(r *results.Run, step string) bool {
+	seen := false
+	for i := range r.Steps {
+		if r.Steps[i].Step == step {
+			seen = true
+			if r.Steps[i].Schedule != nil {
+				return true
+			}
+		}
+	}
+	if seen || r.Manifest == nil {
+		return false
+	}
+	_, ok := r.Manifest.Config["rate"]
+	return ok
 }
 
 // repsOf returns the repetitions of target tg in run r (0 alone in a run without repeats).
