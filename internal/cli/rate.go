@@ -29,6 +29,20 @@ const maxSLO = time.Hour
 type rateFlags struct {
 	rate, arrivals, slo string
 	latencyLimit        time.Duration
+	// rates is --rate parsed (parse), nil when not given.
+	rates []float64
+}
+
+// parse parses --rate when given (given("rate")) into r.rates, or returns a usage error; the
+// workload is built with its largest (workload.Shared.Rate), the run with all of them (build).
+func (r *rateFlags) parse(given func(string) bool) error {
+	r.rates = nil
+	if !given("rate") {
+		return nil
+	}
+	var err error
+	r.rates, err = parseRates(r.rate)
+	return err
 }
 
 func (r *rateFlags) add(fl *pflag.FlagSet) {
@@ -43,16 +57,10 @@ var rateFlagNames = []string{"rate", "arrivals", "latency-limit", "slo"}
 
 // build returns the run's fixed rate (nil without --rate or a workload flag that spells it),
 // the rates of a sweep (nil for one rate) and the latency goal, or a usage error of one line.
-// given says whether the command line gave a flag; wl's spelling of the rate (YCSB's
-// --target) stands for --rate.
+// given says whether the command line gave a flag; --rate is parsed already (parse); wl's
+// spelling of the rate (YCSB's --target) stands for --rate.
 func (r *rateFlags) build(given func(string) bool, seed uint64, wl workload.Workload) (*runner.Pace, []float64, *results.SLO, error) {
-	var rates []float64
-	if given("rate") {
-		var err error
-		if rates, err = parseRates(r.rate); err != nil {
-			return nil, nil, nil, err
-		}
-	}
+	rates := r.rates
 	arrivals, err := gen.ParseArrivals(r.arrivals)
 	if err != nil {
 		return nil, nil, nil, usagef("--arrivals %q: %v", input.Short(r.arrivals), err)

@@ -95,12 +95,11 @@ func buildConfig(ctx context.Context, cmd *cobra.Command, env *Env, f *runFlags)
 	if cmd.Flags().Changed("cleanup-wait-secs") {
 		shared.CleanupWaitSecs = &f.cleanupSec
 	}
-	if cmd.Flags().Changed("rate") {
-		rates, err := parseRates(f.rates.rate)
-		if err != nil {
-			return bench.Config{}, err
-		}
-		shared.Rate = rates[len(rates)-1]
+	if err := f.rates.parse(cmd.Flags().Changed); err != nil {
+		return bench.Config{}, err
+	}
+	if rs := f.rates.rates; rs != nil {
+		shared.Rate = rs[len(rs)-1]
 	}
 	wl, err := f.def.Build(shared)
 	if err != nil {

@@ -176,8 +176,9 @@ func scalingSections(runs []*results.Run) []htmlStep {
 // the rate the clients achieved (one line per target from the intended start, p99, and a dashed
 // one of its service time) above its table; nil when no run swept rates.
 func rateSections(runs []*results.Run) []htmlStep {
-	sweeps := RateSweeps(runs)
-	tables := rateTables(sweeps, rateRuns(runs))
+	rrs := rateRuns(runs)
+	sweeps := rateSweeps(rrs)
+	tables := rateTables(sweeps, rrs)
 	ach, p99, svc := slices.Index(rateFigures, "achieved"), slices.Index(rateFigures, "p99"), slices.Index(rateFigures, "svc_p99")
 	var out []htmlStep
 	for i, s := range sweeps {

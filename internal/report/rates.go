@@ -72,10 +72,13 @@ func rateRuns(runs []*results.Run) []rateRun {
 
 // RateSweeps returns every step of the runs' sweeps of rates (run --rate 1000,2000,4000), in
 // step order; nil when none swept rates.
-func RateSweeps(runs []*results.Run) []RateStep {
+func RateSweeps(runs []*results.Run) []RateStep { return rateSweeps(rateRuns(runs)) }
+
+// rateSweeps is RateSweeps of the runs' sweeps rrs.
+func rateSweeps(rrs []rateRun) []RateStep {
 	var out []RateStep
 	index := map[string]int{}
-	for _, rr := range rateRuns(runs) {
+	for _, rr := range rrs {
 		for _, of := range rr.of {
 			var steps []string
 			for _, s := range rr.series {
@@ -129,7 +132,10 @@ func rateText(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
 // rate with the rate kept, the response times from the intended start and the service time,
 // the schedule's lag and skips, the CPU per operation; then each target's capacity when the run
 // gave a latency goal. nil when no run swept rates.
-func RateTables(runs []*results.Run) []*Table { return rateTables(RateSweeps(runs), rateRuns(runs)) }
+func RateTables(runs []*results.Run) []*Table {
+	rrs := rateRuns(runs)
+	return rateTables(rateSweeps(rrs), rrs)
+}
 
 func rateTables(sweeps []RateStep, rrs []rateRun) []*Table {
 	var out []*Table

@@ -37,30 +37,19 @@ func BenchmarkTick(b *testing.B) {
 
 // BenchmarkWork is the runner's per-operation cost: a worker's loop (work) calling an operation
 // that records itself on its Meter, b.N times; the operation does nothing else.
-func BenchmarkWork(b *testing.B) {
-	m := NewMeter(len(testKinds), false)
-	n := 0
-	op := func(ctx context.Context, m *Meter) (bool, error) {
-		n++
-		if n > b.N {
-			return true, nil
-		}
-		m.Done(kIns, time.Now(), 1)
-		return false, nil
-	}
-	var ended atomic.Bool
-	b.ReportAllocs()
-	b.ResetTimer()
-	if err := work(context.Background(), Worker{Name: "w", Op: op}, m, nil, 0, &ended); err != nil {
-		b.Fatal(err)
-	}
-}
+func BenchmarkWork(b *testing.B) { benchWork(b, NewMeter(len(testKinds), false), nil) }
 
 // BenchmarkWorkPaced is BenchmarkWork on a Poisson schedule that is always due (it began an
 // hour ago at a rate of a billion per second): the cost the schedule adds to each operation.
 func BenchmarkWorkPaced(b *testing.B) {
 	m := NewMeter(len(testKinds), true)
 	m.sched.rate, m.sched.units = 1e9, 1
+	benchWork(b, m, gen.NewSchedule(time.Now().Add(-time.Hour), 1e9, gen.Poisson, 1))
+}
+
+// benchWork runs b.N operations that record one insert each through work's loop on meter m,
+// paced by p (nil: a closed loop).
+func benchWork(b *testing.B, m *Meter, p *gen.Pacer) {
 	n := 0
 	op := func(ctx context.Context, m *Meter) (bool, error) {
 		n++
@@ -70,7 +59,6 @@ func BenchmarkWorkPaced(b *testing.B) {
 		m.Done(kIns, time.Now(), 1)
 		return false, nil
 	}
-	p := gen.NewSchedule(time.Now().Add(-time.Hour), 1e9, gen.Poisson, 1)
 	var ended atomic.Bool
 	b.ReportAllocs()
 	b.ResetTimer()
