@@ -22,6 +22,7 @@ import (
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/live"
 	"github.com/rumbench/rumbench/internal/memcap"
+	"github.com/rumbench/rumbench/internal/netblock"
 	"github.com/rumbench/rumbench/internal/redact"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/runner"
@@ -115,6 +116,12 @@ type Config struct {
 	// SLO, when not nil, is the latency goal (--slo) recorded in the manifest: the reports mark
 	// each target's capacity by it.
 	SLO *results.SLO
+	// Faults are injected into every step that is not a load (--fault), each at its time from
+	// the step's start; the engine must implement table.Faulter. Tolerate is the error classes
+	// those steps go on through (--tolerate-errors; with faults, connection and timeout
+	// errors too).
+	Faults   []runner.Fault
+	Tolerate runner.Tolerance
 
 	// Shard, when not nil, is recorded in the manifest: this run is one shard of a split run.
 	Shard *results.ShardInfo
@@ -564,6 +571,13 @@ func runEngine(ctx context.Context, cfg Config, t results.Target, spec engine.Sp
 	}
 	setup := runner.Setup{Label: label, Engine: eng, Sampler: sampler, Rows: run.Rows, SyncLatency: cfg.SyncAcct.Latency,
 		PSSEvery: cfg.PSSEvery, Memory: mem, OnTick: out.interval, Settle: cfg.Settle, SettleDir: dir}
+	if f, ok := eng.(table.Faulter); ok && len(cfg.Faults) > 0 {
+		setup.Faulter = f
+		if slices.ContainsFunc(cfg.Faults, func(f runner.Fault) bool { return f.Kind == "sever" }) {
+			netblock.Track(true)
+			defer netblock.Track(false)
+		}
+	}
 	if out.live() {
 		setup.OnSample = out.sample
 	}
@@ -718,6 +732,20 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 		return fmt.Errorf("%s: %s: %w", eng, name, err)
 	}
 	st.Pace = paceOf(cfg, name)
+	faulted := false
+	if !isLoad(cfg, name) {
+		st.Tolerate = cfg.Tolerate
+		if len(cfg.Faults) > 0 && setup.Faulter != nil {
+			st.Faults, faulted = cfg.Faults, true
+			st.Tolerate = st.Tolerate.With(table.ClassConnection).With(table.ClassTimeout)
+		}
+	}
+	ack, _ := run.(workload.AckChecker)
+	if faulted && ack != nil {
+		if err := ack.BeforeFaults(ctx, name); err != nil {
+			return fmt.Errorf("%s: %s: %w", eng, name, err)
+		}
+	}
 	if cfg.Barrier != nil {
 		if err := cfg.Barrier(ctx, eng+"/"+name); err != nil {
 			if ctx.Err() != nil {
@@ -731,6 +759,13 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 	if what != "" {
 		res.Cleanup, res.CleanupSecs = what, cleanupSecs
 	}
+	if faulted && ack != nil && runErr == nil && ctx.Err() == nil {
+		a, err := ack.CheckAcknowledged(ctx, name)
+		if err != nil {
+			runErr = fmt.Errorf("acknowledged writes: %w", err)
+		}
+		res.AckCheck = &a
+	}
 	if err := out.step(res); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -743,14 +778,17 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 // paceOf is the fixed rate of step name: the run's, unless the step loads the data (a load runs
 // flat out, as its reference does).
 func paceOf(cfg Config, name string) *runner.Pace {
-	if cfg.Pace == nil {
-		return nil
-	}
-	if r, ok := cfg.Workload.(workload.Reuser); ok && slices.Contains(r.LoadSteps(), name) {
+	if cfg.Pace == nil || isLoad(cfg, name) {
 		return nil
 	}
 	p := *cfg.Pace
 	return &p
+}
+
+// isLoad says whether step name loads the workload's data.
+func isLoad(cfg Config, name string) bool {
+	r, ok := cfg.Workload.(workload.Reuser)
+	return ok && slices.Contains(r.LoadSteps(), name)
 }
 
 // checkDir refuses a non-empty directory unless fresh.

@@ -170,13 +170,17 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 	if err != nil {
 		return bench.Config{}, err
 	}
+	faults, tolerate, err := f.faults.build(engines, f.dsn != "")
+	if err != nil {
+		return bench.Config{}, err
+	}
 	if rs, err := rateSweep(f, rates); err != nil {
 		return bench.Config{}, err
 	} else if rs != nil {
 		sweep = rs
 	}
 	return bench.Config{
-		Sweep: sweep, Pace: pace, SLO: slo,
+		Sweep: sweep, Pace: pace, SLO: slo, Faults: faults, Tolerate: tolerate,
 		Workload: wl, Targets: targets, CacheMB: f.cacheMB, EngineCacheBytes: engineCache, Sync: f.sync,
 		DataDir: f.dataDir, Fresh: f.fresh, KeepData: f.keepData, Out: f.out, Label: label,
 		RunID:       env.Now().UTC().Format("20060102T150405Z") + "-" + label,

@@ -43,6 +43,7 @@ type runFlags struct {
 	prepare, reuse                  bool
 	checks                          checkFlags
 	rates                           rateFlags
+	faults                          faultFlags
 	checkExprs                      []check.Expr
 	file, replay                    string
 	shardFlags                      shardFlags
@@ -73,7 +74,7 @@ const defaultWorkload = "insert"
 // a preparation), the settling wait and warm-up of the measured steps (prepare runs only load
 // steps) and --keep-data (prepare keeps the data).
 var runOnlyFlags = append([]string{"recipe", "scale", "reuse", "repeat", "keep-data", "warmup-secs", "cleanup-wait-secs",
-	"shard", "group", "barrier-timeout-secs"}, rateFlagNames...)
+	"shard", "group", "barrier-timeout-secs"}, append(rateFlagNames, faultFlagNames...)...)
 
 // newRunCmd is rumbench run: the default workload's run, with one subcommand per registered
 // workload (rumbench run ycsb), each with the shared flags and its workload's own.
@@ -249,6 +250,7 @@ func addSharedFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.IntVar(&f.repeat, "repeat", 1, "run every target this many times, interleaved (A B A B ...); tables show each figure's median and its confidence interval (6 or more give 95%)")
 	f.checks.add(fl)
 	f.rates.add(fl)
+	f.faults.add(fl)
 	fl.StringVarP(&f.file, "file", "f", "", "run file: a YAML mapping of these flags' long names to values (docs/usage.md: Using rumbench in CI); the command line's flags override it")
 	fl.StringVar(&f.replay, "replay", "", "run again the run in this directory, from the run file it holds ("+RunFileName+")")
 	f.shardFlags.add(fl)

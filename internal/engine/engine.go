@@ -114,6 +114,10 @@ type Spec struct {
 	// names a release's target when a run compares several (--server-bin DIR1,DIR2). nil: the
 	// engine has no releases to compare.
 	Release func(ctx context.Context, binDir string) (string, error)
+	// Faults is true for a server engine whose sessions reconnect after a lost connection and
+	// that implements table.Faulter: rumbench run --fault and --tolerate-errors connection
+	// take it.
+	Faults bool
 	// Unavailable, when set, says why this binary cannot open the engine (a cgo engine built
 	// without its tag): the engine is listed, and refused with this line.
 	Unavailable string

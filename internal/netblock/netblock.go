@@ -37,16 +37,16 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 }
 
 // DialFor returns the dialer of an I/O mode: "blocking" (Dial), "raw" (DialRaw), anything else
-// Go's network poller (net.Dialer).
+// Go's network poller (net.Dialer); its connections can be severed (Sever).
 func DialFor(mode string) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	switch mode {
 	case "blocking":
-		return Dial
+		return gated(Dial)
 	case "raw":
-		return DialRaw
+		return gated(DialRaw)
 	}
 	var d net.Dialer
-	return d.DialContext
+	return gated(d.DialContext)
 }
 
 // DialRaw is Dial for a connection whose reads and writes are raw system calls:

@@ -160,6 +160,18 @@ type Step struct {
 	// Retries counts operations abandoned after a deadlock or lock conflict (rolled back) and
 	// tried again; they are not in Ops (sysbench's "ignored errors").
 	Retries int64 `json:"retries"`
+	// Errors counts the operations that failed with an error the step tolerated (rumbench run
+	// --tolerate-errors, --fault), by class (table.ErrorClass: "connection", "timeout",
+	// "conflict", "constraint", "other"), warm-up included; absent when none failed.
+	Errors map[string]int64 `json:"errors,omitempty"`
+	// UnknownOutcome is the failed operations whose connection broke in flight: they may have
+	// committed. Reconnects is the sessions' successes after a lost connection.
+	UnknownOutcome int64 `json:"unknown_outcome,omitempty"`
+	Reconnects     int64 `json:"reconnects,omitempty"`
+	// Faults are the faults injected into the step (rumbench run --fault) and their figures;
+	// AckCheck the workload's check of its acknowledged writes after them (nil: none ran).
+	Faults   []Fault   `json:"faults,omitempty"`
+	AckCheck *AckCheck `json:"ack_check,omitempty"`
 
 	// Rows is the table rows at the end of the step (all tables).
 	Rows int64 `json:"rows"`
@@ -363,6 +375,57 @@ type Interval struct {
 	// no client is paced or none is behind.
 	LagSecs float64 `json:"lag_secs,omitempty"`
 	Backlog int64   `json:"backlog,omitempty"`
+	// Failed is the operations that failed in the interval (tolerated errors), Faults the
+	// kinds of the faults injected in it.
+	Failed int64    `json:"failed,omitempty"`
+	Faults []string `json:"faults,omitempty"`
+}
+
+// Fault is one fault injected into a step (rumbench run --fault) and what the clients saw.
+type Fault struct {
+	// Kind is "kill", "restart", "stop" or "sever"; AtSecs when it was injected, from the
+	// step's start; ForSecs how long a stop or a sever lasted.
+	Kind    string  `json:"kind"`
+	AtSecs  float64 `json:"at_secs"`
+	ForSecs float64 `json:"for_secs,omitempty"`
+	// Error says why the fault could not be injected or the server not started again.
+	Error string `json:"error,omitempty"`
+	// UnavailSecs is how long the target served no one: from the first operation that failed
+	// after the fault (for a stop, which stalls rather than fails: the fault) to the first
+	// success, by any client, of an operation started after its own failure; 0 when no
+	// operation failed. Until the step's end when none succeeded again (Unrecovered).
+	UnavailSecs float64 `json:"unavail_secs"`
+	// RecoverSecs is from the fault to the end of the first interval after the outage whose
+	// rate is back to 90% of BaselineRate, the median per-interval rate of the 30 s before the
+	// fault; absent when it was not back by the step's end (Unrecovered) or there was no
+	// interval before the fault. RecoveryP99Us is the p99 response time of that window (from
+	// the intended starts at a fixed rate).
+	RecoverSecs   *float64 `json:"recover_secs,omitempty"`
+	BaselineRate  float64  `json:"baseline_rate_per_sec"`
+	RecoveryP99Us float64  `json:"recovery_p99_us,omitempty"`
+	Unrecovered   bool     `json:"unrecovered,omitempty"`
+	// Failed is the operations that failed from the fault to the next one (or the step's end),
+	// Unknown those of them of unknown outcome.
+	Failed  int64 `json:"failed"`
+	Unknown int64 `json:"unknown_outcome"`
+	// ServerReadySecs is how long the server took, after it was started again (kill,
+	// restart), to accept connections: its crash recovery after a kill.
+	ServerReadySecs float64 `json:"server_ready_secs,omitempty"`
+}
+
+// AckCheck is a workload's check, after a step with faults, of the writes its clients were told
+// committed (workload.AckChecker).
+type AckCheck struct {
+	// Checked says whether the step's writes could be checked; How says how, or why not.
+	Checked bool   `json:"checked"`
+	How     string `json:"how"`
+	// Acknowledged is the writes the clients were told committed, Unknown those whose
+	// connection broke in flight (they may or may not have committed).
+	Acknowledged int64 `json:"acknowledged"`
+	Unknown      int64 `json:"unknown_outcome"`
+	// Lost is the acknowledged writes the check did not find: at least this many (an
+	// operation of unknown outcome that committed can hide one lost write).
+	Lost int64 `json:"lost"`
 }
 
 // Kind returns the step's kind named name, nil when the step has none.

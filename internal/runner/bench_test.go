@@ -62,7 +62,7 @@ func benchWork(b *testing.B, m *Meter, p *gen.Pacer) {
 	var ended atomic.Bool
 	b.ReportAllocs()
 	b.ResetTimer()
-	if err := work(context.Background(), Worker{Name: "w", Op: op}, m, p, 0, &ended); err != nil {
+	if err := work(context.Background(), Worker{Name: "w", Op: op}, m, p, 0, &ended, 0); err != nil {
 		b.Fatal(err)
 	}
 }

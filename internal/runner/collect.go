@@ -62,6 +62,8 @@ type collector struct {
 	lastEngine map[string]int64
 	// lagMax is the largest schedule lag a tick of the measured window saw, s.
 	lagMax float64
+	// faults is the step's fault schedule as it runs (nil: none).
+	faults *faults
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -157,6 +159,7 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 	}
 	c.takeExtra(c.cur, pss)
 	iv := c.interval(c.prev, c.cur)
+	c.faultTick(&iv, c.prev, c.cur)
 	if !final && iv.Secs-c.tickSecs() > max(c.tickSecs()/2, minLateSecs) {
 		c.lateTicks++
 	}
@@ -293,6 +296,7 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 			MaxUs: float64(b.kinds[k].hist.IntervalMax) / 1e3}
 	}
 	iv.LagSecs, iv.Backlog = c.lag(b.t)
+	iv.Failed = b.failed - a.failed
 	if c.based {
 		c.lagMax = max(c.lagMax, iv.LagSecs)
 	}
@@ -344,6 +348,8 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	c.rateFigures(&r, w)
 	c.scheduleFigures(&r, w)
 	c.latencyFigures(&r, b)
+	c.errorFigures(&r)
+	c.faultFigures(&r, b.t)
 	if c.st.Finish != nil {
 		c.st.Finish(&r)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rumbench/rumbench/internal/hist"
+	"github.com/rumbench/rumbench/internal/table"
 )
 
 // Meter records one worker's operations. Its methods are called by the worker's goroutine only;
@@ -28,6 +29,16 @@ type Meter struct {
 	from, to time.Time
 	// sched is the worker's schedule's figures, zero when it is not paced.
 	sched schedule
+	// errs counts the failed operations by class (table.ErrorClass), unknown those of them
+	// whose outcome is unknown (a connection lost in flight), reconnects the successes that
+	// followed a connection's failure; lostConn is set by a connection's failure until the next
+	// success (the worker's own).
+	errs       [table.NumErrorClasses]atomic.Int64
+	unknown    atomic.Int64
+	reconnects atomic.Int64
+	lostConn   bool
+	// watch is the fault being watched (nil: none): see faultWatch.
+	watch atomic.Pointer[faultWatch]
 }
 
 // schedule is a paced worker's figures of its schedule: set by the worker's loop, read by the
@@ -92,6 +103,13 @@ func (m *Meter) DoneAt(k KindID, start, now time.Time, units int) {
 // statement of a transaction: origin is the transaction's start): it counts in the step's
 // figures when origin is inside the measured window, as the rest of its unit does.
 func (m *Meter) DoneIn(k KindID, origin, start, now time.Time, units int) {
+	if w := m.watch.Load(); w != nil {
+		w.succeeded(start, now)
+	}
+	if m.lostConn {
+		m.lostConn = false
+		m.reconnects.Add(1)
+	}
 	km := &m.kinds[k]
 	if origin.Before(m.from) || !m.to.IsZero() && !origin.Before(m.to) {
 		km.warmOps.Add(1)
@@ -127,3 +145,20 @@ func (m *Meter) Commit(n int) { m.commits.Add(int64(n)) }
 // Retry records an operation abandoned after a deadlock or lock conflict and tried again (not
 // counted in the operations): sysbench's "ignored errors".
 func (m *Meter) Retry() { m.retries.Add(1) }
+
+// Failed records an operation that failed with err and was not retried: counted by its class
+// (table.ClassOf), and as of unknown outcome when its connection broke in flight. The runner
+// calls it for the errors a step tolerates (Step.Tolerate).
+func (m *Meter) Failed(err error, now time.Time) {
+	c := table.ClassOf(err)
+	m.errs[c].Add(1)
+	if c == table.ClassConnection {
+		m.lostConn = true
+		if table.UnknownOutcome(err) {
+			m.unknown.Add(1)
+		}
+	}
+	if w := m.watch.Load(); w != nil {
+		w.failed(now)
+	}
+}

@@ -55,6 +55,8 @@ type Setup struct {
 	// SettleDir is a directory on the file system that settling syncs (the engine's data
 	// directory); empty syncs none (a server given with --dsn keeps its data elsewhere).
 	SettleDir string
+	// Faulter injects the steps' Faults (nil: the target takes none).
+	Faulter table.Faulter
 }
 
 // ErrTimeLimit is the cause of a step stopped by its MaxDuration.
@@ -89,7 +91,11 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 		defer t.Stop()
 	}
 	r.startWorkers(from, to)
-	r.observe(tickOf(tgt))
+	driversDone := make(chan struct{})
+	go func() { r.drivers.Wait(); close(driversDone) }()
+	r.startFaults(driversDone)
+	r.observe(tickOf(tgt), driversDone)
+	r.waitFaults()
 	stopBg()
 	r.background.Wait()
 	r.settleWrites()
@@ -248,16 +254,14 @@ func (r *stepRun) runWorker(ctx context.Context, wg *sync.WaitGroup, w Worker, m
 	if r.st.Pace != nil && m.sched.units > 0 {
 		limit = r.st.Pace.LatencyLimit
 	}
-	if err := work(ctx, w, m, p, limit, &r.ended); err != nil {
+	if err := work(ctx, w, m, p, limit, &r.ended, r.st.Tolerate); err != nil {
 		r.fail(fmt.Errorf("%s: %w", w.Name, err))
 	}
 }
 
-// observe is the observer's loop while the drivers run: a tick every tick, a sample of the rate
+// observe is the observer's loop until the drivers are done (driversDone): a tick every tick, a sample of the rate
 // every sliceSample, and the warm-up's end on a sample of its own.
-func (r *stepRun) observe(tick time.Duration) {
-	driversDone := make(chan struct{})
-	go func() { r.drivers.Wait(); close(driversDone) }()
+func (r *stepRun) observe(tick time.Duration, driversDone <-chan struct{}) {
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	// The warm-up ends on a sample of its own, and the ticks after it are counted from there,
@@ -333,11 +337,13 @@ func (r *stepRun) finish(res results.Step) (results.Step, error) {
 	return res, nil
 }
 
-// work is a worker's loop: pace (p, nil for a closed loop), call Op, stop on done, error,
-// cancellation or the end of a timed step's window (ended). A paced call already later than
+// work is a worker's loop: pace (p, nil for a closed loop), call Op, stop on done, an error it
+// does not tolerate (an error of a class in tolerate is counted, and a lost connection waits a
+// backoff), cancellation or the end of a timed step's window (ended). A paced call already later than
 // limit (> 0) when its turn comes is skipped. An error that comes from the cancellation of ctx
 // is a clean stop.
-func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Duration, ended *atomic.Bool) error {
+func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Duration, ended *atomic.Bool, tolerate Tolerance) error {
+	lost, rng := 0, uint64(time.Now().UnixNano())|1
 	if p != nil {
 		// The arrivals of the window not taken when the worker stopped: those due by the
 		// window's end (a timed step), or by the worker's own end (a step of counts, where a
@@ -380,13 +386,53 @@ func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Dura
 			if ctx.Err() != nil {
 				return nil
 			}
-			return err
+			c := table.ClassOf(err)
+			if !tolerate.Has(c) {
+				return err
+			}
+			m.Failed(err, time.Now())
+			if c == table.ClassConnection {
+				lost++
+				if !backoff(ctx, lost, &rng) {
+					return nil
+				}
+			}
+			continue
 		}
+		lost = 0
 		if done {
 			return nil
 		}
 	}
 	return nil
+}
+
+// Backoff bounds: a worker whose connection failed n times in a row waits a random time between
+// half and all of min(backoffMax, backoffMin·2^(n-1)) before its next operation.
+const (
+	backoffMin = 5 * time.Millisecond
+	backoffMax = time.Second
+)
+
+// backoff waits after the n-th connection failure in a row (see backoffMin) and says whether
+// the worker goes on (false: ctx ended). rng is the worker's xorshift state.
+func backoff(ctx context.Context, n int, rng *uint64) bool {
+	d := backoffMax
+	if n < 10 {
+		d = min(backoffMax, backoffMin<<(n-1))
+	}
+	*rng ^= *rng << 13
+	*rng ^= *rng >> 7
+	*rng ^= *rng << 17
+	d = d/2 + time.Duration(*rng%uint64(d/2+1))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // snapshot is the merged state of all meters, and the system, at one instant.
@@ -407,10 +453,12 @@ type snapshot struct {
 	srvOK   bool
 	commits int64
 	retries int64
-	acct    syncacct.Sample
-	acctOK  bool
-	mem     memcap.Sample
-	memOK   bool
+	// failed is the operations failed (Meter.Failed), every class.
+	failed int64
+	acct   syncacct.Sample
+	acctOK bool
+	mem    memcap.Sample
+	memOK  bool
 }
 
 // kindSnapshot is one kind's merged counters and histograms: ops and units (and the
@@ -442,10 +490,11 @@ func (s *snapshot) copyFrom(o *snapshot) {
 
 func (s *snapshot) take(meters []*Meter, sampler *sysstat.Sampler, t time.Time, tmp *hist.Snapshot) {
 	s.t = t
-	s.commits, s.retries = 0, 0
+	s.commits, s.retries, s.failed = 0, 0, 0
 	for _, m := range meters {
 		s.commits += m.commits.Load()
 		s.retries += m.retries.Load()
+		s.failed += m.failedOps()
 	}
 	for k := range s.kinds {
 		ks := &s.kinds[k]

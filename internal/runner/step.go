@@ -10,6 +10,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/gen"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/table"
 )
 
 // Role says how a worker relates to the end of its step.
@@ -145,6 +146,30 @@ type Step struct {
 	// Finish, when set, completes the step's result from what was measured (a workload's own
 	// figure: sysbench's scan rate in thousand rows per second from the mean event latency).
 	Finish func(r *results.Step)
+	// Tolerate is the error classes the step's workers go on through: an operation that fails
+	// with one is counted (Meter.Failed) and the worker goes on, after a backoff when its
+	// connection was lost. Any other error fails the step.
+	Tolerate Tolerance
+	// Faults are injected into the target while the step runs (Setup.Faulter), each at its
+	// time from the step's start, and measured (results.Fault).
+	Faults []Fault
+}
+
+// Tolerance is a set of error classes (bit c: table.ErrorClass c).
+type Tolerance uint8
+
+// With returns the set with class c added.
+func (t Tolerance) With(c table.ErrorClass) Tolerance { return t | 1<<c }
+
+// Has says whether the set holds class c.
+func (t Tolerance) Has(c table.ErrorClass) bool { return t&(1<<c) != 0 }
+
+// Fault is one fault of a step's schedule (rumbench run --fault).
+type Fault struct {
+	// Kind is "kill", "restart", "stop" or "sever" (see table.Faulter).
+	Kind string
+	// At is when it is injected, from the step's start; For how long a stop or a sever lasts.
+	At, For time.Duration
 }
 
 // SafetyNet is the limit of a timed step planned to last d (its warm-up and measured time): its

@@ -27,6 +27,18 @@ type treeWalker struct {
 	// reaped between reading its parent's stat and its own is missed by one walk (it is in
 	// neither), and a cumulative figure must not fall.
 	lastCPU, lastUser uint64
+	// baseCPU and baseUser are the CPU of the trees of the server's earlier lives (before a
+	// fault killed or restarted it), added to every walk: the figures go on from where they
+	// were.
+	baseCPU, baseUser uint64
+}
+
+// rebase makes the walks that follow go on from the last one's figures: the server's tree is
+// about to end and a new one to start from zero.
+func (w *treeWalker) rebase() {
+	w.mu.Lock()
+	w.baseCPU, w.baseUser = w.lastCPU, w.lastUser
+	w.mu.Unlock()
 }
 
 func newTreeWalker() *treeWalker {
@@ -39,16 +51,24 @@ func newTreeWalker() *treeWalker {
 func (w *treeWalker) stats(root int, pss bool) (TreeStats, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	st, err := w.walk(root, pss)
+	st, err := w.based(root, pss)
 	if err == nil && (st.CPUTicks < w.lastCPU || st.UserTicks < w.lastUser) {
 		// A child was reaped during the walk: walk again, and never report less than before.
-		if st, err = w.walk(root, pss); err == nil {
+		if st, err = w.based(root, pss); err == nil {
 			st.CPUTicks, st.UserTicks = max(st.CPUTicks, w.lastCPU), max(st.UserTicks, w.lastUser)
 		}
 	}
 	if err == nil {
 		w.lastCPU, w.lastUser = st.CPUTicks, st.UserTicks
 	}
+	return st, err
+}
+
+// based is walk with the earlier lives' CPU added.
+func (w *treeWalker) based(root int, pss bool) (TreeStats, error) {
+	st, err := w.walk(root, pss)
+	st.CPUTicks += w.baseCPU
+	st.UserTicks += w.baseUser
 	return st, err
 }
 

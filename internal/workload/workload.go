@@ -151,6 +151,16 @@ type Run interface {
 	Close() error
 }
 
+// AckChecker is implemented by runs that can verify, after a step into which faults were
+// injected (rumbench run --fault), that every write the clients were told committed is present.
+type AckChecker interface {
+	// BeforeFaults takes, before step name runs, what its check compares with (a sum, a count).
+	BeforeFaults(ctx context.Context, name string) error
+	// CheckAcknowledged checks step name's acknowledged writes after it ran. A step whose
+	// writes the workload cannot check returns a result with Checked false and why in How.
+	CheckAcknowledged(ctx context.Context, name string) (results.AckCheck, error)
+}
+
 // Spec describes a registered workload: what `rumbench workloads NAME` shows and how the run
 // command builds it. A new workload is one package that registers a Spec in its init function,
 // plus its import line in workload/all.

@@ -58,6 +58,7 @@ func register(name, te, description string) {
 		Description: description,
 		Options:     options,
 		Server:      true,
+		Faults:      true,
 		// Sessions share a thread (--jobs) over raw sockets.
 		SharedThreads: sqlfam.SharedThreads,
 		// InnoDB's limit, or the server's own for MyRocks tables.
@@ -299,6 +300,14 @@ func (dialect) Duplicate(err error) bool { return mysqlErr(err) == 1062 }
 func (dialect) Conflict(err error) bool {
 	n := mysqlErr(err)
 	return n == 1213 || n == 1205
+}
+
+// Lost recognizes a connection the server ended: ER_SERVER_SHUTDOWN (1053), a killed connection
+// (1927), the client's "server has gone away" and "lost connection" (2006, 2013), and the
+// driver's invalid connection.
+func (dialect) Lost(err error) bool {
+	n := mysqlErr(err)
+	return n == 1053 || n == 1927 || n == 2006 || n == 2013 || errors.Is(err, gomysql.ErrInvalidConn)
 }
 
 // mysqlErr returns the server's error number, 0 for other errors.

@@ -56,6 +56,7 @@ func init() {
 		Options:          options,
 		Open:             open,
 		Server:           true,
+		Faults:           true,
 		// The client path: how the sessions talk to the server, not what it stores.
 		ClientOptions: sqlfam.ClientOptionKeys(),
 		Check:         check,
@@ -266,6 +267,16 @@ func (dialect) Duplicate(err error) bool { return pgCode(err) == "23505" }
 func (dialect) Conflict(err error) bool {
 	c := pgCode(err)
 	return c == "40P01" || c == "40001" || c == "55P03"
+}
+
+// Lost recognizes a connection the server ended: admin_shutdown (57P01), crash_shutdown
+// (57P02), cannot_connect_now (57P03, a server starting or recovering) and the connection
+// exceptions (class 08); and a connection pgx closed after a network error.
+func (dialect) Lost(err error) bool {
+	c := pgCode(err)
+	var ce *pgconn.ConnectError
+	return c == "57P01" || c == "57P02" || c == "57P03" || strings.HasPrefix(c, "08") || errors.As(err, &ce) ||
+		pgconn.SafeToRetry(err) || errors.Is(err, pgconn.ErrConnClosed)
 }
 
 // pgCode returns the SQLSTATE of a server error, "" for other errors.

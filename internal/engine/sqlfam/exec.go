@@ -29,6 +29,18 @@ type classifier interface {
 	Conflict(err error) bool
 }
 
+// connLoser is implemented by dialects that recognize their servers' codes of a connection
+// ended by the server (a shutdown, a crash, a start under way).
+type connLoser interface {
+	Lost(err error) bool
+}
+
+// lostConn says whether d recognizes err as a connection the server ended.
+func lostConn(d Dialect, err error) bool {
+	l, ok := d.(connLoser)
+	return ok && l.Lost(err)
+}
+
 // engineError is a driver error that is also one of the table model's errors.
 type engineError struct{ model, err error }
 

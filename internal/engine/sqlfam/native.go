@@ -186,7 +186,10 @@ func (s *nativeSession) enter(ctx context.Context) error {
 	}
 	if s.interrupted {
 		if err := s.reconnect(ctx); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%s: reconnect: %w", s.e.d.Name(), engineError{table.ErrNotSent, err})
 		}
 	}
 	s.inflight.Store(s.w)
@@ -243,12 +246,21 @@ func (s *nativeSession) reconnect(ctx context.Context) error {
 	return nil
 }
 
-// wrap returns ctx's error in place of err when ctx ended (the error is then the interruption's).
-func wrap(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil {
+// wrap returns a statement's error as the session's caller sees it: ctx's error when ctx ended
+// (the error is then the interruption's); a lost connection (table.Lost, or the dialect's codes
+// of a server shutting down or starting) as table.ErrConnection, the session then reconnecting
+// at its next statement; a duplicate key or a conflict as the dialect classes them.
+func (s *nativeSession) wrap(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
 		return ctx.Err()
+	case table.Lost(err) || lostConn(s.e.d, err):
+		s.interrupted = true
+		return engineError{table.ErrConnection, err}
 	}
-	return err
+	return classify(s.e.d, err)
 }
 
 // argOf converts a cell of column c to an argument.
@@ -298,7 +310,7 @@ func (s *nativeSession) stmt(ctx context.Context, k stmtKey, build func() string
 func (s *nativeSession) prepare(ctx context.Context, q string) (Stmt, error) {
 	st, err := s.conn.Prepare(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), q, wrap(ctx, err))
+		return nil, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), q, s.wrap(ctx, err))
 	}
 	return st, nil
 }

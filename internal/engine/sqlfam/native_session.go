@@ -76,7 +76,7 @@ func (s *nativeSession) insertChunk(ctx context.Context, t *table.Table, rows *t
 		_, err = s.conn.Query(ctx, text, s.args, nil, nil)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: insert into %s: %w", s.e.d.Name(), t.Name, classify(s.e.d, wrap(ctx, err)))
+		return fmt.Errorf("%s: insert into %s: %w", s.e.d.Name(), t.Name, s.wrap(ctx, err))
 	}
 	return nil
 }
@@ -94,7 +94,7 @@ func (s *nativeSession) DeleteOldest(ctx context.Context, t *table.Table, fromPK
 	s.args = append(s.args[:0], Arg{Kind: ArgInt, I: fromPK}, Arg{Kind: ArgInt, I: int64(n)})
 	res, err := st.Query(ctx, s.args, nil, nil)
 	if err != nil {
-		return 0, fmt.Errorf("%s: delete from %s: %w", s.e.d.Name(), t.Name, wrap(ctx, err))
+		return 0, fmt.Errorf("%s: delete from %s: %w", s.e.d.Name(), t.Name, s.wrap(ctx, err))
 	}
 	return int(res.Rows), nil
 }
@@ -114,7 +114,7 @@ func (s *nativeSession) Get(ctx context.Context, t *table.Table, pks []int64, co
 		s.args = append(s.args, Arg{Kind: ArgInt, I: pk})
 	}
 	if _, err := st.Query(ctx, s.args, s.colKinds(t, cols), out); err != nil {
-		return fmt.Errorf("%s: query %s: %w", s.e.d.Name(), t.Name, wrap(ctx, err))
+		return fmt.Errorf("%s: query %s: %w", s.e.d.Name(), t.Name, s.wrap(ctx, err))
 	}
 	return nil
 }
@@ -136,7 +136,7 @@ func (s *nativeSession) Scan(ctx context.Context, t *table.Table, index int, sta
 		s.args = append(s.args, s.argOf(t.Columns[ix.Columns[i]], v))
 	}
 	if _, err := st.Query(ctx, s.args, s.colKinds(t, ix.Columns), out); err != nil {
-		return fmt.Errorf("%s: query %s: %w", s.e.d.Name(), t.Name, wrap(ctx, err))
+		return fmt.Errorf("%s: query %s: %w", s.e.d.Name(), t.Name, s.wrap(ctx, err))
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ func (s *nativeSession) Count(ctx context.Context, t *table.Table, index int) (i
 	}
 	s.agg.Reset(1)
 	if _, err := st.Query(ctx, nil, []ColKind{ColInt}, &s.agg); err != nil || s.agg.N != 1 {
-		return 0, fmt.Errorf("%s: count %s: %w", s.e.d.Name(), t.Name, wrap(ctx, err))
+		return 0, fmt.Errorf("%s: count %s: %w", s.e.d.Name(), t.Name, s.wrap(ctx, err))
 	}
 	return s.agg.Vals[0].I, nil
 }
@@ -250,7 +250,7 @@ func (s *nativeSession) query(ctx context.Context, x *nativeExec, out *table.Row
 		res, err = s.conn.Query(ctx, x.text, s.args, x.res, out)
 	}
 	if err != nil {
-		return res, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, classify(s.e.d, wrap(ctx, err)))
+		return res, fmt.Errorf("%s: %s: %w", s.e.d.Name(), x.text, s.wrap(ctx, err))
 	}
 	return res, nil
 }
@@ -283,7 +283,7 @@ func (s *nativeSession) plainStmt(ctx context.Context, q string) error {
 // run sends q, a statement without arguments or results, as it is.
 func (s *nativeSession) run(ctx context.Context, q string) error {
 	if _, err := s.conn.Query(ctx, q, nil, nil, nil); err != nil {
-		return fmt.Errorf("%s: %s: %w", s.e.d.Name(), q, classify(s.e.d, wrap(ctx, err)))
+		return fmt.Errorf("%s: %s: %w", s.e.d.Name(), q, s.wrap(ctx, err))
 	}
 	return nil
 }

@@ -283,7 +283,7 @@ func (s *nativeSession) ExecSQL(ctx context.Context, text string, args []table.V
 		q := Renumber(s.e.d, text)
 		st, err := rc.PrepareRaw(ctx, q)
 		if err != nil {
-			return 0, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), input.Short(q), classify(s.e.d, wrap(ctx, err)))
+			return 0, fmt.Errorf("%s: prepare %q: %w", s.e.d.Name(), input.Short(q), s.wrap(ctx, err))
 		}
 		x = &nativeRaw{st: st, rows: ReturnsRows(text)}
 		if s.raws == nil {
@@ -301,7 +301,7 @@ func (s *nativeSession) ExecSQL(ctx context.Context, text string, args []table.V
 	}
 	res, err := x.st.QueryRaw(ctx, s.args, x.rows, out)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), input.Short(text), classify(s.e.d, wrap(ctx, err)))
+		return 0, fmt.Errorf("%s: %s: %w", s.e.d.Name(), input.Short(text), s.wrap(ctx, err))
 	}
 	return res.Rows, nil
 }

@@ -2,6 +2,7 @@ package sqlfam
 
 import (
 	"context"
+	"time"
 
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/syncacct"
@@ -37,6 +38,12 @@ func (e *ServerEngine) CloseContext(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// Fault implements table.Faulter on the managed server (a sever also on a server the user
+// runs): see server.Inject.
+func (e *ServerEngine) Fault(ctx context.Context, kind string, d time.Duration) (float64, error) {
+	return server.Inject(ctx, e.Srv, kind, d)
 }
 
 // WithTree adds the managed server's process-tree figures to s (nothing for an external

@@ -59,6 +59,9 @@ type thread struct {
 	seen map[int64]struct{}
 	// rows counts the rows the test's selects returned (for cross-engine checks).
 	rows int64
+	// acked counts the test's write events the engine acknowledged, unknown those whose
+	// connection broke in flight (they may have committed).
+	acked, unknown int64
 }
 
 func (th *thread) cfg() *Config { return &th.r.w.Cfg }

@@ -1,6 +1,7 @@
 package sysbench
 
 import (
+	"fmt"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/workload"
 )
@@ -48,6 +49,8 @@ var settings = workload.Params[Config]{
 	workload.Float(func(c *Config) *float64 { return &c.WriteSecs }, workload.Number[float64]{Name: "write-secs", Unit: "s", Runtime: true, Steps: writeTests,
 		Help:     "seconds per write test",
 		Profiles: map[string]float64{"quick": 5, "small": 60, "standard": 900}, Min: 0.001, Max: workload.MaxStepSecs}),
+	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: testSteps,
+		Help: "seconds per test, read and write alike (sets --read-secs and --write-secs; sysbench's --time)", Min: 0.001, Max: workload.MaxStepSecs}),
 	workload.WarmupSecs(func(c *Config) *float64 { return &c.WarmupSecs }, workload.Number[float64]{Steps: testSteps,
 		Help: "seconds before each test's measured time", Profiles: map[string]float64{"quick": 1, "small": 5, "standard": 5}}),
 	workload.Int(func(c *Config) *int64 { return &c.Events }, workload.Number[int64]{Name: "events", Runtime: true, Steps: testSteps,
@@ -70,7 +73,19 @@ var settings = workload.Params[Config]{
 
 // shape declares the suite to the framework: settings, steps, the recorded figures.
 var shape = workload.Shape[Config]{Name: "sysbench", Settings: settings, Steps: stepDecls, Pick: func(b *workload.Base[Config]) ([]string, error) { return pickSteps(&b.Cfg) },
-	Clients: func(c *Config) *int { return &c.Threads }, Record: recordData, RecordRun: recordRun, Build: build}
+	Clients: func(c *Config) *int { return &c.Threads }, Record: recordData, RecordRun: recordRun, Build: build, Resolve: resolve}
+
+// resolve makes --run-secs the length of every test, read and write.
+func resolve(c *Config, _ string, given func(string) bool) error {
+	if !given("run-secs") {
+		return nil
+	}
+	if given("read-secs") || given("write-secs") {
+		return fmt.Errorf("--run-secs sets every test's length: give it or --read-secs/--write-secs, not both")
+	}
+	c.ReadSecs, c.WriteSecs = c.RunSecs, c.RunSecs
+	return nil
+}
 
 func init() {
 	workload.Register(workload.Spec{

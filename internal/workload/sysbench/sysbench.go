@@ -168,6 +168,8 @@ type Config struct {
 	// ReadSecs and WriteSecs are each read and write test's measured duration; WarmupSecs run
 	// before it, unmeasured.
 	ReadSecs, WriteSecs, WarmupSecs float64
+	// RunSecs, when given (--run-secs), is both ReadSecs and WriteSecs.
+	RunSecs float64
 	// Events, when > 0, ends each test after this many events (spread over the threads), before
 	// its duration if it comes first: runs with the same seed then do the same work.
 	Events int64
