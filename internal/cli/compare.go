@@ -80,6 +80,10 @@ significant at --alpha (Mann-Whitney U test), a "~".`,
 					// The runs' sweeps of rates: a line per run × target and rate.
 					doc.Sections = append(doc.Sections, report.Section{Title: "latency at fixed rates", Tables: rt})
 				}
+				if ft := report.FaultTable(runs); ft != nil {
+					// The runs' faults: a line per target, step and fault.
+					doc.Sections = append(doc.Sections, report.Section{Title: "faults", Tables: []*report.Table{ft}})
+				}
 				return report.Render(w, o.format, doc)
 			})
 			if err != nil {

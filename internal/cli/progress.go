@@ -68,6 +68,12 @@ func progressLine(iv *results.Interval) string {
 			fmt.Fprintf(&b, "  %s %8.0f", r.name, v)
 		}
 	}
+	for _, f := range iv.Faults {
+		fmt.Fprintf(&b, "  FAULT %s", f) // injected in the interval (--fault)
+	}
+	if iv.Failed > 0 {
+		fmt.Fprintf(&b, "  failed %d", iv.Failed)
+	}
 	if iv.LagSecs > 0 {
 		// Behind a fixed rate's schedule (--rate): how far, and the operations due.
 		fmt.Fprintf(&b, "  lag_s %.3f backlog %d", iv.LagSecs, iv.Backlog)
@@ -104,6 +110,46 @@ func (p *progress) step(s results.Step) {
 		kept = fmt.Sprintf("; behind its rate: %.0f of %.0f per second started, %.1f ms late on average", sc.Achieved, sc.Offered, sc.LagMeanMs)
 	}
 	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, %s %.0f%s%s\n", s.Target, s.Step, s.Status, s.Secs, name, s.Rate, settled, kept)
+	for _, f := range s.Faults {
+		fmt.Fprintf(p.w, "%-8s %-7s %s\n", s.Target, s.Step, faultLine(&f))
+	}
+	if a := s.AckCheck; a != nil {
+		fmt.Fprintf(p.w, "%-8s %-7s acknowledged writes: %s\n", s.Target, s.Step, ackLine(a))
+	}
+}
+
+// faultLine says what a fault did, in one line.
+func faultLine(f *results.Fault) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fault %s at %.1fs: ", f.Kind, f.AtSecs)
+	if f.Error != "" {
+		fmt.Fprintf(&b, "%s; ", f.Error)
+	}
+	fmt.Fprintf(&b, "unavailable %.2fs", f.UnavailSecs)
+	switch {
+	case f.RecoverSecs != nil:
+		fmt.Fprintf(&b, ", back to 90%% of %.0f/s after %.1fs (p99 %.0f µs meanwhile)", f.BaselineRate, *f.RecoverSecs, f.RecoveryP99Us)
+	case f.Unrecovered:
+		fmt.Fprintf(&b, ", not back to 90%% of %.0f/s by the step's end", f.BaselineRate)
+	default:
+		b.WriteString(", recovery not measured (no interval before the fault)")
+	}
+	fmt.Fprintf(&b, "; %d operations failed, %d of unknown outcome", f.Failed, f.Unknown)
+	if f.ServerReadySecs > 0 {
+		fmt.Fprintf(&b, "; the server accepted connections %.2fs after its start", f.ServerReadySecs)
+	}
+	return b.String()
+}
+
+// ackLine says what the check of the acknowledged writes found, in one line.
+func ackLine(a *results.AckCheck) string {
+	if !a.Checked {
+		return fmt.Sprintf("%d, %d of unknown outcome; %s", a.Acknowledged, a.Unknown, a.How)
+	}
+	if a.Lost == 0 {
+		return fmt.Sprintf("none lost (%s)", a.How)
+	}
+	return fmt.Sprintf("%d LOST of %d (%s)", a.Lost, a.Acknowledged, a.How)
 }
 
 func (p *progress) event(format string, args ...any) {

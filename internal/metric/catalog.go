@@ -1,6 +1,7 @@
 package metric
 
 import (
+	"math"
 	"slices"
 
 	"github.com/rumbench/rumbench/internal/results"
@@ -70,6 +71,25 @@ func background(role string) func(s *results.Step) bool {
 const paced = "steps at a fixed rate (--rate)"
 
 func hasSchedule(s *results.Step) bool { return s.Schedule != nil }
+
+// faulted says which steps have the failure figures.
+const faulted = "steps with faults (--fault) or tolerated errors"
+
+func hasFaults(s *results.Step) bool { return len(s.Faults) > 0 }
+
+// faultMax is the largest of f over the step's faults.
+func faultMax(f func(x *results.Fault) float64) func(*results.Step) (float64, bool) {
+	return func(s *results.Step) (float64, bool) {
+		if len(s.Faults) == 0 {
+			return 0, false
+		}
+		m := 0.0
+		for i := range s.Faults {
+			m = max(m, f(&s.Faults[i]))
+		}
+		return m, true
+	}
+}
 
 func schedule(f func(x *results.Schedule) float64) func(*results.Step) (float64, bool) {
 	return func(s *results.Step) (float64, bool) {
@@ -272,6 +292,62 @@ func init() {
 			Meaning: "operations rolled back after a deadlock or lock conflict and run again (not in ops)",
 			Formula: "count", Steps: "steps that retried", Applies: func(s *results.Step) bool { return s.Retries > 0 },
 			Value: always(func(s *results.Step) float64 { return float64(s.Retries) })},
+		&Metric{Name: "failed", Field: "errors", Unit: "ops", Integer: true, Better: Lower,
+			Meaning: "operations that failed with an error the run went on through (--fault, --tolerate-errors), every class",
+			Formula: "Σ errors[class]", Steps: faulted, Applies: func(s *results.Step) bool { return len(s.Errors) > 0 || len(s.Faults) > 0 },
+			Value: always(func(s *results.Step) float64 {
+				var n int64
+				for _, v := range s.Errors {
+					n += v
+				}
+				return float64(n)
+			}),
+			Interval: func(iv *results.Interval) (float64, bool) { return float64(iv.Failed), true }},
+		&Metric{Name: "unknown", Field: "unknown_outcome", Unit: "ops", Integer: true, Better: Lower,
+			Meaning: "failed operations whose connection broke in flight: they may have committed",
+			Formula: "count", Steps: faulted, Applies: func(s *results.Step) bool { return len(s.Errors) > 0 || len(s.Faults) > 0 },
+			Value: always(func(s *results.Step) float64 { return float64(s.UnknownOutcome) })},
+		&Metric{Name: "unavail_s", Field: "faults[].unavail_secs", Unit: "s", Better: Lower, Steps: faulted,
+			Meaning: "how long the target served no one after a fault: from the first operation that failed (a stop: the fault) to the first success after it; the longest of the step's faults",
+			Formula: "max over faults of (first success after a failure − first failure)", Applies: hasFaults,
+			Value: faultMax(func(f *results.Fault) float64 { return f.UnavailSecs })},
+		&Metric{Name: "recover_s", Field: "faults[].recover_secs", Unit: "s", Better: Lower, Steps: faulted,
+			Meaning: "from a fault until the per-second rate was back to 90% of its median over the 30 s before it; the longest of the step's faults, infinite when one had not recovered by the step's end",
+			Formula: "max over faults of (end of the first interval after the outage at ≥ 0.9 × baseline − fault)", Applies: hasFaults,
+			Value: func(s *results.Step) (float64, bool) {
+				worst, ok := 0.0, false
+				for i := range s.Faults {
+					switch f := &s.Faults[i]; {
+					case f.RecoverSecs != nil:
+						worst, ok = max(worst, *f.RecoverSecs), true
+					case f.Unrecovered:
+						worst, ok = math.Inf(1), true
+					}
+				}
+				return worst, ok
+			}},
+		&Metric{Name: "ready_s", Field: "faults[].server_ready_secs", Unit: "s", Better: Lower, Steps: faulted,
+			Meaning: "how long the managed server took to accept connections after it was started again (kill: its crash recovery; restart)",
+			Formula: "max over faults of the server's start", Applies: hasFaults,
+			Value: faultMax(func(f *results.Fault) float64 { return f.ServerReadySecs })},
+		&Metric{Name: "acked", Field: "ack_check.acknowledged", Unit: "writes", Integer: true, Better: Higher, Steps: faulted,
+			Meaning: "writes the clients were told committed in a step with faults",
+			Formula: "count", Applies: func(s *results.Step) bool { return s.AckCheck != nil },
+			Value: func(s *results.Step) (float64, bool) {
+				if s.AckCheck == nil {
+					return 0, false
+				}
+				return float64(s.AckCheck.Acknowledged), true
+			}},
+		&Metric{Name: "lost", Field: "ack_check.lost", Unit: "writes", Integer: true, Better: Lower, Steps: faulted,
+			Meaning: "acknowledged writes the workload's check did not find after the step's faults (at least this many: a write of unknown outcome that committed can hide one)",
+			Formula: "acknowledged − found", Applies: func(s *results.Step) bool { return s.AckCheck != nil && s.AckCheck.Checked },
+			Value: func(s *results.Step) (float64, bool) {
+				if s.AckCheck == nil || !s.AckCheck.Checked {
+					return 0, false
+				}
+				return float64(s.AckCheck.Lost), true
+			}},
 
 		// Response time.
 		&Metric{Name: "max", Field: "kinds[].max_us", Unit: "µs", Latency: true, Better: Lower,

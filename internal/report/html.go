@@ -271,6 +271,9 @@ func stepSections(runs []*results.Run) []htmlStep {
 		if t := targetCheckTable(all, name); t != nil {
 			hs.Tables = append(hs.Tables, tableHTML(t))
 		}
+		if t := faultTable(stepRows(all, name)); t != nil {
+			hs.Tables = append(hs.Tables, tableHTML(t))
+		}
 		if t := SyscallTable(name, stepRows(all, name)); t != nil {
 			hs.Tables = append(hs.Tables, tableHTML(t))
 		}
@@ -341,7 +344,11 @@ func throughputChart(runs []*results.Run, step string) map[string]any {
 					}
 				}
 				if len(data) > 0 {
-					series = append(series, line(repLabel(seriesLabel(len(runs), ri, tg), rep), data))
+					l := line(repLabel(seriesLabel(len(runs), ri, tg), rep), data)
+					if marks := faultMarks(r.Steps, step, tg, rep); marks != nil {
+						l["markLine"] = marks // the faults (--fault), at their times
+					}
+					series = append(series, l)
 				}
 			}
 		}

@@ -52,6 +52,9 @@ func RunsDocument(runs []*results.Run, view View) *Document {
 		}
 		sec.Tables = append(sec.Tables, ScalingTables([]*results.Run{r})...)
 		sec.Tables = append(sec.Tables, RateTables([]*results.Run{r})...)
+		if ft := FaultTable([]*results.Run{r}); ft != nil {
+			sec.Tables = append(sec.Tables, ft)
+		}
 		sec.Tables = append(sec.Tables, StepTables(r.Steps, view)...)
 		sec.Tables = append(sec.Tables, GroupTables(r.Steps, m.Groups, view)...)
 		for _, name := range stepOrder([]*results.Run{r}, "", true) {

@@ -259,11 +259,15 @@ func plural(n int) string {
 	return "s"
 }
 
-// WriteScaling prints the scaling tables of runs (ScalingTables) and the tables of their sweeps
-// of rates (RateTables) as aligned text, each followed by a blank line; nothing when no run
-// swept a count or a rate.
+// WriteScaling prints the scaling tables of runs (ScalingTables), the tables of their sweeps
+// of rates (RateTables) and their faults (FaultTable) as aligned text, each followed by a blank
+// line; nothing when no run swept a count or a rate or had a fault.
 func WriteScaling(w io.Writer, runs []*results.Run) error {
-	for _, t := range append(ScalingTables(runs), RateTables(runs)...) {
+	tables := append(ScalingTables(runs), RateTables(runs)...)
+	if ft := FaultTable(runs); ft != nil {
+		tables = append(tables, ft)
+	}
+	for _, t := range tables {
 		if err := WriteText(w, t); err != nil {
 			return err
 		}
