@@ -197,7 +197,9 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 		dsn = srv.DSN()
 		info.Options["server_config"] = o.Extra["server_config"]
 	}
-	db, err := sql.Open("mysql", withParams(dsn))
+	// The pool (schema, maintenance, the server's counters) logs nothing: the errors it logs
+	// are those it returns or retries (a connection a server's restart closed).
+	db, err := openQuiet(withParams(dsn))
 	if err == nil {
 		err = db.PingContext(ctx)
 	}
@@ -528,4 +530,18 @@ func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.Se
 		return s, err
 	}
 	return e.WithTree(s, pss)
+}
+
+// openQuiet opens a database/sql pool on dsn whose driver logs nothing.
+func openQuiet(dsn string) (*sql.DB, error) {
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Logger = quiet{}
+	c, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
 }

@@ -50,7 +50,7 @@ var settings = workload.Params[Config]{
 		Help:     "seconds per write test",
 		Profiles: map[string]float64{"quick": 5, "small": 60, "standard": 900}, Min: 0.001, Max: workload.MaxStepSecs}),
 	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: testSteps,
-		Help: "seconds per test, read and write alike (sets --read-secs and --write-secs; sysbench's --time)", Min: 0.001, Max: workload.MaxStepSecs}),
+		Help: "seconds per test, read and write alike (sets --read-secs and --write-secs; sysbench's --time)", Min: 0, Max: workload.MaxStepSecs}),
 	workload.WarmupSecs(func(c *Config) *float64 { return &c.WarmupSecs }, workload.Number[float64]{Steps: testSteps,
 		Help: "seconds before each test's measured time", Profiles: map[string]float64{"quick": 1, "small": 5, "standard": 5}}),
 	workload.Int(func(c *Config) *int64 { return &c.Events }, workload.Number[int64]{Name: "events", Runtime: true, Steps: testSteps,
@@ -79,6 +79,9 @@ var shape = workload.Shape[Config]{Name: "sysbench", Settings: settings, Steps: 
 func resolve(c *Config, _ string, given func(string) bool) error {
 	if !given("run-secs") {
 		return nil
+	}
+	if c.RunSecs <= 0 {
+		return fmt.Errorf("--run-secs %g: want a length above 0 s", c.RunSecs)
 	}
 	if given("read-secs") || given("write-secs") {
 		return fmt.Errorf("--run-secs sets every test's length: give it or --read-secs/--write-secs, not both")

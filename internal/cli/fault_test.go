@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// TestFaultsOnPostgres injects every fault kind into one sysbench update-index step on a managed
+// PostgreSQL, two clients: each fault is recorded in order with its figures, the clients
+// reconnect and go on, the operations cut in flight are counted as of unknown outcome, the
+// intervals and the HTML mark the faults, and with synchronous commits no acknowledged update
+// is lost (the sum of k grew by at least the acknowledged updates).
+func TestFaultsOnPostgres(t *testing.T) {
+	out, _, d := dirs(t)
+	args := append([]string{"run", "--workload", "sysbench", "--engine", "postgres", "--tests", "update-index",
+		"--table-size", "2000", "--threads", "2", "--run-secs", "8", "--warmup-secs", "0",
+		"--fault", "kill@1500ms", "--fault", "stop@3s+500ms", "--fault", "sever@4500ms+300ms", "--fault", "restart@6s",
+		"--check", "lost<=0", "--store", "none", "--quiet"}, d...)
+	tr := run(t, nil, args...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
+	}
+	dir, _, steps := readRun(t, out)
+	var s *results.Step
+	for i := range steps {
+		if steps[i].Step == "update-index" {
+			s = &steps[i]
+		}
+		if steps[i].Step != "update-index" && len(steps[i].Faults) > 0 {
+			t.Errorf("%s has faults: the loads take none", steps[i].Step)
+		}
+	}
+	if s == nil || s.Status != results.StatusOK {
+		t.Fatalf("update-index: %+v", s)
+	}
+	var kinds []string
+	for _, f := range s.Faults {
+		kinds = append(kinds, f.Kind)
+		if f.Error != "" {
+			t.Errorf("fault %s: %s", f.Kind, f.Error)
+		}
+	}
+	if want := []string{"kill", "stop", "sever", "restart"}; !slices.Equal(kinds, want) {
+		t.Fatalf("faults %v, want %v", kinds, want)
+	}
+	kill, stop, sever, restart := s.Faults[0], s.Faults[1], s.Faults[2], s.Faults[3]
+	// A kill, a sever and a restart fail the operations in flight and the reconnections until
+	// the server is back; a stop fails none (they wait), and lasts.
+	for _, f := range []results.Fault{kill, sever, restart} {
+		if f.Failed == 0 || f.UnavailSecs <= 0 {
+			t.Errorf("%s: %d failed, unavailable %gs: want failures and an outage", f.Kind, f.Failed, f.UnavailSecs)
+		}
+	}
+	if stop.Failed != 0 || stop.UnavailSecs <= 0 || stop.ForSecs != 0.5 {
+		t.Errorf("stop: %+v: want no failure, an outage, 0.5 s", stop)
+	}
+	if kill.ServerReadySecs <= 0 || restart.ServerReadySecs <= 0 || sever.ServerReadySecs != 0 {
+		t.Errorf("server starts: kill %g, restart %g, sever %g: want the two starts only", kill.ServerReadySecs, restart.ServerReadySecs, sever.ServerReadySecs)
+	}
+	var failed int64
+	for _, n := range s.Errors {
+		failed += n
+	}
+	if failed != kill.Failed+stop.Failed+sever.Failed+restart.Failed || s.Errors["connection"] == 0 {
+		t.Errorf("errors %v: want the faults' %d failures, of the connection class", s.Errors, kill.Failed+sever.Failed+restart.Failed)
+	}
+	if s.Reconnects < 3 {
+		t.Errorf("%d reconnections, want one at least after each of kill, sever and restart", s.Reconnects)
+	}
+	if s.UnknownOutcome > failed {
+		t.Errorf("%d of unknown outcome, more than the %d failed", s.UnknownOutcome, failed)
+	}
+	a := s.AckCheck
+	if a == nil || !a.Checked || a.Lost != 0 || a.Acknowledged == 0 || a.Unknown != s.UnknownOutcome {
+		t.Errorf("acknowledged writes: %+v, want checked, none lost, the unknown counted (%d)", a, s.UnknownOutcome)
+	}
+	ivs, err := results.ReadIntervals(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marked []string
+	var ivFailed int64
+	for _, iv := range ivs {
+		if iv.Step == "update-index" {
+			marked = append(marked, iv.Faults...)
+			ivFailed += iv.Failed
+		}
+	}
+	if !slices.Equal(marked, kinds) || ivFailed != failed {
+		t.Errorf("intervals mark %v and %d failures, want %v and %d", marked, ivFailed, kinds, failed)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil || !strings.Contains(string(html), `"markLine"`) {
+		t.Errorf("report.html marks no fault (err %v)", err)
+	}
+	for _, want := range []string{"== faults", " stop+0.5s ", " sever+0.3s ", "update-index: acknowledged writes"} {
+		if !strings.Contains(tr.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, tr.stdout)
+		}
+	}
+}
+
+// TestLostWritesOnMySQL kills a managed MariaDB under update-index with the redo log written
+// but not synced at commit (--sync=false: innodb_flush_log_at_trx_commit=2): the run goes on,
+// and the check of the acknowledged writes reports a count (none lost to a process kill, which
+// leaves the OS's page cache whole) without failing the run.
+func TestLostWritesOnMySQL(t *testing.T) {
+	out, _, d := dirs(t)
+	args := append([]string{"run", "--workload", "sysbench", "--engine", "mysql", "--sync=false", "--tests", "update-index",
+		"--table-size", "2000", "--run-secs", "4", "--warmup-secs", "0", "--fault", "kill@1500ms",
+		"--check", "recover_s<=60", "--store", "none", "--quiet"}, d...)
+	tr := run(t, nil, args...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
+	}
+	_, _, steps := readRun(t, out)
+	for _, s := range steps {
+		if s.Step != "update-index" {
+			continue
+		}
+		if len(s.Faults) != 1 || s.Faults[0].Failed == 0 || s.Faults[0].ServerReadySecs <= 0 {
+			t.Fatalf("faults %+v: want one kill, with failures and a server start", s.Faults)
+		}
+		if a := s.AckCheck; a == nil || !a.Checked || a.Lost < 0 || a.Lost > a.Acknowledged {
+			t.Errorf("acknowledged writes %+v: want a count", a)
+		}
+		return
+	}
+	t.Fatal("no update-index step")
+}
+
+// TestFaultRefusals checks the failure flags refuse bad input in one line, exit 2.
+func TestFaultRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fault", "kill"}, `--fault "kill": not KIND@TIME or KIND@TIME+DURATION`},
+		{[]string{"--fault", "crash@1s"}, `--fault "crash@1s": no fault kind "crash" (valid: kill, restart, stop, sever)`},
+		{[]string{"--fault", "stop@1s"}, "a stop lasts: give its duration, stop@1s+10s"},
+		{[]string{"--fault", "kill@1s+2s"}, "a kill takes no duration (kill@1s)"},
+		{[]string{"--fault", "sever@1s+2h"}, `the duration "2h" must be above 0 and at most 1h0m0s`},
+		{[]string{"--fault", "kill@25h"}, `the time "25h" must be a duration from 0 to 24h0m0s`},
+		{[]string{"--engine", "sqlite", "--fault", "kill@1s"}, "--fault: engine sqlite takes no faults (engines that do: myrocks, mysql, postgres)"},
+		{[]string{"--engine", "postgres", "--dsn", "postgres://u@127.0.0.1:1/db", "--fault", "kill@1s"}, "a server given with --dsn is the user's to kill"},
+		{[]string{"--tolerate-errors", "deadlock"}, `--tolerate-errors "deadlock": no error class "deadlock" (valid: connection, timeout, conflict, constraint, other, any)`},
+	} {
+		args := append([]string{"run", "--workload", "sysbench", "--tests", "update-index", "--store", "none"}, c.args...)
+		tr := run(t, nil, args...)
+		if tr.code != 2 || !strings.Contains(tr.stderr, c.want) || strings.Count(tr.stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q: want exit 2 and one line with %q", c.args, tr.code, tr.stderr, c.want)
+		}
+	}
+}
