@@ -732,13 +732,16 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 		return fmt.Errorf("%s: %s: %w", eng, name, err)
 	}
 	st.Pace = paceOf(cfg, name)
+	// A step that may meet faults (injected, or the user's: connection errors tolerated) has its
+	// acknowledged writes checked.
 	faulted := false
 	if !isLoad(cfg, name) {
 		st.Tolerate = cfg.Tolerate
 		if len(cfg.Faults) > 0 && setup.Faulter != nil {
-			st.Faults, faulted = cfg.Faults, true
+			st.Faults = cfg.Faults
 			st.Tolerate = st.Tolerate.With(table.ClassConnection).With(table.ClassTimeout)
 		}
+		faulted = st.Tolerate.Has(table.ClassConnection)
 	}
 	ack, _ := run.(workload.AckChecker)
 	if faulted && ack != nil {

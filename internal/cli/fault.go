@@ -61,12 +61,13 @@ func (f *faultFlags) build(engines []string, dsn bool) ([]runner.Fault, runner.T
 		}
 		faults = append(faults, ft)
 	}
-	if len(faults) == 0 {
-		return nil, tol, nil
-	}
 	for _, e := range engines {
-		if s, _ := engine.Lookup(e); !s.Faults {
+		s, _ := engine.Lookup(e)
+		switch {
+		case len(faults) > 0 && !s.Faults:
 			return nil, 0, usagef("--fault: engine %s takes no faults (engines that do: %s)", e, strings.Join(faultEngines(), ", "))
+		case tol.Has(table.ClassConnection) && s.Server && !s.Faults:
+			return nil, 0, usagef("--tolerate-errors connection: engine %s's sessions do not reconnect (engines whose do: %s)", e, strings.Join(faultEngines(), ", "))
 		}
 	}
 	return faults, tol, nil

@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/runner"
+	"github.com/rumbench/rumbench/internal/server"
 )
 
 // TestFaultsOnPostgres injects every fault kind into one sysbench update-index step on a managed
@@ -156,4 +161,76 @@ func TestFaultRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q: want exit 2 and one line with %q", c.args, tr.code, tr.stderr, c.want)
 		}
 	}
+}
+
+// TestOutageOnDSN stops a PostgreSQL server the user runs (--dsn) under update-index, as the
+// user would (the test kills it, then starts it again), with connection errors tolerated: the
+// clients reconnect, the step records the outage it met (kind outage) with its failures, and
+// the acknowledged updates are checked. A sever is the one fault rumbench injects on such a
+// server: it is recorded too.
+func TestOutageOnDSN(t *testing.T) {
+	out, data, d := dirs(t)
+	ctx := context.Background()
+	srv, err := server.Start(ctx, server.Config{Kind: server.Postgres, Dir: filepath.Join(data, "srv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(ctx)
+	sb := func(cmd string, extra ...string) transcript {
+		args := append([]string{cmd, "--workload", "sysbench", "--engine", "postgres", "--dsn", srv.DSN(),
+			"--table-size", "2000", "--tests", "update-index", "--quiet", "--store", "none"}, d...)
+		return run(t, nil, append(args, extra...)...)
+	}
+	if tr := sb("prepare"); tr.code != ExitOK {
+		t.Fatalf("prepare: exit %d %s", tr.code, tr.stderr)
+	}
+	db, err := sql.Open("pgx", srv.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	done := make(chan transcript)
+	go func() {
+		done <- sb("run", "--reuse", "--run-secs", "6", "--warmup-secs", "0", "--tolerate-errors", "connection",
+			"--fault", "sever@5s+200ms")
+	}()
+	// The kill comes once the updates run (seen by the server), not after a guessed time.
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var n int
+		db.QueryRow("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'UPDATE sbtest1%'").Scan(&n)
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the updates never reached the server")
+		}
+	}
+	if _, err := srv.Crash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tr := <-done
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
+	}
+	steps, err := results.ReadSteps(filepath.Join(out, "20261121T120000Z-sysbench-2")) // the preparation's is the first
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		if s.Step != "update-index" {
+			continue
+		}
+		var kinds []string
+		for _, f := range s.Faults {
+			kinds = append(kinds, f.Kind)
+		}
+		if len(kinds) != 2 || kinds[0] != runner.OutageKind || kinds[1] != "sever" || s.Faults[0].Failed == 0 || s.Reconnects < 2 {
+			t.Errorf("faults %+v, %d reconnections: want the outage met, then the sever, and a reconnection after each", s.Faults, s.Reconnects)
+		}
+		if a := s.AckCheck; a == nil || !a.Checked || a.Lost != 0 {
+			t.Errorf("acknowledged writes %+v: want checked, none lost (synchronous commits)", a)
+		}
+		return
+	}
+	t.Fatal("no update-index step")
 }

@@ -63,11 +63,16 @@ type faultRec struct {
 
 // faults is a step's fault schedule as it runs.
 type faults struct {
-	mu   sync.Mutex
-	recs []*faultRec
-	done sync.WaitGroup
+	// sched is the schedule in time order (set before the workers start, then read only);
+	// recs the faults injected and the outages detected, in their order (under mu).
+	sched []*faultRec
+	mu    sync.Mutex
+	recs  []*faultRec
+	done  sync.WaitGroup
 	// rates are the last intervals' end times and rates, for the baselines (the observer's).
 	rates []timedRate
+	// detecting: the workers' lost connections record outages (detect).
+	detecting bool
 }
 
 type timedRate struct {
@@ -75,22 +80,33 @@ type timedRate struct {
 	rate float64
 }
 
+// initFaults readies the step's faults before its workers start: its schedule, and for a step
+// that goes on through lost connections (Tolerate) the watch for the outages its workers meet
+// outside the faults injected (see detect).
+func (r *stepRun) initFaults() {
+	fs := &faults{detecting: r.st.Tolerate.Has(table.ClassConnection)}
+	if r.tgt.Faulter != nil {
+		for _, f := range r.st.Faults {
+			fs.sched = append(fs.sched, &faultRec{f: f})
+		}
+		sort.SliceStable(fs.sched, func(i, j int) bool { return fs.sched[i].f.At < fs.sched[j].f.At })
+	}
+	if fs.detecting || len(fs.sched) > 0 {
+		r.c.faults = fs
+	}
+}
+
 // startFaults starts the injector's goroutine: each fault of the step at its time, in order,
 // until the drivers are done (a fault not yet due then is not injected).
 func (r *stepRun) startFaults(driversDone <-chan struct{}) {
-	if len(r.st.Faults) == 0 || r.tgt.Faulter == nil {
+	fs := r.c.faults
+	if fs == nil || len(fs.sched) == 0 {
 		return
 	}
-	fs := &faults{}
-	for _, f := range r.st.Faults {
-		fs.recs = append(fs.recs, &faultRec{f: f})
-	}
-	sort.SliceStable(fs.recs, func(i, j int) bool { return fs.recs[i].f.At < fs.recs[j].f.At })
-	r.c.faults = fs
 	fs.done.Add(1)
 	go func() {
 		defer fs.done.Done()
-		for _, rec := range fs.recs {
+		for _, rec := range fs.sched {
 			t := time.NewTimer(time.Until(r.start.Add(rec.f.At)))
 			select {
 			case <-t.C:
@@ -108,16 +124,8 @@ func (r *stepRun) startFaults(driversDone <-chan struct{}) {
 
 // inject arms a watch on every worker, then injects rec's fault and waits for its end.
 func (r *stepRun) inject(fs *faults, rec *faultRec) {
-	now := time.Now()
 	fs.mu.Lock()
-	rec.injected, rec.at = true, now
-	for _, m := range r.c.meters {
-		w := &faultWatch{}
-		rec.watches = append(rec.watches, w)
-		m.watch.Store(w)
-		rec.errs0 += m.failedOps()
-		rec.unknown0 += m.unknown.Load()
-	}
+	r.arm(fs, rec, time.Now())
 	fs.mu.Unlock()
 	// The run's context, not the step's: a fault under way is completed (a stopped server
 	// continued, a killed one started again) when the step ends during it; an interrupted run
@@ -127,6 +135,34 @@ func (r *stepRun) inject(fs *faults, rec *faultRec) {
 	for _, w := range rec.watches {
 		w.over.Store(over)
 	}
+}
+
+// OutageKind is the kind of the faults a step records by itself: an outage its clients met
+// (their connections lost) with no fault injected, as when the user stops a --dsn server.
+const OutageKind = "outage"
+
+// detect records an outage at a worker's lost connection (at now) unless one is under way (its
+// end not yet seen): a fault of OutageKind, watched from then on as an injected one is.
+func (r *stepRun) detect(fs *faults, now time.Time) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if n := len(fs.recs); n > 0 && outageEnd(fs.recs[n-1]) == 0 {
+		return
+	}
+	r.arm(fs, &faultRec{f: Fault{Kind: OutageKind, At: now.Sub(r.start)}}, now)
+}
+
+// arm records rec as injected (or met) at now, with a new watch on every worker (fs.mu held).
+func (r *stepRun) arm(fs *faults, rec *faultRec, now time.Time) {
+	rec.injected, rec.at = true, now
+	for _, m := range r.c.meters {
+		w := &faultWatch{}
+		rec.watches = append(rec.watches, w)
+		m.watch.Store(w)
+		rec.errs0 += m.failedOps()
+		rec.unknown0 += m.unknown.Load()
+	}
+	fs.recs = append(fs.recs, rec)
 }
 
 // failedOps is the worker's failed operations of every class.
@@ -150,7 +186,7 @@ func (c *collector) faultTick(iv *results.Interval, a, b *snapshot) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for _, rec := range fs.recs {
-		if !rec.injected || rec.at.After(b.t) {
+		if rec.at.After(b.t) {
 			continue
 		}
 		if !rec.based {
@@ -257,11 +293,12 @@ func (c *collector) faultFigures(r *results.Step, stepEnd time.Time) {
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	for i, rec := range fs.recs {
+	for _, rec := range fs.sched {
 		if !rec.injected {
 			r.Remarks = append(r.Remarks, fmt.Sprintf("fault %s@%s not injected: the step ended first", rec.f.Kind, rec.f.At))
-			continue
 		}
+	}
+	for i, rec := range fs.recs {
 		f := results.Fault{Kind: rec.f.Kind, AtSecs: rec.at.Sub(c.start).Seconds(), ForSecs: rec.f.For.Seconds(),
 			ServerReadySecs: rec.readySecs, BaselineRate: rec.baseline}
 		if rec.err != nil {
@@ -273,7 +310,7 @@ func (c *collector) faultFigures(r *results.Step, stepEnd time.Time) {
 			errs += m.failedOps()
 			unknown += m.unknown.Load()
 		}
-		if i+1 < len(fs.recs) && fs.recs[i+1].injected {
+		if i+1 < len(fs.recs) {
 			errs, unknown = fs.recs[i+1].errs0, fs.recs[i+1].unknown0
 		}
 		f.Failed, f.Unknown = errs-rec.errs0, unknown-rec.unknown0

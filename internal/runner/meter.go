@@ -39,6 +39,8 @@ type Meter struct {
 	lostConn   bool
 	// watch is the fault being watched (nil: none): see faultWatch.
 	watch atomic.Pointer[faultWatch]
+	// detect, when set, is called at a lost connection: the step records outages itself.
+	detect func(now time.Time)
 }
 
 // schedule is a paced worker's figures of its schedule: set by the worker's loop, read by the
@@ -151,6 +153,9 @@ func (m *Meter) Retry() { m.retries.Add(1) }
 // calls it for the errors a step tolerates (Step.Tolerate).
 func (m *Meter) Failed(err error, now time.Time) {
 	c := table.ClassOf(err)
+	if c == table.ClassConnection && m.detect != nil {
+		m.detect(now) // before the count: an outage it opens counts this failure
+	}
 	m.errs[c].Add(1)
 	if c == table.ClassConnection {
 		m.lostConn = true

@@ -90,6 +90,7 @@ func Run(ctx context.Context, tgt Setup, st Step) (results.Step, error) {
 		t := time.AfterFunc(st.Warmup+st.Duration, func() { r.ended.Store(true) })
 		defer t.Stop()
 	}
+	r.initFaults()
 	r.startWorkers(from, to)
 	driversDone := make(chan struct{})
 	go func() { r.drivers.Wait(); close(driversDone) }()
@@ -187,6 +188,9 @@ func (r *stepRun) startWorkers(from, to time.Time) {
 				// per transaction against 54-59 without; docs/rates.md).
 				p.Hold()
 			}
+		}
+		if fs := r.c.faults; fs != nil && fs.detecting {
+			m.detect = func(now time.Time) { r.detect(fs, now) }
 		}
 		r.c.meters = append(r.c.meters, m)
 		ctx, wg := r.stepCtx, &r.drivers
