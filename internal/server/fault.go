@@ -16,28 +16,30 @@ var ErrStopped = errors.New("server stopped")
 // Crash kills every process of the instance at once (SIGKILL: no shutdown, no checkpoint),
 // then starts the server again on the same data directory and port, and returns how long it
 // took from its start to accept connections: its crash recovery. The process tree's CPU figures
-// go on from where they were. FerretDB's helper is killed, its PostgreSQL backend left running.
+// go on from where they were. FerretDB's PostgreSQL backend crashes and starts again too, after
+// the helper's end and before its start (the time returned is both starts').
 func (s *Server) Crash(ctx context.Context) (time.Duration, error) {
 	return s.relaunch(ctx, func() error {
 		s.logf("fault: killing %s (pid %d) with SIGKILL", s.kind, s.pid)
 		s.killAll(s.instanceProcs())
 		<-s.waitDone
 		return s.reap()
-	})
+	}, (*Server).Crash)
 }
 
 // Restart shuts the server down cleanly (as Stop does), starts it again on the same data
 // directory and port, and returns how long it took from its start to accept connections.
+// FerretDB's PostgreSQL backend restarts too, as Crash says.
 func (s *Server) Restart(ctx context.Context) (time.Duration, error) {
 	return s.relaunch(ctx, func() error {
 		s.logf("fault: restarting %s (pid %d)", s.kind, s.pid)
 		return s.stopMain(ctx)
-	})
+	}, (*Server).Restart)
 }
 
-// relaunch ends the server with end, then launches it again and waits until it accepts
-// connections.
-func (s *Server) relaunch(ctx context.Context, end func() error) (time.Duration, error) {
+// relaunch ends the server with end (its backend, if any, with backend: ended and started
+// again), then launches it again and waits until it accepts connections.
+func (s *Server) relaunch(ctx context.Context, end func() error, backend func(*Server, context.Context) (time.Duration, error)) (time.Duration, error) {
 	s.stopMu.Lock()
 	defer s.stopMu.Unlock()
 	if s.stopped {
@@ -48,11 +50,18 @@ func (s *Server) relaunch(ctx context.Context, end func() error) (time.Duration,
 	if err := end(); err != nil && !s.exited() {
 		return 0, err
 	}
+	var took time.Duration
+	if s.backend != nil {
+		var err error
+		if took, err = backend(s.backend, ctx); err != nil {
+			return 0, err
+		}
+	}
 	t0 := time.Now()
 	if err := s.launch(ctx); err != nil {
 		return 0, fmt.Errorf("server: %s did not start again after the fault: %w", s.kind, err)
 	}
-	return time.Since(t0), nil
+	return took + time.Since(t0), nil
 }
 
 // Pause stops every process of the instance (SIGSTOP): it keeps its connections and answers

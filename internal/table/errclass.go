@@ -102,9 +102,9 @@ func Lost(err error) bool {
 }
 
 // UnknownOutcome says whether an operation that failed with err may have run: a connection
-// lost in flight (not ErrNotSent, whose operation never left).
+// lost in flight (not ErrNotSent, nor a connection refused: the operation never left).
 func UnknownOutcome(err error) bool {
-	return ClassOf(err) == ClassConnection && !errors.Is(err, ErrNotSent)
+	return ClassOf(err) == ClassConnection && !errors.Is(err, ErrNotSent) && !errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // Faulter is implemented by engines on a server rumbench started itself: it injects a fault

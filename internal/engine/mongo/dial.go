@@ -15,22 +15,22 @@ import (
 // sockets.
 var ioModes = []string{"raw", "blocking", "netpoll"}
 
-// dialer is the driver's dialer for io=raw and io=blocking: the connections are netblock's
-// blocking sockets (raw: read and written with raw system calls, see netblock.DialRaw), with the
-// deadlines the driver sets kept by a timer (deadlineConn).
-type dialer struct{ raw bool }
+// dialer is the driver's dialer of an io mode (netblock.DialFor, whose connections a fault can
+// sever): for io=raw and io=blocking the connections are netblock's blocking sockets (raw: read
+// and written with raw system calls, see netblock.DialRaw), with the deadlines the driver sets
+// kept by a timer (deadlineConn); for io=netpoll Go's.
+type dialer struct{ io string }
 
 // DialContext implements options.ContextDialer.
 func (d dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	dial := netblock.Dial
-	if d.raw {
-		dial = netblock.DialRaw
-	}
-	c, err := dial(ctx, network, addr)
+	c, err := netblock.DialFor(d.io)(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
-	return &deadlineConn{Conn: c.(*netblock.Conn)}, nil
+	if bc, ok := c.(*netblock.Conn); ok {
+		return &deadlineConn{Conn: bc}, nil
+	}
+	return c, nil
 }
 
 // deadlineConn is a netblock connection that keeps future deadlines too: when a deadline

@@ -97,6 +97,7 @@ func init() {
 		Options:      engineOptions,
 		Open:         open,
 		Server:       true,
+		Faults:       true,
 		ClientConfig: true,
 		// How the sessions reach the server and what they ask of it per operation; database and
 		// id_format say where and how the data is stored.
@@ -421,8 +422,8 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 			return nil, fmt.Errorf("mongo: write concern: %w", err)
 		}
 	}
+	copts.SetDialer(dialer{io: cfg.io})
 	if cfg.io != "netpoll" {
-		copts.SetDialer(dialer{raw: cfg.io == "raw"})
 		e.lock, e.holdsP = true, cfg.io == "raw"
 	}
 	if testMonitor != nil {
@@ -813,4 +814,10 @@ func (e *eng) CloseContext(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// Fault implements table.Faulter on the managed server (a sever also on a server the user
+// runs): see server.Inject. FerretDB's PostgreSQL backend goes down and up with it.
+func (e *eng) Fault(ctx context.Context, kind string, d time.Duration) (float64, error) {
+	return server.Inject(ctx, e.srv, kind, d)
 }

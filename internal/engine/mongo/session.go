@@ -79,8 +79,20 @@ func (s *session) fail(ctx context.Context, err error) error {
 	case conflict(err):
 		s.abort(ctx)
 		return fmt.Errorf("mongo: %w: %v", table.ErrConflict, err)
+	case ctx.Err() == nil && (mongo.IsNetworkError(err) || table.Lost(err) || shuttingDown(err)):
+		// The driver's pool and the own connection open new connections by themselves.
+		s.abort(ctx)
+		return fmt.Errorf("mongo: %w: %v", table.ErrConnection, err)
 	}
 	return fmt.Errorf("mongo: %w", err)
+}
+
+// shuttingDown reports a server's error for an operation it cut short by its shutdown
+// (InterruptedAtShutdown 11600, ShutdownInProgress 91) or could not serve before its start
+// (NotWritablePrimary 10107, NotPrimaryNoSecondaryOk 13435).
+func shuttingDown(err error) bool {
+	var se mongo.ServerError
+	return errors.As(err, &se) && (se.HasErrorCode(11600) || se.HasErrorCode(91) || se.HasErrorCode(10107) || se.HasErrorCode(13435))
 }
 
 // abort ends the server transaction, if any, dropping its writes.

@@ -238,7 +238,10 @@ func (s *session) roundTrip(ctx context.Context) ([]byte, error) {
 	if w.nc == nil {
 		nc, err := s.e.wireDial(ctx, s.e.wireNet, s.e.wireAddr)
 		if err != nil {
-			return nil, wrapCtx(ctx, err)
+			if ctx.Err() == nil {
+				return nil, fmt.Errorf("%w: %w", table.ErrNotSent, err)
+			}
+			return nil, ctx.Err()
 		}
 		w.setConn(nc)
 		if err := ctx.Err(); err != nil { // cancelled during the dial: nothing sent yet
