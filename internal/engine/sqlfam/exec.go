@@ -180,8 +180,8 @@ func stmtText(d Dialect, st *table.Stmt) (string, error) {
 	return Renumber(d, text), nil
 }
 
-// Exec implements table.Session: it runs the statement's SQL text with bound arguments.
-func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, out *table.Rows) (int64, error) {
+// exec is Exec (see sql_session.go): it runs the statement's SQL text with bound arguments.
+func (s *session) exec(ctx context.Context, st *table.Stmt, args []table.Value, out *table.Rows) (int64, error) {
 	x, err := s.execFor(ctx, st)
 	if err != nil {
 		return 0, err
@@ -291,20 +291,20 @@ type beginner interface {
 	BeginStatement() string
 }
 
-// Begin implements table.Session with the statement BEGIN, as sysbench sends it (or the
+// begin is Begin (see sql_session.go) with the statement BEGIN, as sysbench sends it (or the
 // dialect's own).
-func (s *session) Begin(ctx context.Context) error {
+func (s *session) begin(ctx context.Context) error {
 	if b, ok := s.e.d.(beginner); ok {
 		return s.plain(ctx, b.BeginStatement())
 	}
 	return s.plain(ctx, "BEGIN")
 }
 
-// Commit implements table.Session.
-func (s *session) Commit(ctx context.Context) error { return s.plain(ctx, "COMMIT") }
+// commit is Commit (see sql_session.go).
+func (s *session) commit(ctx context.Context) error { return s.plain(ctx, "COMMIT") }
 
-// Rollback implements table.Session.
-func (s *session) Rollback(ctx context.Context) error {
+// rollback is Rollback (see sql_session.go).
+func (s *session) rollback(ctx context.Context) error {
 	return s.plain(context.WithoutCancel(ctx), "ROLLBACK")
 }
 

@@ -2,6 +2,7 @@ package sqlfam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rumbench/rumbench/internal/netblock"
@@ -264,11 +265,21 @@ func (s *nativeSession) Begin(ctx context.Context) error {
 	return s.plainStmt(ctx, q)
 }
 
-// Commit implements table.Session.
-func (s *nativeSession) Commit(ctx context.Context) error { return s.plainStmt(ctx, "COMMIT") }
+// Commit implements table.Session. A transaction dies with its connection: after a lost or
+// interrupted one, Commit fails rather than commit nothing on a new connection.
+func (s *nativeSession) Commit(ctx context.Context) error {
+	if s.interrupted {
+		return fmt.Errorf("%s: COMMIT: %w", s.e.d.Name(), engineError{table.ErrConnection, errors.New("the transaction's connection was lost")})
+	}
+	return s.plainStmt(ctx, "COMMIT")
+}
 
-// Rollback implements table.Session.
+// Rollback implements table.Session; after a lost or interrupted connection there is nothing
+// to roll back.
 func (s *nativeSession) Rollback(ctx context.Context) error {
+	if s.interrupted {
+		return nil
+	}
 	return s.plainStmt(context.WithoutCancel(ctx), "ROLLBACK")
 }
 

@@ -80,9 +80,9 @@ type rawStmt struct {
 	ptrs []any
 }
 
-// ExecSQL implements table.SQLSession on database/sql. An error echoes at most
+// execSQL is ExecSQL (see sql_session.go) on database/sql. An error echoes at most
 // input.EchoChars characters of the statement (a user's statement may be any length).
-func (s *session) ExecSQL(ctx context.Context, text string, args []table.Value, out *table.Rows) (int64, error) {
+func (s *session) execSQL(ctx context.Context, text string, args []table.Value, out *table.Rows) (int64, error) {
 	x := s.raws[text]
 	if x == nil {
 		if len(s.raws) >= table.MaxSQLStatements {
@@ -192,9 +192,9 @@ func queryReadOnly(ctx context.Context, d Dialect, plain func(context.Context, s
 	return n, err
 }
 
-// QueryReadOnly implements table.SQLSession on database/sql.
-func (s *session) QueryReadOnly(ctx context.Context, text string, out *table.Rows) (int64, error) {
-	return queryReadOnly(ctx, s.e.d, s.plain, func() (int64, error) { return s.ExecSQL(ctx, text, nil, out) })
+// queryReadOnly is QueryReadOnly (see sql_session.go) on database/sql.
+func (s *session) queryReadOnly(ctx context.Context, text string, out *table.Rows) (int64, error) {
+	return queryReadOnly(ctx, s.e.d, s.plain, func() (int64, error) { return s.execSQL(ctx, text, nil, out) })
 }
 
 // QueryReadOnly implements table.SQLSession on the driver's own connection.

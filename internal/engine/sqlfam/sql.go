@@ -170,11 +170,13 @@ type session struct {
 	stmts map[stmtKey]*sql.Stmt
 	execs map[*table.Stmt]*execStmt
 	raws  map[string]*rawStmt // user statements (ExecSQL) by text
-	args  []any
-	dest  []any
-	raw   []sql.RawBytes
-	ints  []int64
-	times []time.Time
+	// broken: the connection was lost; the next call takes a new one (ready).
+	broken bool
+	args   []any
+	dest   []any
+	raw    []sql.RawBytes
+	ints   []int64
+	times  []time.Time
 }
 
 // arg converts a cell to a bind parameter: bytes, int64, or for Timestamp columns of a dialect
@@ -209,9 +211,9 @@ func (s *session) stmt(ctx context.Context, k stmtKey, build func() string) (*sq
 	return st, nil
 }
 
-// Insert implements table.Session. Rows that do not fit one statement's parameter limit go in
+// insertAll is Insert (see sql_session.go). Rows that do not fit one statement's parameter limit go in
 // several statements inside one explicit transaction.
-func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) error {
+func (s *session) insertAll(ctx context.Context, t *table.Table, rows *table.Rows) error {
 	if err := s.insert(ctx, t, rows); err != nil {
 		return err
 	}
@@ -259,8 +261,8 @@ func (s *session) insertChunk(ctx context.Context, t *table.Table, rows *table.R
 	return nil
 }
 
-// DeleteOldest implements table.Session.
-func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64, n int) (int, error) {
+// deleteOldest is DeleteOldest (see sql_session.go).
+func (s *session) deleteOldest(ctx context.Context, t *table.Table, fromPK int64, n int) (int, error) {
 	st, err := s.stmt(ctx, stmtKey{kind: kindDelete, table: t.Name}, func() string { return s.e.d.DeleteOldest(t) })
 	if err != nil {
 		return 0, err
@@ -293,8 +295,8 @@ func scanKey(t *table.Table, index, nstart int, inclusive bool, limit int) stmtK
 	return stmtKey{kind: kindScan, table: t.Name, n: limit, shape: shape}
 }
 
-// Get implements table.Session.
-func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []int, out *table.Rows) error {
+// get is Get (see sql_session.go).
+func (s *session) get(ctx context.Context, t *table.Table, pks []int64, cols []int, out *table.Rows) error {
 	st, err := s.stmt(ctx, getKey(t, len(pks), cols), func() string { return getSQL(s.e.d, t, len(pks), cols) })
 	if err != nil {
 		return err
@@ -306,8 +308,8 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	return s.query(ctx, st, t, cols, out)
 }
 
-// Scan implements table.Session.
-func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []table.Value, inclusive bool, limit int, out *table.Rows) error {
+// scan is Scan (see sql_session.go).
+func (s *session) scan(ctx context.Context, t *table.Table, index int, start []table.Value, inclusive bool, limit int, out *table.Rows) error {
 	ix := t.Indexes[index]
 	st, err := s.stmt(ctx, scanKey(t, index, len(start), inclusive, limit),
 		func() string { return scanSQL(s.e.d, t, ix, len(start), inclusive, limit) })
@@ -371,8 +373,8 @@ func (s *session) scanRows(rs *sql.Rows, t *table.Table, cols []int, out *table.
 	return rs.Err()
 }
 
-// Count implements table.Session.
-func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, error) {
+// count is Count (see sql_session.go).
+func (s *session) count(ctx context.Context, t *table.Table, index int) (int64, error) {
 	var ix *table.Index
 	if index >= 0 {
 		ix = &t.Indexes[index]
@@ -388,6 +390,16 @@ func (s *session) Count(ctx context.Context, t *table.Table, index int) (int64, 
 
 // Close implements table.Session.
 func (s *session) Close() error {
+	s.closeStmts()
+	err := s.conn.Close()
+	if s.broken {
+		return nil // the connection was lost: its goodbye cannot be sent
+	}
+	return err
+}
+
+// closeStmts closes the session's prepared statements and forgets them.
+func (s *session) closeStmts() {
 	for _, st := range s.stmts {
 		st.Close()
 	}
@@ -399,5 +411,7 @@ func (s *session) Close() error {
 	for _, x := range s.raws {
 		x.st.Close()
 	}
-	return s.conn.Close()
+	clear(s.stmts)
+	clear(s.execs)
+	clear(s.raws)
 }
