@@ -234,3 +234,43 @@ func TestOutageOnDSN(t *testing.T) {
 	}
 	t.Fatal("no update-index step")
 }
+
+// TestFaultInGroups kills a managed PostgreSQL under pgbench's tpcb-like with four clients on
+// two threads (--jobs 2: each thread a netblock group of two clients): every thread's clients
+// reconnect and go on, and the script's invariants (balances) hold.
+func TestFaultInGroups(t *testing.T) {
+	out, _, d := dirs(t)
+	args := append([]string{"run", "--workload", "script", "--engine", "postgres", "--builtin", "tpcb-like",
+		"--clients", "4", "--jobs", "2", "--run-secs", "4", "--warmup-secs", "0", "--fault", "kill@2s",
+		"--store", "none", "--quiet"}, d...)
+	tr := run(t, nil, args...)
+	if tr.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", tr.code, tr.stderr, tr.stdout)
+	}
+	dir, _, steps := readRun(t, out)
+	for _, s := range steps {
+		if s.Step != "run" {
+			continue
+		}
+		if len(s.Faults) == 0 || s.Faults[0].Kind != "kill" || s.Faults[0].Failed == 0 || s.Reconnects < 2 {
+			t.Fatalf("faults %+v, %d reconnections: want the kill, failures, and both threads reconnected", s.Faults, s.Reconnects)
+		}
+		ivs, err := results.ReadIntervals(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var after int64
+		for _, iv := range ivs {
+			if iv.Step == "run" && iv.T > s.Faults[0].AtSecs+1 {
+				for _, k := range iv.Kinds {
+					after += k.Ops
+				}
+			}
+		}
+		if after == 0 {
+			t.Errorf("no operation after the fault's second")
+		}
+		return
+	}
+	t.Fatal("no run step")
+}

@@ -86,10 +86,14 @@ func (g *Group) Add(step func() (done bool, err error)) {
 	t.next, t.stop = iter.Pull(func(yield func(taskEvent) bool) {
 		t.yield = yield
 		for {
-			// The task gives the thread back only to wait, and at its end: a switch per
-			// step would cost a switch per transaction for nothing.
-			if done, err := step(); done || err != nil {
-				yield(taskEvent{done: done, err: err})
+			// The task gives the thread back only to wait, at an error and at its end: a
+			// switch per step would cost a switch per transaction for nothing.
+			done, err := step()
+			if done {
+				yield(taskEvent{done: true})
+				return
+			}
+			if err != nil && !yield(taskEvent{err: err}) {
 				return
 			}
 		}
@@ -99,7 +103,8 @@ func (g *Group) Add(step func() (done bool, err error)) {
 }
 
 // Step runs the tasks until every one has ended (all is true), or one returns an error (then
-// the others are where they were: Step may be called again, or Close).
+// every task is where it was, the one that failed before its next step: Step may be called
+// again, which goes on, or Close).
 func (g *Group) Step() (all bool, err error) {
 	guess := true // whether a guess may replace the next poll
 	for g.live > 0 {
@@ -127,12 +132,11 @@ func (g *Group) Step() (all bool, err error) {
 			g.live--
 		case ev.wait:
 			// t waits for its socket: its fd is set.
+		case ev.err != nil: // t goes on at the next Step
+			return false, ev.err
 		default: // the task's end
 			t.ended = true
 			g.live--
-			if ev.err != nil {
-				return false, ev.err
-			}
 		}
 	}
 	return true, nil
@@ -239,6 +243,20 @@ func (g *Group) wait(fd int) (bool, error) {
 func (c *Conn) Alone(on bool) {
 	if c != nil {
 		c.alone.Store(on)
+	}
+}
+
+// forget drops fd's registration with the group's epoll instance, before the socket closes: a
+// new socket may get its number (a task's reconnection), which wait must register anew.
+func (g *Group) forget(fd int) {
+	if g.ep < 0 {
+		return
+	}
+	for _, t := range g.tasks {
+		if t.reg == fd {
+			t.reg = -1
+			unix.EpollCtl(g.ep, unix.EPOLL_CTL_DEL, fd, nil)
+		}
 	}
 }
 

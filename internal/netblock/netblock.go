@@ -231,6 +231,9 @@ func (c *Conn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
+	if c.g != nil {
+		c.g.forget(c.fd)
+	}
 	unix.Shutdown(c.fd, unix.SHUT_RDWR)
 	// An Interrupt that saw the socket open shuts it down before the number is released.
 	for c.interrupting.Load() != 0 {

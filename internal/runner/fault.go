@@ -141,13 +141,18 @@ func (r *stepRun) inject(fs *faults, rec *faultRec) {
 // (their connections lost) with no fault injected, as when the user stops a --dsn server.
 const OutageKind = "outage"
 
-// detect records an outage at a worker's lost connection (at now) unless one is under way (its
-// end not yet seen): a fault of OutageKind, watched from then on as an injected one is.
+// detect records an outage at a worker's lost connection (at now) unless the last fault is not
+// over: its outage's end not yet seen, or its rate not yet recovered (the clients that
+// reconnect last still fail then). A fault of OutageKind, watched from then on as an injected
+// one is.
 func (r *stepRun) detect(fs *faults, now time.Time) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	if n := len(fs.recs); n > 0 && outageEnd(fs.recs[n-1]) == 0 {
-		return
+	if n := len(fs.recs); n > 0 {
+		last := fs.recs[n-1]
+		if outageEnd(last) == 0 || last.baseline > 0 && last.recovered.IsZero() {
+			return
+		}
 	}
 	r.arm(fs, &faultRec{f: Fault{Kind: OutageKind, At: now.Sub(r.start)}}, now)
 }

@@ -310,6 +310,10 @@ func threadWorker(j int, g *netblock.Group, ops []func(context.Context, *runner.
 	}
 	started := false
 	return runner.Worker{Name: fmt.Sprintf("thread %d", j), Role: runner.Driver,
+		// A client's error comes out of Step as the thread's; the client goes on at the next
+		// Step when the runner tolerates it (a lost connection), and the group ends with the
+		// thread.
+		Finish: g.Close,
 		Op: func(ctx context.Context, m *runner.Meter) (bool, error) {
 			if !started {
 				started = true
@@ -319,7 +323,7 @@ func threadWorker(j int, g *netblock.Group, ops []func(context.Context, *runner.
 				}
 			}
 			all, err := g.Step()
-			if all || err != nil {
+			if all {
 				g.Close()
 			}
 			return all, err
