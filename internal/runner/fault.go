@@ -141,20 +141,21 @@ func (r *stepRun) inject(fs *faults, rec *faultRec) {
 // (their connections lost) with no fault injected, as when the user stops a --dsn server.
 const OutageKind = "outage"
 
-// detect records an outage at a worker's lost connection (at now) unless the last fault is not
-// over: its outage's end not yet seen, or its rate not yet recovered (the clients that
-// reconnect last still fail then). A fault of OutageKind, watched from then on as an injected
-// one is.
-func (r *stepRun) detect(fs *faults, now time.Time) {
+// detect records an outage at worker m's lost connection (at now) unless the failure is the
+// last fault's (injected or detected): m has not succeeded since that fault was over (its
+// connection is the one the fault broke, or it has not reconnected yet). A fault of
+// OutageKind, watched from then on as an injected one is, over from the start.
+func (r *stepRun) detect(fs *faults, m *Meter, now time.Time) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	if n := len(fs.recs); n > 0 {
-		last := fs.recs[n-1]
-		if outageEnd(last) == 0 || last.baseline > 0 && last.recovered.IsZero() {
-			return
-		}
+	if w := m.watch.Load(); w != nil && w.okAfterOver.Load() == 0 {
+		return
 	}
-	r.arm(fs, &faultRec{f: Fault{Kind: OutageKind, At: now.Sub(r.start)}}, now)
+	rec := &faultRec{f: Fault{Kind: OutageKind, At: now.Sub(r.start)}}
+	r.arm(fs, rec, now)
+	for _, w := range rec.watches {
+		w.over.Store(now.UnixNano())
+	}
 }
 
 // arm records rec as injected (or met) at now, with a new watch on every worker (fs.mu held).

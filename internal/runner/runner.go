@@ -190,7 +190,7 @@ func (r *stepRun) startWorkers(from, to time.Time) {
 			}
 		}
 		if fs := r.c.faults; fs != nil && fs.detecting {
-			m.detect = func(now time.Time) { r.detect(fs, now) }
+			m.detect = func(now time.Time) { r.detect(fs, m, now) }
 		}
 		r.c.meters = append(r.c.meters, m)
 		ctx, wg := r.stepCtx, &r.drivers

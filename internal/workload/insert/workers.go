@@ -25,6 +25,10 @@ type writer struct {
 	rpc     int
 	kind    runner.KindID
 	deletes chan int // nil without deletes; closed when the writer is done
+	// pending is set by a batch whose connection broke in flight (table.UnknownOutcome): before
+	// anything else the writer finds out whether it committed (resolve).
+	pending bool
+	probe   *table.Rows
 }
 
 func (r *Run) addWriter(ctx context.Context, st *runner.Step, c *client, total int64, rpc int, batchRate float64, deletes bool) error {
@@ -57,22 +61,59 @@ func (w *writer) op(ctx context.Context, m *runner.Meter) (bool, error) {
 		return true, nil
 	}
 	first := w.c.nextID.Load()
+	if w.pending {
+		// The last batch's outcome was unknown: its rows are there (it committed, unseen) or
+		// not (it is sent again). Either way the rows stay [minID, nextID), without holes.
+		committed, err := resolve(ctx, w.s, w.c.t, first, &w.probe)
+		if err != nil {
+			return false, err
+		}
+		w.pending = false
+		if committed {
+			w.inserted(first, n)
+			return false, w.handOn(ctx, n)
+		}
+	}
 	w.c.gen.Fill(w.rows, first, n, w.r.w.Cfg.Now().Unix())
 	start := time.Now()
 	if err := w.s.Insert(ctx, w.c.t, w.rows); err != nil {
+		w.pending = table.UnknownOutcome(err)
 		return false, err
 	}
 	m.Done(w.kind, start, n)
+	w.inserted(first, n)
+	return false, w.handOn(ctx, n)
+}
+
+// inserted records n rows from first as inserted.
+func (w *writer) inserted(first int64, n int) {
 	w.c.nextID.Store(first + int64(n))
 	w.done += int64(n)
+}
+
+// handOn gives the deleter, if any, a batch of n rows to delete.
+func (w *writer) handOn(ctx context.Context, n int) error {
 	if w.deletes != nil {
 		select {
 		case w.deletes <- n:
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return false, nil
+	return nil
+}
+
+// resolve says whether the row with primary key pk exists: whether a batch that holds it, whose
+// outcome was unknown, committed (or a delete from it did not). out is the caller's buffer.
+func resolve(ctx context.Context, s table.Session, t *table.Table, pk int64, out **table.Rows) (bool, error) {
+	if *out == nil {
+		*out = table.NewRows(1, 1)
+	}
+	(*out).Reset(1)
+	if err := s.Get(ctx, t, []int64{pk}, []int{0}, *out); err != nil {
+		return false, err
+	}
+	return (*out).N > 0, nil
 }
 
 // deleter deletes, for each batch the writer reports, as many of the oldest rows.
@@ -81,23 +122,43 @@ type deleter struct {
 	s       table.Session
 	batches chan int
 	kind    runner.KindID
+	// pending is the row count of a delete whose connection broke in flight (0: none): before
+	// the next, the deleter finds out whether it committed.
+	pending int
+	probe   *table.Rows
 }
 
 func (d *deleter) op(ctx context.Context, m *runner.Meter) (bool, error) {
-	var n int
-	var ok bool
-	select {
-	case n, ok = <-d.batches:
-		if !ok {
-			return true, nil
-		}
-	case <-ctx.Done():
-		return false, ctx.Err()
-	}
+	n := d.pending
 	from := d.c.minID.Load()
+	if n > 0 {
+		// The last delete's outcome was unknown: its oldest row is gone when it committed.
+		there, err := resolve(ctx, d.s, d.c.t, from, &d.probe)
+		if err != nil {
+			return false, err
+		}
+		d.pending = 0
+		if !there {
+			d.c.minID.Store(from + int64(n))
+			return false, nil
+		}
+	} else {
+		var ok bool
+		select {
+		case n, ok = <-d.batches:
+			if !ok {
+				return true, nil
+			}
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
 	start := time.Now()
 	got, err := d.s.DeleteOldest(ctx, d.c.t, from, n)
 	if err != nil {
+		if ctx.Err() == nil {
+			d.pending = n // resolved (or deleted again) at the next call
+		}
 		return false, err
 	}
 	m.Done(d.kind, start, got)
