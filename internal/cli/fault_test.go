@@ -151,7 +151,7 @@ func TestFaultRefusals(t *testing.T) {
 		{[]string{"--fault", "kill@1s+2s"}, "a kill takes no duration (kill@1s)"},
 		{[]string{"--fault", "sever@1s+2h"}, `the duration "2h" must be above 0 and at most 1h0m0s`},
 		{[]string{"--fault", "kill@25h"}, `the time "25h" must be a duration from 0 to 24h0m0s`},
-		{[]string{"--engine", "sqlite", "--fault", "kill@1s"}, "--fault: engine sqlite takes no faults (engines that do: myrocks, mysql, postgres)"},
+		{[]string{"--engine", "sqlite", "--fault", "kill@1s"}, "--fault: engine sqlite takes no faults (engines that do: mongo, myrocks, mysql, postgres)"},
 		{[]string{"--engine", "postgres", "--dsn", "postgres://u@127.0.0.1:1/db", "--fault", "kill@1s"}, "a server given with --dsn is the user's to kill"},
 		{[]string{"--tolerate-errors", "deadlock"}, `--tolerate-errors "deadlock": no error class "deadlock" (valid: connection, timeout, conflict, constraint, other, any)`},
 	} {
