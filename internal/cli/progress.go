@@ -7,6 +7,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/metric"
 	"github.com/rumbench/rumbench/internal/results"
+	"github.com/rumbench/rumbench/internal/table"
 )
 
 // progress shows the run's progress on stderr: a live line on a terminal, one line per interval
@@ -112,6 +113,11 @@ func (p *progress) step(s results.Step) {
 	fmt.Fprintf(p.w, "%-8s %-7s done: %s, %.1fs, %s %.0f%s%s\n", s.Target, s.Step, s.Status, s.Secs, name, s.Rate, settled, kept)
 	for _, f := range s.Faults {
 		fmt.Fprintf(p.w, "%-8s %-7s %s\n", s.Target, s.Step, faultLine(&f))
+	}
+	for _, class := range table.ErrorClassNames() {
+		if n := s.Errors[class]; n > 0 {
+			fmt.Fprintf(p.w, "%-8s %-7s %d operations failed with %s errors, the first: %s\n", s.Target, s.Step, n, class, s.FirstErrors[class])
+		}
 	}
 	if a := s.AckCheck; a != nil {
 		fmt.Fprintf(p.w, "%-8s %-7s acknowledged writes: %s\n", s.Target, s.Step, ackLine(a))

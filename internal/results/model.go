@@ -164,6 +164,8 @@ type Step struct {
 	// --tolerate-errors, --fault), by class (table.ErrorClass: "connection", "timeout",
 	// "conflict", "constraint", "other"), warm-up included; absent when none failed.
 	Errors map[string]int64 `json:"errors,omitempty"`
+	// FirstErrors is an error message of each class of Errors (the first one a worker met).
+	FirstErrors map[string]string `json:"first_errors,omitempty"`
 	// UnknownOutcome is the failed operations whose connection broke in flight: they may have
 	// committed. Reconnects is the sessions' successes after a lost connection.
 	UnknownOutcome int64 `json:"unknown_outcome,omitempty"`

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rumbench/rumbench/internal/hist"
 	"github.com/rumbench/rumbench/internal/results"
@@ -348,7 +350,14 @@ func (c *collector) errorFigures(r *results.Step) {
 				if r.Errors == nil {
 					r.Errors = map[string]int64{}
 				}
-				r.Errors[table.ErrorClass(cl).String()] += n
+				name := table.ErrorClass(cl).String()
+				r.Errors[name] += n
+				if msg := m.firstErrs[cl].Load(); msg != nil && r.FirstErrors[name] == "" {
+					if r.FirstErrors == nil {
+						r.FirstErrors = map[string]string{}
+					}
+					r.FirstErrors[name] = firstLine(*msg)
+				}
 			}
 		}
 		r.UnknownOutcome += m.unknown.Load()
@@ -361,4 +370,19 @@ func (r *stepRun) waitFaults() {
 	if r.c.faults != nil {
 		r.c.faults.done.Wait()
 	}
+}
+
+// firstLine is an error's first line, at most 300 bytes (cut at a rune's start).
+func firstLine(msg string) string {
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 300 {
+		cut := 300
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return msg
 }

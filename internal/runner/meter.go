@@ -34,6 +34,7 @@ type Meter struct {
 	// followed a connection's failure; lostConn is set by a connection's failure until the next
 	// success (the worker's own).
 	errs       [table.NumErrorClasses]atomic.Int64
+	firstErrs  [table.NumErrorClasses]atomic.Pointer[string] // each class's first error
 	unknown    atomic.Int64
 	reconnects atomic.Int64
 	lostConn   bool
@@ -156,7 +157,10 @@ func (m *Meter) Failed(err error, now time.Time) {
 	if c == table.ClassConnection && m.detect != nil {
 		m.detect(now) // before the count: an outage it opens counts this failure
 	}
-	m.errs[c].Add(1)
+	if m.errs[c].Add(1) == 1 {
+		msg := err.Error()
+		m.firstErrs[c].Store(&msg)
+	}
 	if c == table.ClassConnection {
 		m.lostConn = true
 		if table.UnknownOutcome(err) {

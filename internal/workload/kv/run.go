@@ -58,13 +58,16 @@ func (r *Run) number(n int64) int64 {
 
 // client is one client of the run step.
 type client struct {
-	r    *Run
-	sess table.Session
-	rng  gen.Rand
-	zipf *gen.Zipf
-	args []table.Value
-	keys []int64 // a read's keys, or a write's numbers
-	out  *table.Rows
+	r     *Run
+	sess  table.Session
+	rng   gen.Rand
+	zipf  *gen.Zipf
+	args  []table.Value
+	keys  []int64 // a read's keys
+	wkeys []int64 // a write's numbers
+	// pending: the write of wkeys failed and is sent again (writeOp).
+	pending bool
+	out     *table.Rows
 }
 
 func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
@@ -73,7 +76,7 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 		Presentation: runner.Presentation{RateName: "ops", RateUnit: "operations/s", PerOp: "operation", Note: "ops = reads, writes and spans per second"}}
 	var err error
 	st.Workers, err = r.Clients(ctx, r.w.Shard.Index*cfg.Concurrency, cfg.Concurrency, func(no int, sess table.Session) runner.OpFunc {
-		c := &client{r: r, sess: sess, rng: gen.NewRand(gen.Mix(r.w.Seed ^ uint64(no+1)<<32)), keys: make([]int64, cfg.Batch),
+		c := &client{r: r, sess: sess, rng: gen.NewRand(gen.Mix(r.w.Seed ^ uint64(no+1)<<32)), keys: make([]int64, cfg.Batch), wkeys: make([]int64, cfg.Batch),
 			out: table.NewRows(2, cfg.Batch)}
 		if cfg.Zipfian {
 			c.zipf = gen.NewZipf(cfg.InsertCount, 0.99)
@@ -107,7 +110,7 @@ func (c *client) next(ctx context.Context, m *runner.Meter) (runner.KindID, int,
 		n, err := c.spanOp(ctx)
 		return 2, n, err
 	}
-	return 1, len(c.keys), c.writeOp(ctx, m)
+	return 1, len(c.wkeys), c.writeOp(ctx, m)
 }
 
 // readNumber draws the write number of an existing key: zipfian over the loaded keys, or
@@ -158,21 +161,25 @@ func (c *client) spanOp(ctx context.Context) (int, error) {
 // writeOp upserts --batch keys in one transaction, in key order (two clients' batches lock their
 // keys in one order), and acknowledges them once it committed. A lock conflict rolls back and
 // tries the same keys again.
+// A batch that failed (a lost connection the run goes on through) is written again, the same
+// keys, at the client's next write: an upsert may be sent twice.
 func (c *client) writeOp(ctx context.Context, m *runner.Meter) error {
 	r := c.r
-	for i := range c.keys {
+	for i := 0; !c.pending && i < len(c.wkeys); i++ {
 		if c.zipf != nil {
-			c.keys[i] = c.zipf.Next(&c.rng)
+			c.wkeys[i] = c.zipf.Next(&c.rng)
 		} else {
-			c.keys[i] = r.number(r.ack.Next())
+			c.wkeys[i] = r.number(r.ack.Next())
 		}
 	}
-	slices.SortFunc(c.keys, func(a, b int64) int { return cmp.Compare(r.w.key(a), r.w.key(b)) })
+	slices.SortFunc(c.wkeys, func(a, b int64) int { return cmp.Compare(r.w.key(a), r.w.key(b)) })
 	if err := workload.RetryConflicts(m, 100, func() error { return c.upsert(ctx) }); err != nil {
+		c.pending = ctx.Err() == nil
 		return fmt.Errorf("write: %w", err)
 	}
-	for i := 0; c.zipf == nil && i < len(c.keys); i++ {
-		if err := r.ack.Acknowledge((c.keys[i] - r.w.Cfg.InsertCount - int64(r.w.Shard.Index)) / int64(max(r.w.Shard.Count, 1))); err != nil { // number's inverse
+	c.pending = false
+	for i := 0; c.zipf == nil && i < len(c.wkeys); i++ {
+		if err := r.ack.Acknowledge((c.wkeys[i] - r.w.Cfg.InsertCount - int64(r.w.Shard.Index)) / int64(max(r.w.Shard.Count, 1))); err != nil { // number's inverse
 			return err
 		}
 	}
@@ -182,10 +189,10 @@ func (c *client) writeOp(ctx context.Context, m *runner.Meter) error {
 
 // upsert writes the batch in one transaction.
 func (c *client) upsert(ctx context.Context) error {
-	return workload.InTx(ctx, c.sess, len(c.keys), func(i int) error {
+	return workload.InTx(ctx, c.sess, len(c.wkeys), func(i int) error {
 		c.out.Reset(1)
 		v := c.r.w.value(c.out, &c.rng)
-		c.args = append(c.args[:0], table.Value{I: c.r.w.key(c.keys[i])}, table.Value{B: v}, table.Value{B: v})
+		c.args = append(c.args[:0], table.Value{I: c.r.w.key(c.wkeys[i])}, table.Value{B: v}, table.Value{B: v})
 		_, err := c.sess.Exec(ctx, c.r.w.write, c.args, nil)
 		return err
 	})

@@ -2,6 +2,7 @@ package ycsb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rumbench/rumbench/internal/gen"
@@ -25,6 +26,10 @@ type client struct {
 	keys    ycsbgen.KeyGenerator
 	exp     *ycsbgen.Exponential
 	scanLen ycsbgen.KeyGenerator
+
+	// pending says the insert of key number pendingKey failed and is to be sent again.
+	pending    bool
+	pendingKey int64
 
 	key   []byte        // the current key name
 	vals  []byte        // field values being written
@@ -251,12 +256,23 @@ func (c *client) updateRecord(ctx context.Context, keynum int64) (int, error) {
 
 // insertRecord inserts the next record of the run and acknowledges its key number, so reads
 // may choose it from then on.
+// A failed insert (a lost connection the run goes on through) is sent again at the client's
+// next insert, with the same key and values: a duplicate key then says the first one committed.
 func (c *client) insertRecord(ctx context.Context) (int, error) {
-	keynum := c.r.ack.Next()
+	keynum, again := c.pendingKey, c.pending
+	if !again {
+		keynum = c.r.ack.Next()
+	}
 	c.buildRecords(c.batch, keynum, 1)
-	if err := c.insertOne(ctx, c.batch.Row(0)); err != nil {
+	err := c.insertOne(ctx, c.batch.Row(0))
+	if again && errors.Is(err, table.ErrDuplicate) {
+		err = nil
+	}
+	if err != nil {
+		c.pending, c.pendingKey = ctx.Err() == nil, keynum
 		return 0, err
 	}
+	c.pending = false
 	if err := c.r.ack.Acknowledge(keynum); err != nil {
 		return 0, err
 	}
