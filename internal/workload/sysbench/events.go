@@ -395,5 +395,10 @@ func (th *thread) updateNonIndex(ctx context.Context, s *stmts, id int64) error 
 // event: table.ErrConflict, which every engine returns for one (MySQL 1213 and 1205, PostgreSQL
 // 40P01 and 40001, the KV adapter's lock wait, and SQLite's SQLITE_BUSY, which a deferred
 // transaction gets when it cannot upgrade its read lock while another connection writes:
-// SQLite's form of a deadlock, where waiting cannot help).
-func retryable(err error) bool { return errors.Is(err, table.ErrConflict) }
+// SQLite's form of a deadlock, where waiting cannot help); on PostgreSQL also a duplicate key
+// (23505), which sysbench's pgsql driver ignores as it does those (rolled back, the event
+// restarted): under READ COMMITTED the delete and insert of the same id by two clients at once
+// meet it (the second delete finds the first's new row invisible, its insert then collides).
+func (r *Run) retryable(err error) bool {
+	return errors.Is(err, table.ErrConflict) || r.dupRetry && errors.Is(err, table.ErrDuplicate)
+}

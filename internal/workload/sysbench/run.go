@@ -39,6 +39,9 @@ type Run struct {
 	// sums0 are the tables' sums of k before the step being checked (BeforeFaults), nil when
 	// not taken.
 	sums0 []int64
+	// dupRetry: a duplicate key restarts an event, as a conflict does (PostgreSQL's dialect:
+	// see retryable).
+	dupRetry bool
 	// unknownRows counts the events of unknown outcome that may have changed a table's row
 	// count by one (a delete or an insert): the count check allows as many rows more or less.
 	unknownRows atomic.Int64
@@ -64,7 +67,8 @@ func (w *Workload) Open(ctx context.Context, eng table.Engine) (workload.Run, er
 
 // newRun returns a run on eng with no tables yet.
 func (w *Workload) newRun(eng table.Engine) *Run {
-	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, rows: make([]atomic.Int64, len(w.tableNos())), returned: map[string]int64{}, acks: map[string]ackCount{}}
+	r := &Run{w: w, eng: eng, stores: eng.Info().Stores, rows: make([]atomic.Int64, len(w.tableNos())), returned: map[string]int64{}, acks: map[string]ackCount{},
+		dupRetry: eng.Info().Dialect == table.DialectPostgres}
 	// The zipfian generator's setup is O(table size): build it once, when a test needs it.
 	for _, t := range w.tests() {
 		if t.event == evUpdateZipf || w.Cfg.RandType == "zipfian" {
@@ -296,7 +300,7 @@ func (r *Run) testStep(ctx context.Context, t Test) (runner.Step, error) {
 					if ctx.Err() != nil {
 						return true, nil
 					}
-					if retryable(err) {
+					if r.retryable(err) {
 						m.Retry()
 						return false, nil
 					}
