@@ -64,6 +64,40 @@ type collector struct {
 	lagMax float64
 	// faults is the step's fault schedule as it runs (nil: none).
 	faults *faults
+	// srvMono keeps the server's counters going across its restarts (a fault's).
+	srvMono monotone
+}
+
+// monotone makes a server's cumulative counters go on from their last reading when the server
+// restarts and they start again from zero (a kill or a restart by --fault): a reading below the
+// last adds the last to the counter's offset. What the server counted between its last reading
+// and its end is lost (at most one tick's).
+type monotone struct {
+	last, off map[string]int64
+}
+
+// fix adjusts the counters of s in place.
+func (m *monotone) fix(s *table.ServerSample) {
+	if m.last == nil {
+		m.last, m.off = map[string]int64{}, map[string]int64{}
+	}
+	s.LogBytes = m.one("\x00log", s.LogBytes)
+	s.Fsyncs = m.one("\x00fsyncs", s.Fsyncs)
+	for k, v := range s.Counters {
+		s.Counters[k] = m.one(k, v)
+	}
+}
+
+// one is counter name's value v adjusted; a negative v (not reported) is left alone.
+func (m *monotone) one(name string, v int64) int64 {
+	if v < 0 {
+		return v
+	}
+	if last, ok := m.last[name]; ok && v < last {
+		m.off[name] += last
+	}
+	m.last[name] = v
+	return v + m.off[name]
 }
 
 func newCollector(tgt Setup, st Step) *collector {
@@ -127,6 +161,9 @@ func (c *collector) takeExtra(s *snapshot, full bool) {
 		s.srv, err = r.ServerSample(ctx, full)
 		cancel()
 		s.srvOK = err == nil
+		if s.srvOK {
+			c.srvMono.fix(&s.srv)
+		}
 	}
 	takeAcct(c.tgt.Engine, s)
 	s.memOK = false
