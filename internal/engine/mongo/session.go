@@ -79,10 +79,11 @@ func (s *session) fail(ctx context.Context, err error) error {
 	case conflict(err):
 		s.abort(ctx)
 		return fmt.Errorf("mongo: %w: %v", table.ErrConflict, err)
-	case ctx.Err() == nil && (mongo.IsNetworkError(err) || table.Lost(err) || shuttingDown(err)):
+	case ctx.Err() == nil && !mongo.IsTimeout(err) && !errors.Is(err, context.DeadlineExceeded) &&
+		(mongo.IsNetworkError(err) || table.Lost(err) || shuttingDown(err)):
 		// The driver's pool and the own connection open new connections by themselves.
 		s.abort(ctx)
-		return fmt.Errorf("mongo: %w: %v", table.ErrConnection, err)
+		return fmt.Errorf("mongo: %w: %w", table.ErrConnection, err)
 	}
 	return fmt.Errorf("mongo: %w", err)
 }

@@ -197,8 +197,6 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 		dsn = srv.DSN()
 		info.Options["server_config"] = o.Extra["server_config"]
 	}
-	// The pool (schema, maintenance, the server's counters) logs nothing: the errors it logs
-	// are those it returns or retries (a connection a server's restart closed).
 	db, err := openQuiet(withParams(dsn))
 	if err == nil {
 		err = db.PingContext(ctx)
@@ -532,7 +530,9 @@ func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.Se
 	return e.WithTree(s, pss)
 }
 
-// openQuiet opens a database/sql pool on dsn whose driver logs nothing.
+// openQuiet opens a database/sql pool on dsn (the schema, the maintenance, the server's counters)
+// whose driver logs nothing: the errors it logs are those it returns or retries (a connection a
+// server's restart closed).
 func openQuiet(dsn string) (*sql.DB, error) {
 	cfg, err := gomysql.ParseDSN(dsn)
 	if err != nil {

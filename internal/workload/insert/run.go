@@ -28,6 +28,12 @@ type client struct {
 	nextID  atomic.Int64 // next transactionid to insert; rows [minID, nextID) exist
 	minID   atomic.Int64 // oldest transactionid not deleted
 	indexed bool
+	// acked and unknown count the rows the writer was told committed, and those of batches
+	// whose outcome it found out itself, since BeforeFaults; lost is the rows the checks after
+	// faults found missing (acknowledged inserts lost) less those found in excess
+	// (acknowledged deletes lost): the table holds that many fewer (see acks.go).
+	acked, unknown atomic.Int64
+	lost           int64
 }
 
 // Run is the insert benchmark's state on one engine.

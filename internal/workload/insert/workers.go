@@ -70,6 +70,7 @@ func (w *writer) op(ctx context.Context, m *runner.Meter) (bool, error) {
 		}
 		w.pending = false
 		if committed {
+			w.c.unknown.Add(int64(n))
 			w.inserted(first, n)
 			return false, w.handOn(ctx, n)
 		}
@@ -81,6 +82,7 @@ func (w *writer) op(ctx context.Context, m *runner.Meter) (bool, error) {
 		return false, err
 	}
 	m.Done(w.kind, start, n)
+	w.c.acked.Add(int64(n))
 	w.inserted(first, n)
 	return false, w.handOn(ctx, n)
 }

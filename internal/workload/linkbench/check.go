@@ -59,9 +59,9 @@ func (r *Run) check(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if want := r.nodesLoaded.Load() + r.nodesAdded.Load() - r.nodesDeleted.Load(); nodes != want {
-		k.problems = append(k.problems, fmt.Sprintf("nodetable holds %d nodes, want %d (loaded %d + added %d - deleted %d)",
-			nodes, want, r.nodesLoaded.Load(), r.nodesAdded.Load(), r.nodesDeleted.Load()))
+	if want := r.nodesLoaded.Load() + r.nodesAdded.Load() - r.nodesDeleted.Load() + r.nodes; nodes != want {
+		k.problems = append(k.problems, fmt.Sprintf("nodetable holds %d nodes, want %d (loaded %d + added %d - deleted %d, %+d after faults)",
+			nodes, want, r.nodesLoaded.Load(), r.nodesAdded.Load(), r.nodesDeleted.Load(), r.nodes))
 	}
 	if p := k.problems; len(p) > 0 {
 		if len(p) > 5 {

@@ -52,6 +52,11 @@ type Run struct {
 	nodesLoaded, linksLoaded, nodesAdded, nodesDeleted atomic.Int64
 	// loadCheck checks the load once, before the first loop.
 	loadCheck workload.LoadCheck
+	// Node writes after faults (acks.go): the node inserts and deletes of unknown outcome since
+	// BeforeFaults; the nodes, added and deleted then; and the nodes the checks found beyond
+	// (or short of) the count, which the final check takes as they are.
+	unknownNodes                    atomic.Int64
+	nodes0, added0, deleted0, nodes int64
 }
 
 var _ workload.Run = (*Run)(nil)
@@ -152,6 +157,9 @@ func (r *Run) loopStep(ctx context.Context, name string) (runner.Step, error) {
 						return true, nil
 					}
 					if !errors.Is(err, table.ErrConflict) || try == maxRetries {
+						if (c.req.Op == lbgen.OpAddNode || c.req.Op == lbgen.OpDeleteNode) && table.UnknownOutcome(err) {
+							r.unknownNodes.Add(1)
+						}
 						return false, fmt.Errorf("%s id1=%d: %w", c.req.Op, c.req.ID1, err)
 					}
 					m.Retry()

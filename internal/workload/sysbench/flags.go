@@ -49,7 +49,7 @@ var settings = workload.Params[Config]{
 	workload.Float(func(c *Config) *float64 { return &c.WriteSecs }, workload.Number[float64]{Name: "write-secs", Unit: "s", Runtime: true, Steps: writeTests,
 		Help:     "seconds per write test",
 		Profiles: map[string]float64{"quick": 5, "small": 60, "standard": 900}, Min: 0.001, Max: workload.MaxStepSecs}),
-	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Steps: testSteps,
+	workload.Float(func(c *Config) *float64 { return &c.RunSecs }, workload.Number[float64]{Name: "run-secs", Unit: "s", Runtime: true, Unshown: true, Steps: testSteps,
 		Help: "seconds per test, read and write alike (sets --read-secs and --write-secs; sysbench's --time)", Min: 0, Max: workload.MaxStepSecs}),
 	workload.WarmupSecs(func(c *Config) *float64 { return &c.WarmupSecs }, workload.Number[float64]{Steps: testSteps,
 		Help: "seconds before each test's measured time", Profiles: map[string]float64{"quick": 1, "small": 5, "standard": 5}}),

@@ -67,6 +67,10 @@ type Run struct {
 	// rows counts the rows the tables hold by the workload's count.
 	rows      atomic.Int64
 	loadCheck workload.LoadCheck
+	// newOrders counts the New-Orders acknowledged (committed, not rolled back) and those of
+	// unknown outcome since BeforeFaults; orders0 is the districts' orders then (see acks.go).
+	newOrders, unknownNO atomic.Int64
+	orders0              int64
 }
 
 var _ workload.Run = (*Run)(nil)
@@ -159,7 +163,13 @@ func (r *Run) runStep(ctx context.Context) (runner.Step, error) {
 						} else if tx != txOrderStatus && tx != txStockLevel {
 							m.Commit(1)
 						}
+						if tx == txNewOrder && !rolledBack {
+							r.newOrders.Add(1)
+						}
 						break
+					}
+					if tx == txNewOrder && table.UnknownOutcome(err) {
+						r.unknownNO.Add(1)
 					}
 					c.sess.Rollback(ctx)
 					if ctx.Err() != nil {

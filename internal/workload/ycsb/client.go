@@ -269,6 +269,9 @@ func (c *client) insertRecord(ctx context.Context) (int, error) {
 		err = nil
 	}
 	if err != nil {
+		if !again && table.UnknownOutcome(err) {
+			c.r.unknownInserts.Add(1)
+		}
 		c.pending, c.pendingKey = ctx.Err() == nil, keynum
 		return 0, err
 	}
