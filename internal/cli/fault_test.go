@@ -274,3 +274,35 @@ func TestFaultInGroups(t *testing.T) {
 	}
 	t.Fatal("no run step")
 }
+
+// TestAckChecksAcrossWorkloads kills a managed PostgreSQL without sync on commit
+// (synchronous_commit=off: a kill may lose the last acknowledged commits) under TPC-C and YCSB's
+// workload d (inserts): each step's acknowledged writes are checked and counted, lost or not, and
+// the run ends well, its final checks taking the tables as they are.
+func TestAckChecksAcrossWorkloads(t *testing.T) {
+	for _, w := range [][]string{
+		{"--workload", "tpcc", "--run-secs", "4"},
+		{"--workload", "ycsb", "--workload-letter", "d", "-p", "recordcount=2000", "--run-secs", "4"},
+	} {
+		out, _, d := dirs(t)
+		args := append(append([]string{"run", "--engine", "postgres", "--sync=false", "--warmup-secs", "0",
+			"--fault", "kill@2s", "--store", "none", "--quiet"}, w...), d...)
+		tr := run(t, nil, args...)
+		if tr.code != 0 {
+			t.Fatalf("%v: exit %d\nstderr: %s\nstdout: %s", w, tr.code, tr.stderr, tr.stdout)
+		}
+		_, m, steps := readRun(t, out)
+		for _, s := range steps {
+			if s.Step != "run" {
+				continue
+			}
+			a := s.AckCheck
+			if len(s.Faults) != 1 || a == nil || !a.Checked || a.Acknowledged == 0 || a.Lost < 0 || a.Lost > a.Acknowledged {
+				t.Errorf("%v: faults %+v, acknowledged writes %+v: want the kill and a count", w, s.Faults, a)
+			}
+		}
+		if m.Targets[0].Check == "" {
+			t.Errorf("%v: no invariant check recorded", w)
+		}
+	}
+}
