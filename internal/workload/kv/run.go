@@ -224,8 +224,10 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	switch {
 	case err != nil:
 		return "", err
-	case found != want:
-		return "", fmt.Errorf("%d of the %d keys loaded and written (%d loaded) were found", found, want, r.Load.Rows())
+	case found != want-r.lost:
+		return "", fmt.Errorf("%d of the %d keys loaded and written (%d loaded, %d lost after faults) were found", found, want, r.Load.Rows(), r.lost)
+	case r.lost > 0:
+		return fmt.Sprintf("%d rows (%d loaded, %d written, %d acknowledged lost after faults; %d reads did not find a key)", found, r.Load.Rows(), r.written(), r.lost, r.missing.Load()), nil
 	case r.missing.Load() > 0:
 		return "", fmt.Errorf("%d keys that reads chose were not found", r.missing.Load())
 	}
