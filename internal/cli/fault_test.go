@@ -111,12 +111,13 @@ func TestFaultsOnPostgres(t *testing.T) {
 }
 
 // TestLostWritesOnMySQL kills a managed MariaDB under update-index with the redo log written
-// but not synced at commit (--sync=false: innodb_flush_log_at_trx_commit=2): the run goes on,
-// and the check of the acknowledged writes reports a count (none lost to a process kill, which
-// leaves the OS's page cache whole) without failing the run.
+// but not synced at commit (--sync=false: innodb_flush_log_at_trx_commit=2), its clients on
+// database/sql (client=sql, the driver's path): they reconnect, the run goes on, and the check of
+// the acknowledged writes reports a count (none lost to a process kill, which leaves the OS's
+// page cache whole) without failing the run.
 func TestLostWritesOnMySQL(t *testing.T) {
 	out, _, d := dirs(t)
-	args := append([]string{"run", "--workload", "sysbench", "--engine", "mysql", "--sync=false", "--tests", "update-index",
+	args := append([]string{"run", "--workload", "sysbench", "--engine", "mysql", "--engine-opt", "client=sql", "--sync=false", "--tests", "update-index",
 		"--table-size", "2000", "--run-secs", "4", "--warmup-secs", "0", "--fault", "kill@1500ms",
 		"--check", "recover_s<=60", "--store", "none", "--quiet"}, d...)
 	tr := run(t, nil, args...)

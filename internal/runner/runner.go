@@ -263,8 +263,8 @@ func (r *stepRun) runWorker(ctx context.Context, wg *sync.WaitGroup, w Worker, m
 	}
 }
 
-// observe is the observer's loop until the drivers are done (driversDone): a tick every tick, a sample of the rate
-// every sliceSample, and the warm-up's end on a sample of its own.
+// observe is the observer's loop until the drivers are done (driversDone): a tick every tick,
+// a sample of the rate every sliceSample, and the warm-up's end on a sample of its own.
 func (r *stepRun) observe(tick time.Duration, driversDone <-chan struct{}) {
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
@@ -343,8 +343,8 @@ func (r *stepRun) finish(res results.Step) (results.Step, error) {
 
 // work is a worker's loop: pace (p, nil for a closed loop), call Op, stop on done, an error it
 // does not tolerate (an error of a class in tolerate is counted, and a lost connection waits a
-// backoff), cancellation or the end of a timed step's window (ended). A paced call already later than
-// limit (> 0) when its turn comes is skipped. An error that comes from the cancellation of ctx
+// backoff), cancellation or the end of a timed step's window (ended). A paced call already
+// later than limit (> 0) when its turn comes is skipped. An error that comes from the cancellation of ctx
 // is a clean stop.
 func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Duration, ended *atomic.Bool, tolerate Tolerance) error {
 	lost, rng := 0, uint64(time.Now().UnixNano())|1

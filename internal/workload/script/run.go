@@ -101,6 +101,12 @@ type run struct {
 	commits  atomic.Int64 // transactions of the run step that committed
 	failed   atomic.Int64 // transactions that failed after their last try
 	writes   atomic.Int64 // committed transactions of the built-ins that insert a history row
+	// unknownWrites counts those of unknown outcome (a connection lost in flight: they may have
+	// committed); hist0 and writes0 are the history rows and writes before a step with faults
+	// (hist0 -1: not counted), histOff the history rows the checks after faults found beyond
+	// (or short of) the writes, which the final check takes as they are (see acks.go).
+	unknownWrites           atomic.Int64
+	hist0, writes0, histOff int64
 }
 
 func (r *run) Prepare(ctx context.Context, name string) (string, error) { return "", nil }
@@ -286,6 +292,9 @@ func (r *run) clientOp(c *client, scripts []compiled, failed runner.KindID, grou
 			return true, nil
 		case err != nil:
 			c.sess.Rollback(context.WithoutCancel(ctx))
+			if table.UnknownOutcome(err) && (sc.w.Builtin == "tpcb-like" || sc.w.Builtin == "simple-update") {
+				r.unknownWrites.Add(1)
+			}
 			if grouped { // the worker is the thread: name the client
 				err = fmt.Errorf("client %d: %w", c.id, err)
 			}
