@@ -63,7 +63,7 @@ func faultTable(steps []*results.Step) *Table {
 				}
 			}
 			if a := s.AckCheck; a != nil && len(s.Faults) > 0 {
-				t.Footer = append(t.Footer, fmt.Sprintf("%s %s: acknowledged writes %s", s.Target, s.Step, a.How))
+				t.Footer = append(t.Footer, fmt.Sprintf("%s %s: acknowledged writes: %s", s.Target, s.Step, a.How))
 			}
 		}
 	}
