@@ -132,10 +132,10 @@ type Run struct {
 	// ack hands out and acknowledges this shard's writes; missing counts keys reads did not find.
 	ack     *gen.AckCounter
 	missing atomic.Int64
-	// written0 and count0 are the acknowledged new keys and the table's rows before a step
-	// with faults (count0 -1: not counted), lost the acknowledged keys its checks did not find
-	// (see acks.go).
-	written0, count0, lost int64
+	// written0 and rows are the acknowledged new keys and the table's rows before a step with
+	// faults, lost the acknowledged keys its checks did not find (see acks.go).
+	written0, lost int64
+	rows           workload.Growth
 }
 
 // openRun opens a run on the table (workload.Base.Opens).

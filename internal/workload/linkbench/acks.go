@@ -14,16 +14,9 @@ var _ workload.AckChecker = (*Run)(nil)
 // counted, before the loop.
 func (r *Run) BeforeFaults(ctx context.Context, name string) error {
 	r.unknownNodes.Store(0)
-	r.added0, r.deleted0, r.nodes0 = r.nodesAdded.Load(), r.nodesDeleted.Load(), -1
-	if !r.stores || r.w.split() {
-		return nil
-	}
-	n, err := r.countNodes(ctx)
-	if err != nil {
-		return fmt.Errorf("nodes before %s: %w", name, err)
-	}
-	r.nodes0 = n
-	return nil
+	r.added0, r.deleted0 = r.nodesAdded.Load(), r.nodesDeleted.Load()
+	r.nodeRows = workload.Growth{Unit: "nodes of the nodetable", Read: workload.RowCount(r.eng, nodeTable)}
+	return r.nodeRows.Begin(ctx, name, r.stores && !r.w.split())
 }
 
 // CheckAcknowledged implements workload.AckChecker on the node writes: the nodetable holds the
@@ -35,28 +28,14 @@ func (r *Run) BeforeFaults(ctx context.Context, name string) error {
 func (r *Run) CheckAcknowledged(ctx context.Context, name string) (results.AckCheck, error) {
 	added, deleted := r.nodesAdded.Load()-r.added0, r.nodesDeleted.Load()-r.deleted0
 	unknown := r.unknownNodes.Load()
-	res := results.AckCheck{Acknowledged: added + deleted, Unknown: unknown}
-	if r.nodes0 < 0 {
-		res.How = "not checked: no data kept, or a graph the shards share"
-		return res, nil
+	res, grew, err := r.nodeRows.Check(ctx, name, added-deleted, unknown, false, "no data kept, or a graph the shards share")
+	if err != nil || !res.Checked {
+		return res, err
 	}
-	n, err := r.countNodes(ctx)
-	if err != nil {
-		return res, fmt.Errorf("nodes after %s: %w", name, err)
-	}
-	diff := n - (r.nodes0 + added - deleted)
+	diff := grew - (added - deleted)
 	r.nodes += diff
-	res.Checked, res.Lost = true, max(0, max(diff, -diff)-unknown)
-	res.How = fmt.Sprintf("node writes only: the nodetable holds %d nodes, %+d from %d before + %d acknowledged inserts - %d acknowledged deletes, %d of unknown outcome", n, diff, r.nodes0, added, deleted, unknown)
+	res.Acknowledged = added + deleted
+	res.Lost = max(0, max(diff, -diff)-unknown)
+	res.How = fmt.Sprintf("node writes only: the nodetable's nodes grew by %d, %+d from %d acknowledged inserts - %d acknowledged deletes, %d of unknown outcome", grew, diff, added, deleted, unknown)
 	return res, nil
-}
-
-// countNodes counts the nodetable's rows.
-func (r *Run) countNodes(ctx context.Context) (int64, error) {
-	sess, err := r.eng.NewSession(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer sess.Close()
-	return sess.Count(ctx, nodeTable, -1)
 }

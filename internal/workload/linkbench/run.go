@@ -53,10 +53,11 @@ type Run struct {
 	// loadCheck checks the load once, before the first loop.
 	loadCheck workload.LoadCheck
 	// Node writes after faults (acks.go): the node inserts and deletes of unknown outcome since
-	// BeforeFaults; the nodes, added and deleted then; and the nodes the checks found beyond
-	// (or short of) the count, which the final check takes as they are.
-	unknownNodes                    atomic.Int64
-	nodes0, added0, deleted0, nodes int64
+	// BeforeFaults; the nodes added and deleted then, and the nodes (nodeRows); and the nodes
+	// the checks found beyond (or short of) the count, which the final check takes as they are.
+	unknownNodes            atomic.Int64
+	added0, deleted0, nodes int64
+	nodeRows                workload.Growth
 }
 
 var _ workload.Run = (*Run)(nil)

@@ -2,7 +2,6 @@ package script
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/table"
@@ -27,46 +26,25 @@ func (r *run) historyCounted() bool {
 }
 
 // BeforeFaults implements workload.AckChecker: the history rows and the write transactions
-// counted before the step.
+// counted before the run step.
 func (r *run) BeforeFaults(ctx context.Context, name string) error {
 	r.unknownWrites.Store(0)
-	r.writes0, r.hist0 = r.writes.Load(), -1
-	if !historyStep(name) || !r.historyCounted() {
-		return nil
-	}
-	n, err := r.history(ctx)
-	if err != nil {
-		return fmt.Errorf("history rows before %s: %w", name, err)
-	}
-	r.hist0 = n
-	return nil
+	r.writes0 = r.writes.Load()
+	r.hist = workload.Growth{Unit: "rows of pgbench_history", Read: r.history}
+	return r.hist.Begin(ctx, name, name == StepRun && r.historyCounted())
 }
-
-// historyStep says whether step name runs the scripts (not the init).
-func historyStep(name string) bool { return name == StepRun }
 
 // CheckAcknowledged implements workload.AckChecker: pgbench_history grew by at least the
 // acknowledged write transactions (one row each) and at most those and the ones of unknown
 // outcome; what it lacks is lost, and the final check takes the table as it is.
 func (r *run) CheckAcknowledged(ctx context.Context, name string) (results.AckCheck, error) {
-	acked, unknown := r.writes.Load()-r.writes0, r.unknownWrites.Load()
-	res := results.AckCheck{Acknowledged: acked, Unknown: unknown}
-	if r.hist0 < 0 {
-		res.How = "not checked: only the built-in write scripts' history rows are (init run, built-ins only)"
-		return res, nil
+	acked := r.writes.Load() - r.writes0
+	res, grew, err := r.hist.Check(ctx, name, acked, r.unknownWrites.Load(), true,
+		"only the built-in write scripts' history rows are (init run, built-ins only)")
+	if res.Checked {
+		r.histOff += grew - acked // the unknown ones that committed, less the lost
 	}
-	n, err := r.history(ctx)
-	if err != nil {
-		return res, fmt.Errorf("history rows after %s: %w", name, err)
-	}
-	grew := n - r.hist0
-	if grew > acked+unknown {
-		return res, fmt.Errorf("%s: pgbench_history grew by %d rows, more than the %d write transactions sent (%d acknowledged, %d of unknown outcome)", name, grew, acked+unknown, acked, unknown)
-	}
-	r.histOff += grew - acked // the unknown ones that committed, less the lost
-	res.Checked, res.Lost = true, max(0, acked-grew)
-	res.How = fmt.Sprintf("pgbench_history grew by %d rows: %d acknowledged write transactions, %d of unknown outcome", grew, acked, unknown)
-	return res, nil
+	return res, err
 }
 
 // history counts pgbench_history's rows.

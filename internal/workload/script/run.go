@@ -102,11 +102,12 @@ type run struct {
 	failed   atomic.Int64 // transactions that failed after their last try
 	writes   atomic.Int64 // committed transactions of the built-ins that insert a history row
 	// unknownWrites counts those of unknown outcome (a connection lost in flight: they may have
-	// committed); hist0 and writes0 are the history rows and writes before a step with faults
-	// (hist0 -1: not counted), histOff the history rows the checks after faults found beyond
-	// (or short of) the writes, which the final check takes as they are (see acks.go).
-	unknownWrites           atomic.Int64
-	hist0, writes0, histOff int64
+	// committed); writes0 and hist are the writes and the history rows before a step with
+	// faults, histOff the history rows the checks after faults found beyond (or short of) the
+	// writes, which the final check takes as they are (see acks.go).
+	unknownWrites    atomic.Int64
+	writes0, histOff int64
+	hist             workload.Growth
 }
 
 func (r *run) Prepare(ctx context.Context, name string) (string, error) { return "", nil }

@@ -36,9 +36,8 @@ type Run struct {
 	returned map[string]int64 // rows the selects of each test returned
 	// acks are each test's acknowledged and unknown write events (see thread).
 	acks map[string]ackCount
-	// sums0 are the tables' sums of k before the step being checked (BeforeFaults), nil when
-	// not taken.
-	sums0 []int64
+	// sumK is the tables' sum of k, read before and after a step with faults (acks).
+	sumK workload.Growth
 	// dupRetry: a duplicate key restarts an event, as a conflict does (PostgreSQL's dialect:
 	// see retryable).
 	dupRetry bool
@@ -350,19 +349,11 @@ func (r *Run) sumChecked(test string) bool {
 	return ok && t.event == evUpdateIndex && r.stores && !r.w.shareTables
 }
 
-// BeforeFaults implements workload.AckChecker: the tables' sums of k before an update-index
+// BeforeFaults implements workload.AckChecker: the tables' sum of k before an update-index
 // test.
 func (r *Run) BeforeFaults(ctx context.Context, name string) error {
-	r.sums0 = nil
-	if !r.sumChecked(name) {
-		return nil
-	}
-	sums, err := r.sumsOfK(ctx)
-	if err != nil {
-		return fmt.Errorf("sum of k before %s: %w", name, err)
-	}
-	r.sums0 = sums
-	return nil
+	r.sumK = workload.Growth{Unit: "sum of k", Read: r.sumOfK}
+	return r.sumK.Begin(ctx, name, r.sumChecked(name))
 }
 
 // CheckAcknowledged implements workload.AckChecker: after update-index, the tables' sum of k
@@ -373,53 +364,35 @@ func (r *Run) CheckAcknowledged(ctx context.Context, name string) (results.AckCh
 	r.mu.Lock()
 	a := r.acks[name]
 	r.mu.Unlock()
-	res := results.AckCheck{Acknowledged: a.acked, Unknown: a.unknown}
-	if r.sums0 == nil {
-		res.How = "not checked: only update-index's writes are (each adds one to k)"
-		if !r.sumChecked(name) && !r.stores {
-			res.How = "not checked: the engine keeps no data"
-		}
-		return res, nil
+	why := "only update-index's writes are (each adds one to k)"
+	if !r.stores {
+		why = "the engine keeps no data"
 	}
-	sums, err := r.sumsOfK(ctx)
-	if err != nil {
-		return res, fmt.Errorf("sum of k after %s: %w", name, err)
-	}
-	var grew int64
-	for i := range sums {
-		grew += sums[i] - r.sums0[i]
-	}
-	r.sums0 = nil
-	if grew > a.acked+a.unknown {
-		return res, fmt.Errorf("%s: the sum of k grew by %d, more than the %d updates sent (%d acknowledged, %d of unknown outcome)",
-			name, grew, a.acked+a.unknown, a.acked, a.unknown)
-	}
-	res.Checked, res.Lost = true, max(0, a.acked-grew)
-	res.How = fmt.Sprintf("the sum of k grew by %d: %d acknowledged updates, %d of unknown outcome", grew, a.acked, a.unknown)
-	return res, nil
+	res, _, err := r.sumK.Check(ctx, name, a.acked, a.unknown, true, why)
+	return res, err
 }
 
-// sumsOfK returns each table's sum of k.
-func (r *Run) sumsOfK(ctx context.Context) ([]int64, error) {
+// sumOfK returns the tables' sum of k.
+func (r *Run) sumOfK(ctx context.Context) (int64, error) {
 	sess, err := r.eng.NewSession(ctx)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer sess.Close()
 	out := table.NewRows(1, 1)
 	args := []table.Value{{I: math.MinInt32}, {I: math.MaxInt32}}
-	var sums []int64
+	var sum int64
 	for _, s := range r.tables {
 		out.Reset(1)
 		if _, err := sess.Exec(ctx, s.sumRange, args, out); err != nil {
-			return nil, err
+			return 0, err
 		}
 		if out.N != 1 {
-			return nil, fmt.Errorf("%s: SUM(k) returned %d rows", s.t.Name, out.N)
+			return 0, fmt.Errorf("%s: SUM(k) returned %d rows", s.t.Name, out.N)
 		}
-		sums = append(sums, out.Vals[0].I)
+		sum += out.Vals[0].I
 	}
-	return sums, nil
+	return sum, nil
 }
 
 // hashName is the FNV-1a hash of a test name: each test draws its own keys from the seed.

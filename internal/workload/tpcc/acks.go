@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/table"
@@ -16,43 +15,21 @@ var _ workload.AckChecker = (*Run)(nil)
 func (r *Run) BeforeFaults(ctx context.Context, name string) error {
 	r.newOrders.Store(0)
 	r.unknownNO.Store(0)
-	r.orders0 = -1
-	if !r.stores {
-		return nil
-	}
-	n, err := r.orders(ctx)
-	if err != nil {
-		return fmt.Errorf("orders before %s: %w", name, err)
-	}
-	r.orders0 = n
-	return nil
+	r.orders = workload.Growth{Unit: "districts' orders (d_next_o_id - 1)", Read: r.countOrders}
+	return r.orders.Begin(ctx, name, r.stores)
 }
 
 // CheckAcknowledged implements workload.AckChecker: the districts' orders grew by at least the
 // acknowledged New-Orders and at most those and the New-Orders of unknown outcome (each
 // committed New-Order takes the district's next order id); what they lack is lost.
 func (r *Run) CheckAcknowledged(ctx context.Context, name string) (results.AckCheck, error) {
-	acked, unknown := r.newOrders.Load(), r.unknownNO.Load()
-	res := results.AckCheck{Acknowledged: acked, Unknown: unknown}
-	if r.orders0 < 0 {
-		res.How = "not checked: the engine keeps no data"
-		return res, nil
-	}
-	n, err := r.orders(ctx)
-	if err != nil {
-		return res, fmt.Errorf("orders after %s: %w", name, err)
-	}
-	grew := n - r.orders0
-	if grew > acked+unknown {
-		return res, fmt.Errorf("%s: the districts' orders grew by %d, more than the %d New-Orders sent (%d acknowledged, %d of unknown outcome)", name, grew, acked+unknown, acked, unknown)
-	}
-	res.Checked, res.Lost = true, max(0, acked-grew)
-	res.How = fmt.Sprintf("the districts' orders (d_next_o_id - 1) grew by %d: %d acknowledged New-Orders, %d of unknown outcome", grew, acked, unknown)
-	return res, nil
+	res, _, err := r.orders.Check(ctx, name, r.newOrders.Load(), r.unknownNO.Load(), true, "the engine keeps no data")
+	return res, err
 }
 
-// orders returns the orders of this run's warehouses' districts: the sum of D_NEXT_O_ID - 1.
-func (r *Run) orders(ctx context.Context) (int64, error) {
+// countOrders returns the orders of this run's warehouses' districts: the sum of
+// D_NEXT_O_ID - 1.
+func (r *Run) countOrders(ctx context.Context) (int64, error) {
 	sess, err := r.eng.NewSession(ctx)
 	if err != nil {
 		return 0, err

@@ -68,9 +68,9 @@ type Run struct {
 	rows      atomic.Int64
 	loadCheck workload.LoadCheck
 	// newOrders counts the New-Orders acknowledged (committed, not rolled back) and those of
-	// unknown outcome since BeforeFaults; orders0 is the districts' orders then (see acks.go).
+	// unknown outcome since BeforeFaults; orders are the districts' orders (see acks.go).
 	newOrders, unknownNO atomic.Int64
-	orders0              int64
+	orders               workload.Growth
 }
 
 var _ workload.Run = (*Run)(nil)

@@ -66,9 +66,9 @@ type Run struct {
 	// Acknowledged inserts after faults (acks.go): the inserts of unknown outcome since
 	// BeforeFaults, the acknowledged bound and the records then, and the acknowledged
 	// inserts the checks found lost (Check expects them missing).
-	unknownInserts atomic.Int64
-	last0, count0  int64
-	lostInserts    int64
+	unknownInserts     atomic.Int64
+	last0, lostInserts int64
+	records            workload.Growth
 }
 
 var _ workload.Run = (*Run)(nil)
