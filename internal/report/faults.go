@@ -85,8 +85,9 @@ func ackCells(a *results.AckCheck, last bool) []Cell {
 	return []Cell{IntCell(a.Acknowledged), lost}
 }
 
-// faultMarks are a chart's vertical lines at the faults of the step results steps of target
-// label (ECharts markLine data), nil when none.
+// faultMarks are a per-second chart's vertical lines at the faults of step of target (its
+// repetition rep) among steps (ECharts markLine), nil when none: the throughput and the max
+// response time charts draw them.
 func faultMarks(steps []results.Step, step, target string, rep int) map[string]any {
 	var data []map[string]any
 	for i := range steps {

@@ -494,12 +494,16 @@ func maxChart(runs []*results.Run, step string) map[string]any {
 					}
 				}
 				label := repLabel(seriesLabel(len(runs), ri, tg), rep)
-				for _, k := range kinds {
+				for i, k := range kinds {
 					name := label
 					if len(kinds) > 1 {
 						name += " " + k
 					}
-					series = append(series, line(name, data[k]))
+					l := line(name, data[k])
+					if marks := faultMarks(r.Steps, step, tg, rep); marks != nil && i == 0 {
+						l["markLine"] = marks // the faults (--fault), once per target
+					}
+					series = append(series, l)
 				}
 			}
 		}
