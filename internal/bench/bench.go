@@ -295,8 +295,8 @@ func runTargets(ctx context.Context, cfg Config, specs []engine.Spec, w *results
 				// The cap killed this engine's step, or its server did not start (a release
 				// that does not take a setting): say so and go on with the next target; the
 				// run ends failed.
-				event(cfg, "%s", firstLine(err))
-				m.Notes = append(m.Notes, firstLine(err))
+				event(cfg, "%s", input.Line(err.Error(), 0))
+				m.Notes = append(m.Notes, input.Line(err.Error(), 0))
 				if targetErr == nil {
 					targetErr = err
 				}

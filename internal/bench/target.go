@@ -139,13 +139,6 @@ func targetOnly(err error) bool {
 	return errors.As(err, &oom) || errors.As(err, &start)
 }
 
-// firstLine is the first line of err's message (a server's start error carries its log's tail
-// after it).
-func firstLine(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return msg
-}
-
 // runTarget runs target i in its data directory, under the memory cap when there is one, and
 // removes the directory afterwards unless KeepData. An error that says the data disk is full
 // gets the space left on it, read before the data is removed.

@@ -186,27 +186,13 @@ const maxUsageLine = 1000
 // input.Short cuts (the flag parser echoes a value whole: invalid argument "<300 digits>"),
 // and the whole at most maxUsageLine bytes.
 func usageLine(s string) string {
-	s = quoted.ReplaceAllStringFunc(firstLine(s), func(q string) string {
+	s = quoted.ReplaceAllStringFunc(input.Line(s, 0), func(q string) string {
 		if len(q) <= input.EchoChars+2 || (strings.Contains(q, "…(") && strings.HasSuffix(q, ` bytes)"`)) {
 			return q // short, or cut already
 		}
 		return `"` + input.Short(q[1:len(q)-1]) + `"`
 	})
-	if len(s) > maxUsageLine {
-		end := maxUsageLine
-		for end > 0 && s[end]&0xC0 == 0x80 {
-			end-- // not inside a UTF-8 sequence
-		}
-		s = s[:end] + "…"
-	}
-	return s
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	return input.Line(s, maxUsageLine)
 }
 
 // isCobraUsage recognizes cobra's own argument errors (unknown command or flag).

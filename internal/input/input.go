@@ -40,6 +40,21 @@ func Short(s string) string {
 	return fmt.Sprintf("%s…(%d bytes)", s[:cut], len(s))
 }
 
+// Line returns the first line of s, at most max bytes of it when max > 0 (cut at the start of a
+// UTF-8 sequence, then "…"): an error message in one line (a server's error carries its log's
+// tail after the first).
+func Line(s string, max int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if max <= 0 || len(s) <= max {
+		return s
+	}
+	end := max
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + "…"
+}
+
 // ReadFile reads the file at path, which must be a regular file (a symbolic link to one is
 // followed) of at most limit bytes: a directory, a device (/dev/zero), a pipe or a socket is
 // refused before it is read, and so is a larger file; a file that grows past limit while it is

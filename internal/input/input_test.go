@@ -123,3 +123,21 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// TestLine: the first line, cut at most at max bytes on a UTF-8 boundary.
+func TestLine(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		max  int
+		want string
+	}{
+		{"one\ntwo", 0, "one"},
+		{"abcdef", 4, "abcd…"},
+		{"ab€cd", 4, "ab…"}, // € is 3 bytes: the cut backs off to its start
+		{"short", 10, "short"},
+	} {
+		if got := Line(c.s, c.max); got != c.want {
+			t.Errorf("Line(%q, %d) = %q, want %q", c.s, c.max, got, c.want)
+		}
+	}
+}

@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rumbench/rumbench/internal/hist"
+	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/results"
 	"github.com/rumbench/rumbench/internal/table"
 )
@@ -356,7 +355,7 @@ func (c *collector) errorFigures(r *results.Step) {
 					if r.FirstErrors == nil {
 						r.FirstErrors = map[string]string{}
 					}
-					r.FirstErrors[name] = firstLine(*msg)
+					r.FirstErrors[name] = input.Line(*msg, 300)
 				}
 			}
 		}
@@ -370,19 +369,4 @@ func (r *stepRun) waitFaults() {
 	if r.c.faults != nil {
 		r.c.faults.done.Wait()
 	}
-}
-
-// firstLine is an error's first line, at most 300 bytes (cut at a rune's start).
-func firstLine(msg string) string {
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	if len(msg) > 300 {
-		cut := 300
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
-	return msg
 }

@@ -347,7 +347,7 @@ func (r *stepRun) finish(res results.Step) (results.Step, error) {
 // later than limit (> 0) when its turn comes is skipped. An error that comes from the cancellation of ctx
 // is a clean stop.
 func work(ctx context.Context, w Worker, m *Meter, p *gen.Pacer, limit time.Duration, ended *atomic.Bool, tolerate Tolerance) error {
-	lost, rng := 0, uint64(time.Now().UnixNano())|1
+	lost, rng := 0, gen.NewRand(uint64(time.Now().UnixNano()))
 	if p != nil {
 		// The arrivals of the window not taken when the worker stopped: those due by the
 		// window's end (a timed step), or by the worker's own end (a step of counts, where a
@@ -419,16 +419,13 @@ const (
 )
 
 // backoff waits after the n-th connection failure in a row (see backoffMin) and says whether
-// the worker goes on (false: ctx ended). rng is the worker's xorshift state.
-func backoff(ctx context.Context, n int, rng *uint64) bool {
+// the worker goes on (false: ctx ended); rng is the worker's.
+func backoff(ctx context.Context, n int, rng *gen.Rand) bool {
 	d := backoffMax
 	if n < 10 {
 		d = min(backoffMax, backoffMin<<(n-1))
 	}
-	*rng ^= *rng << 13
-	*rng ^= *rng >> 7
-	*rng ^= *rng << 17
-	d = d/2 + time.Duration(*rng%uint64(d/2+1))
+	d = d/2 + time.Duration(rng.Intn(int64(d/2+1)))
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -67,12 +67,7 @@ func fail(w http.ResponseWriter, err error) {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous):
 		code = http.StatusNotFound
 	}
-	http.Error(w, input.Printable(firstLine(err.Error())), code)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+	http.Error(w, input.Printable(input.Line(err.Error(), 0)), code)
 }
 
 // get refuses a request other than GET or HEAD; it says whether to go on.
