@@ -128,11 +128,14 @@ func (s *Server) prepareDir() error {
 // PostgreSQL, rumbench on MariaDB) and keeps it in Dir/password, mode 0600, for a person who
 // wants to connect to a kept instance.
 func (s *Server) writePassword() error {
-	b := make([]byte, 18)
-	if _, err := rand.Read(b); err != nil {
-		return fmt.Errorf("server: password: %w", err)
+	s.password = s.cfg.Password
+	if s.password == "" {
+		b := make([]byte, 18)
+		if _, err := rand.Read(b); err != nil {
+			return fmt.Errorf("server: password: %w", err)
+		}
+		s.password = hex.EncodeToString(b)
 	}
-	s.password = hex.EncodeToString(b)
 	if err := os.WriteFile(s.passwordPath(), []byte(s.password+"\n"), 0o600); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}

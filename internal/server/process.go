@@ -100,6 +100,9 @@ func (s *Server) launch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if !s.launched {
+		args = append(args, s.cfg.FirstArgs...)
+	}
 	off := s.logSize()
 	s.launchOff = off
 	logFile, err := s.openLog()
@@ -142,6 +145,7 @@ func (s *Server) launch(ctx context.Context) error {
 			if err := s.joinCgroupTree(); err != nil {
 				return err
 			}
+			s.launched = true
 			s.logf("%s (pid %d) accepts connections on 127.0.0.1:%d after %v",
 				s.kind, s.pid, s.port, time.Since(t0).Round(time.Millisecond))
 			return nil

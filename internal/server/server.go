@@ -110,6 +110,22 @@ type Config struct {
 	// BackendSettings are the PostgreSQL backend's settings (Config.Settings of that instance).
 	BackendSettings []Setting
 
+	// Name is the instance's name within a cluster ("" for a lone server): a PostgreSQL
+	// replica's application_name, a Galera node's wsrep_node_name. Letters, digits and _ only.
+	Name string
+	// Password is the benchmark user's password ("" = a new random one). The instances of one
+	// cluster share the first one's: a replica's data is a copy of its primary's, and a Galera
+	// node replicates the user it creates to the others.
+	Password string
+	// ReplicaOf makes a PostgreSQL instance a hot standby of this running primary: its data
+	// directory is a base backup of the primary (pg_basebackup over 127.0.0.1, as the
+	// superuser), and it streams the primary's WAL (primary_conninfo, application_name Name).
+	// Settings and ConfigFile are the primary's (the backup copies its postgresql.conf).
+	ReplicaOf *Server
+	// FirstArgs are extra server arguments of the first launch only, not of a restart after a
+	// fault (a Galera node that bootstraps the cluster: --wsrep-new-cluster).
+	FirstArgs []string
+
 	pickPort func() (int, error) // tests: the port source (nil: freePort)
 }
 
@@ -145,6 +161,7 @@ type Server struct {
 	leftOut []string
 
 	launchOff int64  // size of the log when the running server was launched
+	launched  bool   // a launch has succeeded: Config.FirstArgs are not given again
 	step      string // the stage Start is in, for StartError.Step
 
 	pid      int
@@ -155,6 +172,10 @@ type Server struct {
 	stopped bool
 	stopErr error
 }
+
+var clusterName = regexp.MustCompile(`^[A-Za-z0-9_]{1,32}$`)
+
+var passwordChars = regexp.MustCompile(`^[A-Za-z0-9]{8,64}$`)
 
 var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
@@ -200,6 +221,15 @@ func (c *Config) validate() error {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return fmt.Errorf("server: environment entry %q is not KEY=VALUE", kv)
 		}
+	}
+	if c.Name != "" && !clusterName.MatchString(c.Name) {
+		return fmt.Errorf("server: instance name %q: want letters, digits and _ (at most 32)", c.Name)
+	}
+	if c.Password != "" && !passwordChars.MatchString(c.Password) {
+		return errors.New("server: a given password must be 8 to 64 letters and digits")
+	}
+	if c.ReplicaOf != nil && (c.Kind != Postgres || c.ReplicaOf.kind != Postgres) {
+		return errors.New("server: a replica made by base backup is PostgreSQL's")
 	}
 	if c.StartTimeout < 0 {
 		return fmt.Errorf("server: negative start timeout %v", c.StartTimeout)
