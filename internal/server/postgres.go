@@ -17,6 +17,9 @@ import (
 // socket directory may hold a comma, which client libraries read as a list of hosts).
 
 func (s *Server) pgInit(ctx context.Context) error {
+	if s.cfg.ReplicaOf != nil {
+		return s.pgBaseBackup(ctx)
+	}
 	off := s.logSize()
 	// Every connection, over the socket and over TCP, needs the superuser's random password:
 	// a local user cannot connect as postgres (who may run shell commands on the server).
@@ -103,7 +106,9 @@ func (s *Server) pgSetup(ctx context.Context) error {
 	off := s.logSize()
 	var v string
 	err := s.pgExec(ctx, "postgres", func(c *pgx.Conn) error {
-		if _, err := c.Exec(ctx, "CREATE DATABASE rumbench"); err != nil {
+		if s.cfg.ReplicaOf != nil {
+			// A standby is read-only; its copy of the primary has the database.
+		} else if _, err := c.Exec(ctx, "CREATE DATABASE rumbench"); err != nil {
 			return err
 		}
 		return c.QueryRow(ctx, "SHOW server_version").Scan(&v)

@@ -34,7 +34,7 @@ func (s *Server) toolEnv(asService bool) []string {
 	if asService && s.acct != nil {
 		env = append(env, "HOME="+s.dir)
 	}
-	return env
+	return append(env, s.toolExtra...)
 }
 
 // runTool runs a set-up program (initdb, mariadb-install-db) to completion in

@@ -160,9 +160,11 @@ type Server struct {
 	// leftOut are rumbench's settings this release does not know (LeftOut).
 	leftOut []string
 
-	launchOff int64  // size of the log when the running server was launched
-	launched  bool   // a launch has succeeded: Config.FirstArgs are not given again
-	step      string // the stage Start is in, for StartError.Step
+	launchOff int64    // size of the log when the running server was launched
+	launched  bool     // a launch has succeeded: Config.FirstArgs are not given again
+	promoted  bool     // a replica promoted to primary (Promote)
+	toolExtra []string // environment added to the next set-up program's (runToolEnv)
+	step      string   // the stage Start is in, for StartError.Step
 
 	pid      int
 	waitDone chan struct{} // closed when cmd.Wait returned
@@ -466,6 +468,9 @@ func (s *Server) userConfigPath() string {
 func (s *Server) initStep() string {
 	if s.kind == FerretDB {
 		return "mkdir"
+	}
+	if s.kind == Postgres && s.cfg.ReplicaOf != nil {
+		return "pg_basebackup"
 	}
 	if s.kind == Postgres {
 		return "initdb"
