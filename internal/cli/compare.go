@@ -84,6 +84,9 @@ significant at --alpha (Mann-Whitney U test), a "~".`,
 					// The runs' faults: a line per target, step and fault.
 					doc.Sections = append(doc.Sections, report.Section{Title: "faults", Tables: []*report.Table{ft}})
 				}
+				if ct := report.ClusterTables(runs); len(ct) > 0 {
+					doc.Sections = append(doc.Sections, report.Section{Title: "clusters", Tables: ct})
+				}
 				return report.Render(w, o.format, doc)
 			})
 			if err != nil {

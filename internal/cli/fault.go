@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,7 +23,7 @@ const (
 )
 
 // faultKinds are the kinds --fault takes; those that last take +DURATION.
-var faultKinds = []string{"kill", "restart", "stop", "sever"}
+var faultKinds = []string{"kill", "restart", "stop", "sever", "kill-primary"}
 
 // faultFlags are the run's failure flags: --fault (a schedule) and --tolerate-errors.
 type faultFlags struct {
@@ -34,15 +35,15 @@ type faultFlags struct {
 var faultFlagNames = []string{"fault", "tolerate-errors"}
 
 func (f *faultFlags) add(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault into every measured step (not the loads) at a time from its start, and measure the outage: kill@30s (SIGKILL the managed server, then start it on the same data), restart@30s (a clean shutdown and start), stop@30s+10s (SIGSTOP it for 10 s, then SIGCONT), sever@30s+5s (cut every client connection and refuse new ones for 5 s); repeat the flag for several; clients reconnect and go on (docs/failures.md)")
+	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault into every measured step (not the loads) at a time from its start, and measure the outage: kill@30s (SIGKILL the managed server, then start it on the same data), restart@30s (a clean shutdown and start), stop@30s+10s (SIGSTOP it for 10 s, then SIGCONT), sever@30s+5s (cut every client connection and refuse new ones for 5 s); on a --cluster, kill-primary@30s (a failover: the primary killed and left down, a replica promoted) and :NODE after a kind to aim it at one server (kill@30s:node2, stop@30s+5s:replica1); repeat the flag for several; clients reconnect and go on (docs/failures.md)")
 	fl.StringVar(&f.tolerate, "tolerate-errors", "", "error classes the clients go on through, counted, instead of failing the run: a list of connection, timeout, conflict, constraint, other, or any (every class but connection); with --fault, connection and timeout are implied")
 }
 
-var faultSpec = regexp.MustCompile(`^([a-z]+)@([0-9.]+[a-z]+)(?:\+([0-9.]+[a-z]+))?$`)
+var faultSpec = regexp.MustCompile(`^([a-z-]+)@([0-9.]+[a-z]+)(?:\+([0-9.]+[a-z]+))?(?::([a-z0-9]+))?$`)
 
 // build returns the fault schedule and the tolerated classes, or a usage error of one line.
 // engines are the run's engines, dsn says whether the server is the user's (--dsn).
-func (f *faultFlags) build(engines []string, dsn bool) ([]runner.Fault, runner.Tolerance, error) {
+func (f *faultFlags) build(engines []string, dsn bool, clusters []string) ([]runner.Fault, runner.Tolerance, error) {
 	tol, err := parseTolerance(f.tolerate)
 	if err != nil {
 		return nil, 0, err
@@ -54,6 +55,9 @@ func (f *faultFlags) build(engines []string, dsn bool) ([]runner.Fault, runner.T
 	for _, text := range f.faults {
 		ft, err := parseFault(text)
 		if err != nil {
+			return nil, 0, err
+		}
+		if err := checkFaultNode(text, ft, clusters); err != nil {
 			return nil, 0, err
 		}
 		if dsn && ft.Kind != "sever" {
@@ -79,7 +83,7 @@ func parseFault(text string) (runner.Fault, error) {
 	if m == nil {
 		return runner.Fault{}, usagef("--fault %q: not KIND@TIME or KIND@TIME+DURATION (e.g. kill@30s, stop@30s+10s; kinds: %s)", input.Short(text), strings.Join(faultKinds, ", "))
 	}
-	ft := runner.Fault{Kind: m[1]}
+	ft := runner.Fault{Kind: m[1], Node: m[4]}
 	if !slices.Contains(faultKinds, ft.Kind) {
 		return ft, usagef("--fault %q: no fault kind %q (valid: %s)", input.Short(text), input.Short(ft.Kind), strings.Join(faultKinds, ", "))
 	}
@@ -88,6 +92,9 @@ func parseFault(text string) (runner.Fault, error) {
 		return ft, usagef("--fault %q: the time %q must be a duration from 0 to %v (e.g. 30s)", input.Short(text), input.Short(m[2]), maxFaultAt)
 	}
 	lasts := ft.Kind == "stop" || ft.Kind == "sever"
+	if ft.Node != "" && (ft.Kind == "sever" || ft.Kind == "kill-primary") {
+		return ft, usagef("--fault %q: a %s aims at no node (%s@%s)", input.Short(text), ft.Kind, ft.Kind, m[2])
+	}
 	switch {
 	case lasts && m[3] == "":
 		return ft, usagef("--fault %q: a %s lasts: give its duration, %s@%s+10s", input.Short(text), ft.Kind, ft.Kind, m[2])
@@ -132,4 +139,38 @@ func faultEngines() []string {
 		}
 	}
 	return names
+}
+
+// checkFaultNode refuses a cluster fault without a cluster, and a node no --cluster has.
+func checkFaultNode(text string, ft runner.Fault, clusters []string) error {
+	if ft.Node == "" && ft.Kind != "kill-primary" {
+		return nil
+	}
+	if len(clusters) == 0 {
+		return usagef("--fault %q: a node or a failover needs a --cluster", input.Short(text))
+	}
+	for _, v := range clusters {
+		c, err := engine.ParseCluster(v)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		var nodes []string
+		if c.Galera > 0 {
+			for i := 1; i <= c.Galera; i++ {
+				nodes = append(nodes, fmt.Sprintf("node%d", i))
+			}
+		} else {
+			nodes = append(nodes, "primary")
+			for i := 1; i <= c.Replicas; i++ {
+				nodes = append(nodes, fmt.Sprintf("replica%d", i))
+			}
+		}
+		switch {
+		case ft.Kind == "kill-primary" && c.Galera > 0:
+			return usagef("--fault %q: a Galera cluster has no primary to fail over from (kill@T:nodeN)", input.Short(text))
+		case ft.Node != "" && !slices.Contains(nodes, ft.Node):
+			return usagef("--fault %q: --cluster %s has no node %q (valid: %s)", input.Short(text), c, ft.Node, strings.Join(nodes, ", "))
+		}
+	}
+	return nil
 }

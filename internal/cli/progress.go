@@ -79,6 +79,13 @@ func progressLine(iv *results.Interval) string {
 		// Behind a fixed rate's schedule (--rate): how far, and the operations due.
 		fmt.Fprintf(&b, "  lag_s %.3f backlog %d", iv.LagSecs, iv.Backlog)
 	}
+	if iv.ReplLagBytes > 0 || iv.ReplLagSecs > 0 {
+		// A cluster's standby furthest behind (--cluster).
+		fmt.Fprintf(&b, "  repl_lag %.0fKB %.3fs", float64(iv.ReplLagBytes)/1024, iv.ReplLagSecs)
+	}
+	if iv.FlowPaused > 0 || iv.CertFailures > 0 {
+		fmt.Fprintf(&b, "  flow_paused %.1f%% cert_fail %d", iv.FlowPaused*100, iv.CertFailures)
+	}
 	sep := "  max_ms"
 	for _, k := range iv.Kinds {
 		if k.Ops > 0 || k.MaxUs > 0 {

@@ -170,7 +170,7 @@ func buildBenchConfig(ctx context.Context, env *Env, f *runFlags, wl workload.Wo
 	if err != nil {
 		return bench.Config{}, err
 	}
-	faults, tolerate, err := f.faults.build(engines, f.dsn != "")
+	faults, tolerate, err := f.faults.build(engines, f.dsn != "", f.clusters)
 	if err != nil {
 		return bench.Config{}, err
 	}
@@ -245,6 +245,9 @@ func buildTargets(ctx context.Context, f *runFlags, engines []string, opts map[s
 		if f.dsn != "" {
 			base["dsn"] = f.dsn
 		}
+		if f.readFrom != "" {
+			base["read_from"] = f.readFrom
+		}
 		bins, err := releaseTargets(ctx, s, releases)
 		if err != nil {
 			return nil, err
@@ -268,6 +271,9 @@ func buildTargets(ctx context.Context, f *runFlags, engines []string, opts map[s
 				targets = append(targets, results.Target{Label: label + ":" + filepath.Base(c), Engine: table.Info{Name: e, Options: o}})
 			}
 		}
+	}
+	if targets, err = clusterTargets(f, targets); err != nil {
+		return nil, err
 	}
 	if len(targets) > maxTargets {
 		return nil, usagef("%d targets (engines × --server-config files × --server-bin releases): at most %d", len(targets), maxTargets)

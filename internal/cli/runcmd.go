@@ -26,6 +26,8 @@ type runFlags struct {
 	settle                          string
 	engineOpts, serverConfigs       []string
 	dsn                             string
+	clusters                        []string
+	readFrom                        string
 	serverBins                      []string
 	cacheMB                         int64
 	cacheMBSet                      bool // --cache-mb given (or set by a memory profile): every engine takes it
@@ -224,7 +226,9 @@ func addSharedFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.Float64Var(&f.warmupSecs, "warmup-secs", 0, "seconds at the start of each measured step excluded from its figures (default from --profile)")
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine option key=value or engine.key=value (repeatable; see rumbench engines)")
 	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "server config file (postgresql.conf or my.cnf fragment; for mongo, key=value client settings such as j=false) or a directory of them; repeat for a configuration matrix: each server engine runs once per file")
-	fl.StringVar(&f.dsn, "dsn", "", "use the running server at this URL/DSN instead of a private instance (one server engine only)")
+	fl.StringVar(&f.dsn, "dsn", "", "use the running server at this URL/DSN instead of a private instance (one server engine only); a comma-separated list of servers is a cluster of the user's: sessions spread over them (docs/clusters.md)")
+	fl.StringArrayVar(&f.clusters, "cluster", nil, "run on a cluster rumbench starts on 127.0.0.1: "+engine.ClusterSyntax+"; repeat for one target per cluster (docs/clusters.md)")
+	fl.StringVar(&f.readFrom, "read-from", "", "with a cluster: primary (default) or replicas, where read-only statements outside a transaction go")
 	fl.StringArrayVar(&f.serverBins, "server-bin", nil, "directory of the server binaries (default: discovered); repeat it, or give a comma-separated list, to compare releases: one target per directory, labelled by the version the server reports (postgres-16.4) or LABEL=DIR")
 	fl.Int64Var(&f.cacheMB, "cache-mb", 64, "cache size in MiB for every engine; when not given, the engines a profile sizes for its regime get their own (docs/engine-settings.md), the others this")
 	fl.BoolVar(&f.sync, "sync", true, "sync on commit (--sync=false to turn off)")

@@ -118,6 +118,9 @@ type Spec struct {
 	// that implements table.Faulter: rumbench run --fault and --tolerate-errors connection
 	// take it.
 	Faults bool
+	// ClusterKind is the --cluster an engine's servers form: "replicas" (PostgreSQL streaming
+	// replicas), "galera" (MariaDB Galera nodes); "" takes none.
+	ClusterKind string
 	// Unavailable, when set, says why this binary cannot open the engine (a cgo engine built
 	// without its tag): the engine is listed, and refused with this line.
 	Unavailable string

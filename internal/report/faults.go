@@ -36,6 +36,9 @@ func faultTable(steps []*results.Step) *Table {
 				if f.ForSecs > 0 {
 					name += fmt.Sprintf("+%gs", f.ForSecs)
 				}
+				if f.Node != "" {
+					name += ":" + f.Node
+				}
 				row := []Cell{TextCell(s.Target), TextCell(s.Step), TextCell(name), NumCell(f.AtSecs), NumCell(f.UnavailSecs)}
 				switch {
 				case f.RecoverSecs != nil:

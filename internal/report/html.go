@@ -274,6 +274,9 @@ func stepSections(runs []*results.Run) []htmlStep {
 		if t := faultTable(stepRows(all, name)); t != nil {
 			hs.Tables = append(hs.Tables, tableHTML(t))
 		}
+		for _, t := range clusterTables(stepRows(all, name)) {
+			hs.Tables = append(hs.Tables, tableHTML(t))
+		}
 		if t := SyscallTable(name, stepRows(all, name)); t != nil {
 			hs.Tables = append(hs.Tables, tableHTML(t))
 		}

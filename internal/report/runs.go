@@ -55,6 +55,7 @@ func RunsDocument(runs []*results.Run, view View) *Document {
 		if ft := FaultTable([]*results.Run{r}); ft != nil {
 			sec.Tables = append(sec.Tables, ft)
 		}
+		sec.Tables = append(sec.Tables, ClusterTables([]*results.Run{r})...)
 		sec.Tables = append(sec.Tables, StepTables(r.Steps, view)...)
 		sec.Tables = append(sec.Tables, GroupTables(r.Steps, m.Groups, view)...)
 		for _, name := range stepOrder([]*results.Run{r}, "", true) {

@@ -260,13 +260,14 @@ func plural(n int) string {
 }
 
 // WriteScaling prints the scaling tables of runs (ScalingTables), the tables of their sweeps
-// of rates (RateTables) and their faults (FaultTable) as aligned text, each followed by a blank
+// of rates (RateTables), their faults (FaultTable) and clusters (ClusterTables) as aligned text, each followed by a blank
 // line; nothing when no run swept a count or a rate or had a fault.
 func WriteScaling(w io.Writer, runs []*results.Run) error {
 	tables := append(ScalingTables(runs), RateTables(runs)...)
 	if ft := FaultTable(runs); ft != nil {
 		tables = append(tables, ft)
 	}
+	tables = append(tables, ClusterTables(runs)...)
 	for _, t := range tables {
 		if err := WriteText(w, t); err != nil {
 			return err

@@ -173,6 +173,10 @@ type Step struct {
 	// Faults are the faults injected into the step (rumbench run --fault) and their figures;
 	// AckCheck the workload's check of its acknowledged writes after them (nil: none ran).
 	Faults   []Fault   `json:"faults,omitempty"`
+	// Endpoints are a cluster's servers over the measured window (docs/clusters.md) and
+	// Replication its replication state; absent for one server.
+	Endpoints   []Endpoint   `json:"endpoints,omitempty"`
+	Replication *Replication `json:"replication,omitempty"`
 	AckCheck *AckCheck `json:"ack_check,omitempty"`
 
 	// Rows is the table rows at the end of the step (all tables).
@@ -381,14 +385,67 @@ type Interval struct {
 	// kinds of the faults injected in it.
 	Failed int64    `json:"failed,omitempty"`
 	Faults []string `json:"faults,omitempty"`
+	// ReplLagBytes and ReplLagSecs are a cluster's replication lag at the interval's end: the
+	// standby furthest behind, in WAL bytes not yet replayed and replay delay (s); for Galera,
+	// FlowPaused is the fraction of the interval the nodes' replication was paused by flow
+	// control (mean over the nodes) and CertFailures the certification failures in it.
+	ReplLagBytes int64   `json:"repl_lag_bytes,omitempty"`
+	ReplLagSecs  float64 `json:"repl_lag_secs,omitempty"`
+	FlowPaused   float64 `json:"flow_paused,omitempty"`
+	CertFailures int64   `json:"cert_failures,omitempty"`
+}
+
+// Endpoint is one server of a cluster over a step's measured window: what the sessions sent it
+// and, for a server rumbench started, its process tree.
+type Endpoint struct {
+	// Name is "primary", "replicaN", "nodeN", or host:port of a --dsn list; Role its part at
+	// the step's end: primary, replica, node, or down (a killed primary).
+	Name string `json:"name"`
+	Role string `json:"role"`
+	// Stmts is the statements sent to it, StmtsPerSec their rate, the percentiles and the
+	// largest of their response times (µs; the largest within the histogram's bucket
+	// resolution), Errors those that failed.
+	Stmts       int64   `json:"stmts"`
+	StmtsPerSec float64 `json:"stmts_per_sec"`
+	P50Us       float64 `json:"p50_us"`
+	P99Us       float64 `json:"p99_us"`
+	MaxUs       float64 `json:"max_us"`
+	Errors      int64   `json:"errors,omitempty"`
+	// CPUPct is its process tree's CPU over the window (100 = one CPU) and RSSMB its resident
+	// memory at the end; absent for a server the user runs or one that is down.
+	CPUPct float64 `json:"cpu_pct,omitempty"`
+	RSSMB  float64 `json:"rss_mb,omitempty"`
+}
+
+// Replication is a cluster's replication over a step's measured window, from the per-second
+// readings.
+type Replication struct {
+	// Replicas is the standbys streaming at the end (Galera: the cluster's nodes).
+	Replicas int `json:"replicas"`
+	// LagBytesMax and LagBytesMean are the WAL bytes the standby furthest behind had not
+	// replayed, largest and mean of the readings; LagSecsMax its largest replay delay (s).
+	LagBytesMax  int64   `json:"lag_bytes_max"`
+	LagBytesMean float64 `json:"lag_bytes_mean"`
+	LagSecsMax   float64 `json:"lag_secs_max"`
+	// Galera: FlowPaused is the fraction of the window the nodes' replication was paused by
+	// flow control (mean over the nodes), CertFailures the certification failures and BFAborts
+	// the transactions they aborted, RecvQueueMax the longest queue of write sets a node had
+	// received and not applied.
+	FlowPaused   float64 `json:"flow_paused,omitempty"`
+	CertFailures int64   `json:"cert_failures,omitempty"`
+	BFAborts     int64   `json:"bf_aborts,omitempty"`
+	RecvQueueMax int64   `json:"recv_queue_max,omitempty"`
 }
 
 // Fault is one fault injected into a step (rumbench run --fault) and what the clients saw.
 type Fault struct {
-	// Kind is "kill", "restart", "stop" or "sever"; AtSecs when it was injected, from the
+	// Kind is "kill", "restart", "stop", "sever" or "kill-primary" (a failover: the primary
+	// killed and left down, a replica promoted); AtSecs when it was injected, from the
 	// step's start; ForSecs how long a stop or a sever lasted.
 	Kind    string  `json:"kind"`
 	AtSecs  float64 `json:"at_secs"`
+	// Node is the cluster's server it was aimed at ("": the primary or the first node).
+	Node string `json:"node,omitempty"`
 	ForSecs float64 `json:"for_secs,omitempty"`
 	// Error says why the fault could not be injected or the server not started again.
 	Error string `json:"error,omitempty"`
@@ -411,7 +468,9 @@ type Fault struct {
 	Failed  int64 `json:"failed"`
 	Unknown int64 `json:"unknown_outcome"`
 	// ServerReadySecs is how long the server took, after it was started again (kill,
-	// restart), to accept connections: its crash recovery after a kill.
+	// restart), to accept connections: its crash recovery after a kill; for a Galera node,
+	// until it is synced with the cluster again (its rejoin); for kill-primary, from the kill to
+	// the promoted replica accepting writes (the failover).
 	ServerReadySecs float64 `json:"server_ready_secs,omitempty"`
 }
 

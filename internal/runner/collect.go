@@ -62,6 +62,8 @@ type collector struct {
 	lastEngine map[string]int64
 	// lagMax is the largest schedule lag a tick of the measured window saw, s.
 	lagMax float64
+	// repl gathers a cluster's replication readings of the measured window.
+	repl replStats
 	// faults is the step's fault schedule as it runs (nil: none).
 	faults *faults
 	// srvMono keeps the server's counters going across its restarts (a fault's).
@@ -171,6 +173,9 @@ func (c *collector) takeExtra(s *snapshot, full bool) {
 		var err error
 		s.mem, err = c.tgt.Memory.Sample()
 		s.memOK = err == nil
+	}
+	if r, ok := c.tgt.Engine.(table.EndpointReporter); ok {
+		s.eps = r.EndpointSamples(s.eps[:0])
 	}
 	s.engine = nil
 	if r, ok := c.tgt.Engine.(table.CounterReporter); ok && full {
@@ -333,6 +338,7 @@ func (c *collector) interval(a, b *snapshot) results.Interval {
 			MaxUs: float64(b.kinds[k].hist.IntervalMax) / 1e3}
 	}
 	iv.LagSecs, iv.Backlog = c.lag(b.t)
+	c.replInterval(&iv, a, b)
 	iv.Failed = b.failed - a.failed
 	if c.based {
 		c.lagMax = max(c.lagMax, iv.LagSecs)
@@ -369,6 +375,7 @@ func (c *collector) summarize(a, b *snapshot) results.Step {
 	c.operationFigures(&r, w)
 	c.sizeFigures(&r)
 	c.processFigures(&r, w)
+	c.clusterFigures(&r, a, b, w.secs)
 	if a.sysOK && b.sysOK {
 		c.systemFigures(&r, w)
 	}

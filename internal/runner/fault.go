@@ -131,7 +131,11 @@ func (r *stepRun) inject(fs *faults, rec *faultRec) {
 	// The run's context, not the step's: a fault under way is completed (a stopped server
 	// continued, a killed one started again) when the step ends during it; an interrupted run
 	// stops the server anyway.
-	rec.readySecs, rec.err = r.tgt.Faulter.Fault(r.ctx, rec.f.Kind, rec.f.For)
+	if ft, ok := r.tgt.Faulter.(table.FaultTarget); ok {
+		rec.readySecs, rec.err = ft.FaultNode(r.ctx, rec.f.Kind, rec.f.Node, rec.f.For)
+	} else {
+		rec.readySecs, rec.err = r.tgt.Faulter.Fault(r.ctx, rec.f.Kind, rec.f.For)
+	}
 	over := time.Now().UnixNano()
 	for _, w := range rec.watches {
 		w.over.Store(over)
@@ -198,7 +202,11 @@ func (c *collector) faultTick(iv *results.Interval, a, b *snapshot) {
 		}
 		if !rec.based {
 			rec.based = true
-			iv.Faults = append(iv.Faults, rec.f.Kind)
+			name := rec.f.Kind
+			if rec.f.Node != "" {
+				name += ":" + rec.f.Node
+			}
+			iv.Faults = append(iv.Faults, name)
 			rec.baseline = medianBefore(fs.rates, rec.at)
 			c.rateHist(a, &rec.histBase)
 			continue // the interval of the injection holds time before it
@@ -306,7 +314,7 @@ func (c *collector) faultFigures(r *results.Step, stepEnd time.Time) {
 		}
 	}
 	for i, rec := range fs.recs {
-		f := results.Fault{Kind: rec.f.Kind, AtSecs: rec.at.Sub(c.start).Seconds(), ForSecs: rec.f.For.Seconds(),
+		f := results.Fault{Kind: rec.f.Kind, Node: rec.f.Node, AtSecs: rec.at.Sub(c.start).Seconds(), ForSecs: rec.f.For.Seconds(),
 			ServerReadySecs: rec.readySecs, BaselineRate: rec.baseline}
 		if rec.err != nil {
 			f.Error = rec.err.Error()

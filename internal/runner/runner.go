@@ -460,6 +460,8 @@ type snapshot struct {
 	acctOK bool
 	mem    memcap.Sample
 	memOK  bool
+	// eps is a cluster's endpoints (table.EndpointReporter), read on every tick.
+	eps []table.EndpointSample
 }
 
 // kindSnapshot is one kind's merged counters and histograms: ops and units (and the
@@ -483,10 +485,11 @@ func newSnapshot(kinds int) *snapshot { return &snapshot{kinds: make([]kindSnaps
 
 // copyFrom makes s a copy of o without sharing its kinds.
 func (s *snapshot) copyFrom(o *snapshot) {
-	kinds := s.kinds
+	kinds, eps := s.kinds, s.eps
 	*s = *o
 	s.kinds = kinds
 	copy(s.kinds, o.kinds)
+	s.eps = append(eps[:0], o.eps...)
 }
 
 func (s *snapshot) take(meters []*Meter, sampler *sysstat.Sampler, t time.Time, tmp *hist.Snapshot) {

@@ -166,8 +166,12 @@ func (t Tolerance) Has(c table.ErrorClass) bool { return t&(1<<c) != 0 }
 
 // Fault is one fault of a step's schedule (rumbench run --fault).
 type Fault struct {
-	// Kind is "kill", "restart", "stop" or "sever" (see table.Faulter).
+	// Kind is "kill", "restart", "stop" or "sever" (see table.Faulter), or "kill-primary" (see
+	// table.FaultTarget).
 	Kind string
+	// Node is the cluster's server it is aimed at ("": the primary or first node; see
+	// table.FaultTarget).
+	Node string
 	// At is when it is injected, from the step's start; For how long a stop or a sever lasts.
 	At, For time.Duration
 }

@@ -179,3 +179,6 @@ func (s *Server) Kill() error {
 	s.stopped, s.stopErr = true, nil
 	return err
 }
+
+// Name returns Config.Name: the instance's name in its cluster ("" for a lone server).
+func (s *Server) Name() string { return s.cfg.Name }

@@ -199,4 +199,7 @@ type ServerSample struct {
 	// Counters are the server's other cumulative counters by their own names (checkpoints,
 	// data bytes written, compaction bytes, ...), reported per step as deltas.
 	Counters map[string]int64
+	// Repl is a cluster's replication state (nil: one server). The process fields above are
+	// then the sums over the cluster's managed servers.
+	Repl *Replication
 }

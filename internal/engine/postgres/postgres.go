@@ -38,6 +38,8 @@ var options = map[string]string{
 	"dsn":           "URL of a running server (external mode), e.g. postgres://user@host:5432/db",
 	"server_config": "postgresql.conf fragment applied after rumbench's settings (managed mode)",
 	"server_bin":    "directory of the PostgreSQL server binaries (default: discovered)",
+	"cluster":       "a primary with streaming replicas rumbench starts: replicas=N[,sync=on|off] (--cluster)",
+	"read_from":     "with a cluster, where read-only statements go: primary or replicas (--read-from)",
 }
 
 func init() {
@@ -57,6 +59,7 @@ func init() {
 		Open:             open,
 		Server:           true,
 		Faults:           true,
+		ClusterKind:      "replicas",
 		// The client path: how the sessions talk to the server, not what it stores.
 		ClientOptions: sqlfam.ClientOptionKeys(),
 		Check:         check,
@@ -121,6 +124,19 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		return nil, err
 	}
 	dsn := o.Extra["dsn"]
+	if v := o.Extra["cluster"]; v != "" {
+		spec, err := engine.ParseCluster(v)
+		if err != nil {
+			return nil, err
+		}
+		if spec.Galera > 0 || dsn != "" {
+			return nil, fmt.Errorf("postgres: --cluster %s: PostgreSQL clusters are replicas=N, started by rumbench (not with --dsn)", v)
+		}
+		return openCluster(ctx, o, info, choice, spec)
+	}
+	if o.Extra["read_from"] != "" && !strings.Contains(dsn, ",") {
+		return nil, errors.New("postgres: --read-from needs a cluster (--cluster replicas=N, or a --dsn list)")
+	}
 	acct, cov, env, err := sqlfam.StartAcct(o.SyncAcct, dsn != "", filepath.Join(o.Dir, "data"), syncacct.PostgresPatterns, true, "")
 	if err != nil {
 		return nil, err
@@ -348,6 +364,15 @@ func (dialect) Settle(ctx context.Context, db *sql.DB) (table.Settled, error) {
 // written from pg_stat_bgwriter (backends publish them at most once a second, so a step
 // shorter than a few seconds undercounts), and the process tree of a managed server.
 func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.ServerSample, error) {
+	s, err := e.counters(ctx)
+	if err != nil {
+		return s, err
+	}
+	return e.WithTree(s, pss)
+}
+
+// counters reads the server's own counters (ServerSample without the process tree).
+func (e *engineWithServer) counters(ctx context.Context) (table.ServerSample, error) {
 	s := table.ServerSample{LogBytes: -1, Fsyncs: -1}
 	if err := e.DB().QueryRowContext(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint").Scan(&s.LogBytes); err != nil {
 		return s, err
@@ -381,7 +406,7 @@ func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.Se
 		s.Counters["checkpoints_timed"], s.Counters["checkpoints_req"] = timed, req
 		s.Counters["buffers_checkpoint"], s.Counters["buffers_clean"] = bufCkpt, bufClean
 	}
-	return e.WithTree(s, pss)
+	return s, nil
 }
 
 // connectError returns err, a failed connection, as one line: pgconn writes the error of each

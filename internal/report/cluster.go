@@ -1,0 +1,57 @@
+package report
+
+import (
+	"github.com/rumbench/rumbench/internal/results"
+)
+
+// ClusterTables renders the runs' cluster figures (rumbench run --cluster, a --dsn list): a
+// row per target, step and endpoint, and a row per target and step of replication; none for
+// runs on one server.
+func ClusterTables(runs []*results.Run) []*Table {
+	var steps []*results.Step
+	for _, r := range runs {
+		for i := range r.Steps {
+			steps = append(steps, &r.Steps[i])
+		}
+	}
+	return clusterTables(steps)
+}
+
+// clusterTables is ClusterTables of steps.
+func clusterTables(steps []*results.Step) []*Table {
+	eps := &Table{Title: "endpoints", Kind: Plain,
+		Note: "statements the sessions sent to each server over the measured window; cpu and rss of the servers rumbench started",
+		Columns: []Column{{Name: "target"}, {Name: "step"}, {Name: "endpoint"}, {Name: "role"},
+			{Name: "stmts", Unit: "/s"}, {Name: "p50", Unit: "µs"}, {Name: "p99", Unit: "µs"}, {Name: "max", Unit: "µs"},
+			{Name: "errors"}, {Name: "cpu", Unit: "%", Meaning: "the server's process tree, 100 = one CPU"}, {Name: "rss", Unit: "MB"}}}
+	repl := &Table{Title: "replication", Kind: Plain,
+		Note: "read every second: the standby furthest behind (WAL bytes not replayed, replay delay); Galera: flow control and certification",
+		Columns: []Column{{Name: "target"}, {Name: "step"}, {Name: "replicas"},
+			{Name: "lag_max", Unit: "KB"}, {Name: "lag_mean", Unit: "KB"}, {Name: "lag_max", Unit: "s"},
+			{Name: "flow_paused", Unit: "%", Meaning: "Galera: the time replication was paused by flow control, mean over the nodes"},
+			{Name: "cert_fail", Meaning: "Galera: certification failures (conflicts between nodes)"}, {Name: "recv_queue", Meaning: "Galera: the longest queue of write sets not applied"}}}
+	for _, s := range steps {
+		for _, e := range s.Endpoints {
+			row := []Cell{TextCell(s.Target), TextCell(s.Step), TextCell(e.Name), TextCell(e.Role),
+				NumCell(e.StmtsPerSec), NumCell(e.P50Us), NumCell(e.P99Us), NumCell(e.MaxUs), IntCell(e.Errors)}
+			if e.RSSMB > 0 {
+				row = append(row, NumCell(e.CPUPct), NumCell(e.RSSMB))
+			} else {
+				row = append(row, MissingCell(), MissingCell())
+			}
+			eps.Rows = append(eps.Rows, row)
+		}
+		if r := s.Replication; r != nil {
+			repl.Rows = append(repl.Rows, []Cell{TextCell(s.Target), TextCell(s.Step), IntCell(int64(r.Replicas)),
+				NumCell(float64(r.LagBytesMax) / 1024), NumCell(r.LagBytesMean / 1024), NumCell(r.LagSecsMax),
+				NumCell(r.FlowPaused * 100), IntCell(r.CertFailures), IntCell(r.RecvQueueMax)})
+		}
+	}
+	var out []*Table
+	for _, t := range []*Table{eps, repl} {
+		if len(t.Rows) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
