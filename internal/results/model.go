@@ -172,12 +172,12 @@ type Step struct {
 	Reconnects     int64 `json:"reconnects,omitempty"`
 	// Faults are the faults injected into the step (rumbench run --fault) and their figures;
 	// AckCheck the workload's check of its acknowledged writes after them (nil: none ran).
-	Faults   []Fault   `json:"faults,omitempty"`
+	Faults []Fault `json:"faults,omitempty"`
 	// Endpoints are a cluster's servers over the measured window (docs/clusters.md) and
 	// Replication its replication state; absent for one server.
 	Endpoints   []Endpoint   `json:"endpoints,omitempty"`
 	Replication *Replication `json:"replication,omitempty"`
-	AckCheck *AckCheck `json:"ack_check,omitempty"`
+	AckCheck    *AckCheck    `json:"ack_check,omitempty"`
 
 	// Rows is the table rows at the end of the step (all tables).
 	Rows int64 `json:"rows"`
@@ -442,10 +442,10 @@ type Fault struct {
 	// Kind is "kill", "restart", "stop", "sever" or "kill-primary" (a failover: the primary
 	// killed and left down, a replica promoted); AtSecs when it was injected, from the
 	// step's start; ForSecs how long a stop or a sever lasted.
-	Kind    string  `json:"kind"`
-	AtSecs  float64 `json:"at_secs"`
+	Kind   string  `json:"kind"`
+	AtSecs float64 `json:"at_secs"`
 	// Node is the cluster's server it was aimed at ("": the primary or the first node).
-	Node string `json:"node,omitempty"`
+	Node    string  `json:"node,omitempty"`
 	ForSecs float64 `json:"for_secs,omitempty"`
 	// Error says why the fault could not be injected or the server not started again.
 	Error string `json:"error,omitempty"`

@@ -156,7 +156,9 @@ func txStart(text string) bool {
 	const start = "START TRANSACTION"
 	return strings.EqualFold(text, "BEGIN") || len(text) >= len(start) && strings.EqualFold(text[:len(start)], start)
 }
-func txEnd(text string) bool { return strings.EqualFold(text, "COMMIT") || strings.EqualFold(text, "ROLLBACK") }
+func txEnd(text string) bool {
+	return strings.EqualFold(text, "COMMIT") || strings.EqualFold(text, "ROLLBACK")
+}
 
 // pick returns the connection and endpoint of a statement: a reader's for a read-only one outside
 // a transaction.
