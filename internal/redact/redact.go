@@ -15,9 +15,9 @@ const Mask = "****"
 
 var (
 	// go-sql-driver/mysql: user:password@tcp(host)/db, user:password@/db, at the start of a
-	// value (after "=" in dsn=..., --dsn=...). The password runs to the last '@' before the
+	// value (after "=" in dsn=..., --dsn=..., or "," in a --dsn list). The password runs to the last '@' before the
 	// address, as the driver reads it: it may hold '@' itself.
-	mysqlPassword = regexp.MustCompile(`(^|=)([^:@/\s=()]+):(\S*)@([a-z0-9]*\(|/)`)
+	mysqlPassword = regexp.MustCompile(`(^|=|,)([^:@/\s=(),]+):(\S*)@([a-z0-9]*\(|/)`)
 	// key=value: password=secret, pwd='secret' (libpq, ODBC, JDBC style; a quoted value may
 	// hold an escaped quote)
 	keyPassword = regexp.MustCompile(`(?i)\b(password|passwd|pwd|pass)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s;&]+)`)

@@ -42,9 +42,15 @@ func clusterTables(steps []*results.Step) []*Table {
 			eps.Rows = append(eps.Rows, row)
 		}
 		if r := s.Replication; r != nil {
-			repl.Rows = append(repl.Rows, []Cell{TextCell(s.Target), TextCell(s.Step), IntCell(int64(r.Replicas)),
-				NumCell(float64(r.LagBytesMax) / 1024), NumCell(r.LagBytesMean / 1024), NumCell(r.LagSecsMax),
-				NumCell(r.FlowPaused * 100), IntCell(r.CertFailures), IntCell(r.RecvQueueMax)})
+			row := []Cell{TextCell(s.Target), TextCell(s.Step), IntCell(int64(r.Replicas))}
+			if r.Kind == "galera" {
+				row = append(row, MissingCell(), MissingCell(), MissingCell(),
+					NumCell(r.FlowPaused*100), IntCell(r.CertFailures), IntCell(r.RecvQueueMax))
+			} else {
+				row = append(row, NumCell(float64(r.LagBytesMax)/1024), NumCell(r.LagBytesMean/1024), NumCell(r.LagSecsMax),
+					MissingCell(), MissingCell(), MissingCell())
+			}
+			repl.Rows = append(repl.Rows, row)
 		}
 	}
 	var out []*Table

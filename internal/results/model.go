@@ -420,6 +420,9 @@ type Endpoint struct {
 // Replication is a cluster's replication over a step's measured window, from the per-second
 // readings.
 type Replication struct {
+	// Kind is "streaming" (PostgreSQL's standbys: the lag figures) or "galera" (the flow
+	// control and certification figures).
+	Kind string `json:"kind"`
 	// Replicas is the standbys streaming at the end (Galera: the cluster's nodes).
 	Replicas int `json:"replicas"`
 	// LagBytesMax and LagBytesMean are the WAL bytes the standby furthest behind had not

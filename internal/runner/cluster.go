@@ -68,7 +68,11 @@ func (c *collector) clusterFigures(r *results.Step, a, b *snapshot, secs float64
 	if !s.haveLast {
 		return
 	}
-	rep := &results.Replication{Replicas: s.last.Replicas, LagBytesMax: s.lagMax, LagSecsMax: s.lagSecsMax,
+	kind := "streaming"
+	if s.last.FlowPausedNs >= 0 {
+		kind = "galera"
+	}
+	rep := &results.Replication{Kind: kind, Replicas: s.last.Replicas, LagBytesMax: s.lagMax, LagSecsMax: s.lagSecsMax,
 		LagBytesMean: per(s.lagSum, float64(s.n))}
 	if s.haveFirst && s.last.FlowPausedNs >= 0 && s.first.FlowPausedNs >= 0 {
 		rep.FlowPaused = float64(s.last.FlowPausedNs-s.first.FlowPausedNs) / 1e9 / secs / float64(max(s.last.Replicas, 1))

@@ -36,6 +36,8 @@ var options = map[string]string{
 	"dsn":           "DSN of a running server (external mode), e.g. user:pass@tcp(host:3306)/db",
 	"server_config": "my.cnf fragment applied after rumbench's settings (managed mode)",
 	"server_bin":    "directory of mariadbd and mariadb-install-db (default: discovered)",
+	"cluster":       "a Galera cluster rumbench starts: galera=N (--cluster; MariaDB with galera-4)",
+	"read_from":     "with a --dsn list: primary (sessions spread over every server) or replicas (write to the first, read from the others) (--read-from)",
 	"insert":        "prepared (the multi-row INSERT prepared once per session, binary protocol; default) or text (sent as text, its values written in by rumbench exactly as the driver's client-side interpolation writes them: less client CPU); native client only",
 	"wire":          "own (rumbench speaks the statement commands, COM_STMT_PREPARE, COM_STMT_EXECUTE and COM_QUERY, itself on the driver's connection after its handshake, with buffers it reuses; a TLS or compressed connection stays with the driver; default) or driver (go-sql-driver/mysql's statement API); native client only",
 }
@@ -59,6 +61,8 @@ func register(name, te, description string) {
 		Options:     options,
 		Server:      true,
 		Faults:      true,
+		// Galera replicates InnoDB tables.
+		ClusterKind: map[string]string{"innodb": "galera"}[te],
 		// Sessions share a thread (--jobs) over raw sockets.
 		SharedThreads: sqlfam.SharedThreads,
 		// InnoDB's limit, or the server's own for MyRocks tables.
@@ -80,9 +84,15 @@ func register(name, te, description string) {
 			if _, err := tableEngine(name, te, extra); err != nil {
 				return err
 			}
-			if dsn := extra["dsn"]; dsn != "" {
-				if _, err := gomysql.ParseDSN(dsn); err != nil {
-					return fmt.Errorf("--dsn %s: not a MySQL DSN (want e.g. user:pass@tcp(host:3306)/db): %v", input.Short(redact.DSN(dsn)), err)
+			if list := extra["dsn"]; list != "" {
+				dsns := sqlfam.SplitDSNs(list, dsnStarts)
+				if len(dsns) > sqlfam.MaxDSNs {
+					return fmt.Errorf("--dsn: a list of %d servers: at most %d", len(dsns), sqlfam.MaxDSNs)
+				}
+				for _, dsn := range dsns {
+					if _, err := gomysql.ParseDSN(dsn); err != nil {
+						return fmt.Errorf("--dsn %s: not a MySQL DSN (want e.g. user:pass@tcp(host:3306)/db, or a comma-separated list of them): %v", input.Short(redact.DSN(dsn)), err)
+					}
 				}
 				return nil
 			}
@@ -172,6 +182,41 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 	complete, note := true, ""
 	if te == "innodb" {
 		complete, note = false, "InnoDB writes data pages with asynchronous I/O (io_uring or libaio), which the library does not see: data bytes are missing (their syncs are counted)"
+	}
+	connector := func(dsn string) (sqlfam.Connector, error) {
+		c, err := newConnector(dsn, choice)
+		if err != nil {
+			return nil, err
+		}
+		c.textInsert, c.ownWire = ins == "text", wire == "own"
+		return c, nil
+	}
+	if v := o.Extra["cluster"]; v != "" {
+		spec, err := engine.ParseCluster(v)
+		if err != nil {
+			return nil, err
+		}
+		if spec.Galera == 0 || dsn != "" {
+			return nil, fmt.Errorf("%s: --cluster %s: MariaDB clusters are galera=N, started by rumbench (not with --dsn)", name, v)
+		}
+		if o.MemoryBytes > 0 {
+			o.CacheBytes /= int64(spec.Galera) // the nodes share the memory limit's cgroup
+		}
+		sets, plugins := settings(te, o)
+		return openGalera(ctx, name, o, info, choice, spec, sets, plugins, connector, dialect{te: te, galera: true})
+	}
+	if dsns := sqlfam.SplitDSNs(dsn, dsnStarts); len(dsns) > 1 {
+		readFrom, err := engine.ChoiceOption(name, o.Extra, "read_from", engine.ReadPrimary, engine.ReadPrimary, engine.ReadReplicas)
+		if err != nil {
+			return nil, err
+		}
+		if !choice.Native {
+			return nil, fmt.Errorf("%s: a --dsn list needs the native client (client=native): database/sql's pool dials one server", name)
+		}
+		return openDSNList(ctx, name, info, dsns, readFrom, connector, dialect{te: te})
+	}
+	if o.Extra["read_from"] == engine.ReadReplicas {
+		return nil, fmt.Errorf("%s: --read-from replicas needs a --dsn list (a Galera cluster's nodes all take reads and writes)", name)
 	}
 	acct, cov, env, err := sqlfam.StartAcct(o.SyncAcct, dsn != "", filepath.Join(o.Dir, "data"), syncacct.MariaDBPatterns, complete, note)
 	if err != nil {
@@ -280,7 +325,15 @@ func (e *engineWithServer) describe(ctx context.Context) error {
 }
 
 // dialect is MySQL's SQL: FORCE INDEX, ORDER BY … LIMIT delete, ENGINE= suffix.
-type dialect struct{ te string }
+type dialect struct {
+	te string
+	// galera: the nodes of a Galera cluster all take writes (see MultiWriter).
+	galera bool
+}
+
+// MultiWriter says whether the dialect is a Galera cluster's: a duplicate key is then also a
+// conflict (sqlfam's multiWriter).
+func (d dialect) MultiWriter() bool { return d.galera }
 
 func (dialect) Name() string { return "mysql" }
 
@@ -504,6 +557,15 @@ const statusCounters = `'Innodb_os_log_written', 'Binlog_bytes_written', 'rocksd
 // fsyncs (InnoDB data and log fsyncs + MyRocks WAL syncs) and the other status counters from SHOW
 // GLOBAL STATUS, and the process tree of a managed server.
 func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.ServerSample, error) {
+	s, err := e.counters(ctx)
+	if err != nil {
+		return s, err
+	}
+	return e.WithTree(s, pss)
+}
+
+// counters reads the server's status counters (ServerSample without the process tree).
+func (e *engineWithServer) counters(ctx context.Context) (table.ServerSample, error) {
 	s := table.ServerSample{LogBytes: -1, Fsyncs: -1, Counters: map[string]int64{}}
 	rows, err := e.DB().QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ("+statusCounters+")")
 	if err != nil {
@@ -527,7 +589,7 @@ func (e *engineWithServer) ServerSample(ctx context.Context, pss bool) (table.Se
 	if err := rows.Err(); err != nil {
 		return s, err
 	}
-	return e.WithTree(s, pss)
+	return s, nil
 }
 
 // openQuiet opens a database/sql pool on dsn (the schema, the maintenance, the server's counters)

@@ -503,6 +503,14 @@ func (w *wire) rows(p []byte, st *wireStmt, cols []sqlfam.ColKind, out *table.Ro
 			}
 			return rows, len(defc), status, nil
 		}
+		if len(p) > 0 && p[0] == 0xff {
+			// An error in place of a row ends the reply: a statement killed while it sent its
+			// rows (a Galera node's brute-force abort of a conflicting transaction).
+			if err := w.done(); err != nil {
+				return rows, len(defc), 0, err
+			}
+			return rows, len(defc), 0, errPacket(p)
+		}
 		rows++
 		if !keep {
 			continue

@@ -2,16 +2,20 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/rumbench/rumbench/internal/engine"
@@ -277,16 +281,23 @@ func (e *clusterEngine) ServerSample(ctx context.Context, pss bool) (table.Serve
 		s.RSSBytes += st.RSSBytes
 		s.PSSBytes += st.PSSBytes
 	}
+	s.Repl = replication(ctx, e.DB())
+	return s, nil
+}
+
+// replication reads a primary's pg_stat_replication: its standbys streaming now, the one
+// furthest behind in WAL bytes not replayed and in replay delay (unknown, -1, when it cannot be
+// read: a standby, a user without the right).
+func replication(ctx context.Context, db *sql.DB) *table.Replication {
 	r := &table.Replication{LagBytes: -1, LagSecs: -1, FlowPausedNs: -1, CertFailures: -1, BFAborts: -1, RecvQueue: -1}
 	var n int
 	var lagBytes int64
 	var lagSecs float64
-	if err := e.DB().QueryRowContext(ctx, `SELECT count(*), COALESCE(max(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)), 0)::bigint,
+	if err := db.QueryRowContext(ctx, `SELECT count(*), COALESCE(max(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)), 0)::bigint,
 		COALESCE(extract(epoch FROM max(replay_lag)), 0)::float8 FROM pg_stat_replication`).Scan(&n, &lagBytes, &lagSecs); err == nil {
 		r.Replicas, r.LagBytes, r.LagSecs = n, lagBytes, lagSecs
 	}
-	s.Repl = r
-	return s, nil
+	return r
 }
 
 // EndpointSamples implements table.EndpointReporter: each server's statements and process tree.
@@ -308,4 +319,79 @@ func (e *clusterEngine) EndpointSamples(dst []table.EndpointSample) []table.Endp
 		}
 	}
 	return dst
+}
+
+// dsnStarts says whether a piece of a --dsn list begins a connection string of its own.
+func dsnStarts(p string) bool {
+	return strings.HasPrefix(p, "postgres://") || strings.HasPrefix(p, "postgresql://") || strings.Contains(p, "host=")
+}
+
+// listEngine is the SQL engine on a --dsn list of the user's servers: sessions spread over all
+// of them, or with --read-from replicas write to the first and read from the others.
+type listEngine struct {
+	engineWithServer
+	cl *sqlfam.Cluster
+}
+
+// openList opens the engine on a --dsn list.
+func openList(ctx context.Context, info table.Info, choice sqlfam.ClientChoice, dsns []string, readFrom string) (table.Engine, error) {
+	if !choice.Native {
+		return nil, errors.New("postgres: a --dsn list needs the native client (client=native): database/sql's pool dials one server")
+	}
+	eps := make([]*sqlfam.Endpoint, len(dsns))
+	for i, d := range dsns {
+		cfg, err := pgconn.ParseConfig(d)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: --dsn list, server %d: not a PostgreSQL URL or key=value string", i+1)
+		}
+		c, err := newConnector(d, choice)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+		eps[i] = &sqlfam.Endpoint{Name: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Role: "node", Connector: c}
+	}
+	writers, readers := eps, []*sqlfam.Endpoint(nil)
+	if readFrom == engine.ReadReplicas {
+		eps[0].Role = "primary"
+		for _, ep := range eps[1:] {
+			ep.Role = "replica"
+		}
+		writers, readers = eps[:1], eps[1:]
+	}
+	db, err := sql.Open("pgx", dsns[0])
+	if err == nil {
+		err = db.PingContext(ctx)
+	}
+	if err != nil {
+		if db != nil {
+			db.Close()
+		}
+		return nil, fmt.Errorf("postgres: connect: %w", connectError(err))
+	}
+	info.Options["read_from"] = readFrom
+	info.Options["servers"] = strconv.Itoa(len(dsns))
+	e := &listEngine{engineWithServer: engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, dialect{}, info)}}}
+	e.cl = sqlfam.NewCluster(eps, writers, readers)
+	e.SetConnector(e.cl)
+	if err := e.describe(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// EndpointSamples implements table.EndpointReporter.
+func (e *listEngine) EndpointSamples(dst []table.EndpointSample) []table.EndpointSample {
+	return e.cl.EndpointSamples(dst)
+}
+
+// ServerSample implements table.ServerReporter: the first server's counters and, when it is a
+// primary with standbys, their replication lag.
+func (e *listEngine) ServerSample(ctx context.Context, pss bool) (table.ServerSample, error) {
+	s, err := e.counters(ctx)
+	if err != nil {
+		return s, err
+	}
+	s.Repl = replication(ctx, e.DB())
+	return s, nil
 }

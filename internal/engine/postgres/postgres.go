@@ -76,12 +76,18 @@ func init() {
 // check refuses, before any work, a --dsn that does not parse and, for a managed server,
 // PostgreSQL programs that are not found.
 func check(extra map[string]string) error {
-	if dsn := extra["dsn"]; dsn != "" {
-		if redact.UnescapedAt(dsn) {
-			return fmt.Errorf("--dsn %s: %s", input.Short(redact.DSN(dsn)), redact.AtRule)
+	if list := extra["dsn"]; list != "" {
+		dsns := sqlfam.SplitDSNs(list, dsnStarts)
+		if len(dsns) > sqlfam.MaxDSNs {
+			return fmt.Errorf("--dsn: a list of %d servers: at most %d", len(dsns), sqlfam.MaxDSNs)
 		}
-		if _, err := pgx.ParseConfig(dsn); err != nil {
-			return fmt.Errorf("--dsn %s: not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db)", input.Short(redact.DSN(dsn)))
+		for _, dsn := range dsns {
+			if redact.UnescapedAt(dsn) {
+				return fmt.Errorf("--dsn %s: %s", input.Short(redact.DSN(dsn)), redact.AtRule)
+			}
+			if _, err := pgx.ParseConfig(dsn); err != nil {
+				return fmt.Errorf("--dsn %s: not a PostgreSQL URL or key=value string (want e.g. postgres://user@host:5432/db, or a comma-separated list of them)", input.Short(redact.DSN(dsn)))
+			}
 		}
 		return nil
 	}
@@ -134,8 +140,15 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		}
 		return openCluster(ctx, o, info, choice, spec)
 	}
-	if o.Extra["read_from"] != "" && !strings.Contains(dsn, ",") {
-		return nil, errors.New("postgres: --read-from needs a cluster (--cluster replicas=N, or a --dsn list)")
+	if dsns := sqlfam.SplitDSNs(dsn, dsnStarts); len(dsns) > 1 {
+		readFrom, err := engine.ChoiceOption("postgres", o.Extra, "read_from", engine.ReadPrimary, engine.ReadPrimary, engine.ReadReplicas)
+		if err != nil {
+			return nil, err
+		}
+		return openList(ctx, info, choice, dsns, readFrom)
+	}
+	if o.Extra["read_from"] == engine.ReadReplicas {
+		return nil, errors.New("postgres: --read-from replicas needs a cluster (--cluster replicas=N, or a --dsn list)")
 	}
 	acct, cov, env, err := sqlfam.StartAcct(o.SyncAcct, dsn != "", filepath.Join(o.Dir, "data"), syncacct.PostgresPatterns, true, "")
 	if err != nil {

@@ -48,6 +48,14 @@ func (e engineError) Error() string        { return e.err.Error() }
 func (e engineError) Is(target error) bool { return target == e.model }
 func (e engineError) Unwrap() error        { return e.err }
 
+// multiWriter is implemented by dialects of clusters whose nodes all take writes (Galera): there
+// a duplicate key can be a conflict with a transaction another node committed first (its rows
+// applied under a transaction that read before them), so the error is both table.ErrConflict
+// (retried as one) and table.ErrDuplicate.
+type multiWriter interface {
+	MultiWriter() bool
+}
+
 // classify wraps err as table.ErrDuplicate or table.ErrConflict when the dialect says it is one.
 func (s *session) classify(err error) error { return classify(s.e.d, err) }
 
@@ -58,6 +66,9 @@ func classify(d Dialect, err error) error {
 	case err == nil || !ok:
 		return err
 	case c.Duplicate(err):
+		if m, ok := d.(multiWriter); ok && m.MultiWriter() {
+			return engineError{table.ErrConflict, engineError{table.ErrDuplicate, err}}
+		}
 		return engineError{table.ErrDuplicate, err}
 	case c.Conflict(err):
 		return engineError{table.ErrConflict, err}
