@@ -147,7 +147,7 @@ func TestFaultRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"--fault", "kill"}, `--fault "kill": not KIND@TIME or KIND@TIME+DURATION`},
-		{[]string{"--fault", "crash@1s"}, `--fault "crash@1s": no fault kind "crash" (valid: kill, restart, stop, sever)`},
+		{[]string{"--fault", "crash@1s"}, `--fault "crash@1s": no fault kind "crash" (valid: kill, restart, stop, sever, kill-primary)`},
 		{[]string{"--fault", "stop@1s"}, "a stop lasts: give its duration, stop@1s+10s"},
 		{[]string{"--fault", "kill@1s+2s"}, "a kill takes no duration (kill@1s)"},
 		{[]string{"--fault", "sever@1s+2h"}, `the duration "2h" must be above 0 and at most 1h0m0s`},
