@@ -15,9 +15,11 @@ var ErrStopped = errors.New("server stopped")
 
 // Crash kills every process of the instance at once (SIGKILL: no shutdown, no checkpoint),
 // then starts the server again on the same data directory and port, and returns how long it
-// took from its start to accept connections: its crash recovery. The process tree's CPU figures
-// go on from where they were. FerretDB's PostgreSQL backend crashes and starts again too, after
-// the helper's end and before its start (the time returned is both starts').
+// took from its start to accept connections: its crash recovery. A Galera node (GaleraNode)
+// rejoins its cluster, without bootstrapping it again, and the time runs until it is Synced.
+// The process tree's CPU figures go on from where they were. FerretDB's PostgreSQL backend
+// crashes and starts again too, after the helper's end and before its start (the time returned
+// is both starts').
 func (s *Server) Crash(ctx context.Context) (time.Duration, error) {
 	return s.relaunch(ctx, func() error {
 		s.logf("fault: killing %s (pid %d) with SIGKILL", s.kind, s.pid)
@@ -28,8 +30,8 @@ func (s *Server) Crash(ctx context.Context) (time.Duration, error) {
 }
 
 // Restart shuts the server down cleanly (as Stop does), starts it again on the same data
-// directory and port, and returns how long it took from its start to accept connections.
-// FerretDB's PostgreSQL backend restarts too, as Crash says.
+// directory and port, and returns how long it took from its start to accept connections (a
+// Galera node: to be Synced again). FerretDB's PostgreSQL backend restarts too, as Crash says.
 func (s *Server) Restart(ctx context.Context) (time.Duration, error) {
 	return s.relaunch(ctx, func() error {
 		s.logf("fault: restarting %s (pid %d)", s.kind, s.pid)

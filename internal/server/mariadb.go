@@ -33,6 +33,9 @@ func (s *Server) myInit(ctx context.Context) error {
 	if err := s.writeMyCnf(); err != nil {
 		return err
 	}
+	if s.cfg.galera != nil && s.cfg.galera.joiner {
+		return s.galeraJoinerInit() // its data comes from the state transfer
+	}
 	if s.bins.selfInit {
 		return s.mysqlInit(ctx)
 	}
@@ -177,15 +180,19 @@ func (s *Server) myArgs() ([]string, error) {
 	if err := s.writeMyCnf(); err != nil {
 		return nil, err
 	}
-	if err := s.writeInitFile(); err != nil {
-		return nil, err
-	}
-	return []string{
+	args := []string{
 		"--defaults-file=" + s.configPath(),
 		"--datadir=" + s.dataDir, "--socket=" + s.socketPath(), "--port=" + strconv.Itoa(s.port),
 		"--bind-address=127.0.0.1", "--pid-file=" + filepath.Join(s.dir, "mysqld.pid"),
-		"--log-error=" + s.logPath, "--init-file=" + s.initFilePath(),
-	}, nil
+		"--log-error=" + s.logPath,
+	}
+	if !s.usesInitFile() {
+		return args, nil // the user and database came with the cluster's data
+	}
+	if err := s.writeInitFile(); err != nil {
+		return nil, err
+	}
+	return append(args, "--init-file="+s.initFilePath()), nil
 }
 
 // myReady reports whether the server logged, since its launch, that it accepts connections

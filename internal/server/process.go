@@ -92,7 +92,8 @@ func (s *Server) runToolInput(ctx context.Context, asService bool, in io.Reader,
 	return nil
 }
 
-// launch starts the server on s.port and waits until it accepts connections. It returns
+// launch starts the server on s.port and waits until it accepts connections (a Galera node:
+// and is Synced; its relaunch after a crash first recovers its position). It returns
 // errPortInUse when the port was taken, ctx.Err() when ctx ends first (the server is left
 // for the caller to kill) and a *StartError when the server exits.
 func (s *Server) launch(ctx context.Context) error {
@@ -102,6 +103,8 @@ func (s *Server) launch(ctx context.Context) error {
 	}
 	if !s.launched {
 		args = append(args, s.cfg.FirstArgs...)
+	} else if args, err = s.galeraRecover(ctx, args); err != nil {
+		return err
 	}
 	off := s.logSize()
 	s.launchOff = off
@@ -143,6 +146,9 @@ func (s *Server) launch(ctx context.Context) error {
 	for {
 		if s.ready() {
 			if err := s.joinCgroupTree(); err != nil {
+				return err
+			}
+			if err := s.galeraWaitSynced(ctx, off); err != nil {
 				return err
 			}
 			s.launched = true

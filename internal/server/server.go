@@ -126,7 +126,8 @@ type Config struct {
 	// fault (a Galera node that bootstraps the cluster: --wsrep-new-cluster).
 	FirstArgs []string
 
-	pickPort func() (int, error) // tests: the port source (nil: freePort)
+	pickPort func() (int, error) // the port source (nil: freePort): tests', a Galera node's
+	galera   *galeraNode         // a node of a Galera cluster (galera.go); nil: none
 }
 
 // FerretDB's storage backends (Config.Backend).
