@@ -123,12 +123,18 @@ deps:
 		echo "installing $(ENGINE_PKGS)"; \
 		$(APT) update && { $(APT) install $(ENGINE_PKGS) || $(APT) install $(ENGINE_PKGS); }; fi
 
-## server-deps: PostgreSQL, MariaDB and MyRocks for the server engines and their tests (the
-## install is retried once: an image hook can fail the first try)
-SERVER_PKGS := postgresql mariadb-server mariadb-plugin-rocksdb
+## server-deps: PostgreSQL, MariaDB and MyRocks for the server engines and their tests, and for
+## the Galera cluster (internal/server/galera.go) the Galera 4 provider and what the rsync state
+## transfer script runs: rsync, ss (iproute2) or lsof, ps (procps) (the install is retried once:
+## an image hook can fail the first try)
+SERVER_PKGS := postgresql mariadb-server mariadb-plugin-rocksdb galera-4 rsync iproute2 procps
 server-deps:
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v mariadbd >/dev/null 2>&1 && \
-		ls /usr/lib/mysql/plugin/ha_rocksdb.so >/dev/null 2>&1; then :; else \
+		ls /usr/lib/mysql/plugin/ha_rocksdb.so >/dev/null 2>&1 && \
+		ls /usr/lib/galera/libgalera_smm.so /usr/lib/galera-4/libgalera_smm.so /usr/lib64/galera-4/libgalera_smm.so \
+			/usr/lib/libgalera_smm.so 2>/dev/null | grep -q . && \
+		command -v rsync >/dev/null 2>&1 && command -v ps >/dev/null 2>&1 && \
+		{ command -v ss >/dev/null 2>&1 || command -v lsof >/dev/null 2>&1; }; then :; else \
 		echo "installing $(SERVER_PKGS)"; \
 		$(APT) update && { $(APT) install $(SERVER_PKGS) || $(APT) install $(SERVER_PKGS); }; fi
 
