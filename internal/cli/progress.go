@@ -134,7 +134,11 @@ func (p *progress) step(s results.Step) {
 // faultLine says what a fault did, in one line.
 func faultLine(f *results.Fault) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "fault %s at %.1fs: ", f.Kind, f.AtSecs)
+	name := f.Kind
+	if f.Node != "" {
+		name += ":" + f.Node
+	}
+	fmt.Fprintf(&b, "fault %s at %.1fs: ", name, f.AtSecs)
 	if f.Error != "" {
 		fmt.Fprintf(&b, "%s; ", f.Error)
 	}
@@ -148,7 +152,12 @@ func faultLine(f *results.Fault) string {
 		b.WriteString(", recovery not measured (no interval before the fault)")
 	}
 	fmt.Fprintf(&b, "; %d operations failed, %d of unknown outcome", f.Failed, f.Unknown)
-	if f.ServerReadySecs > 0 {
+	switch {
+	case f.ServerReadySecs > 0 && f.Kind == "kill-primary":
+		fmt.Fprintf(&b, "; a standby promoted took writes %.2fs after the kill", f.ServerReadySecs)
+	case f.ServerReadySecs > 0 && f.Node != "":
+		fmt.Fprintf(&b, "; %s was back (a Galera node: synced) %.2fs after its start", f.Node, f.ServerReadySecs)
+	case f.ServerReadySecs > 0:
 		fmt.Fprintf(&b, "; the server accepted connections %.2fs after its start", f.ServerReadySecs)
 	}
 	return b.String()

@@ -72,6 +72,15 @@ const paced = "steps at a fixed rate (--rate)"
 
 func hasSchedule(s *results.Step) bool { return s.Schedule != nil }
 
+// clustered says which steps have the replication figures.
+const clustered = "steps on a cluster (--cluster, a --dsn list)"
+
+// streaming and galera say whether a step has a cluster's replication figures of that kind.
+func streaming(s *results.Step) bool {
+	return s.Replication != nil && s.Replication.Kind == "streaming"
+}
+func galera(s *results.Step) bool { return s.Replication != nil && s.Replication.Kind == "galera" }
+
 // faulted says which steps have the failure figures.
 const faulted = "steps with faults (--fault) or tolerated errors"
 
@@ -339,6 +348,24 @@ func init() {
 				}
 				return float64(s.AckCheck.Acknowledged), true
 			}},
+		&Metric{Name: "repl_lag_kb", Field: "replication.lag_bytes_max", Unit: "KB", Better: Lower, Steps: clustered,
+			Meaning: "replication lag: the WAL the standby furthest behind had not replayed, the largest of the per-second readings",
+			Formula: "max over ticks of max over standbys of (pg_current_wal_lsn − replay_lsn) / 1024", Applies: streaming,
+			Value: func(s *results.Step) (float64, bool) {
+				return float64(s.Replication.LagBytesMax) / 1024, streaming(s)
+			}},
+		&Metric{Name: "repl_lag_s", Field: "replication.lag_secs_max", Unit: "s", Better: Lower, Steps: clustered,
+			Meaning: "replication lag in time: the standby furthest behind's replay delay (replay_lag), the largest of the per-second readings",
+			Formula: "max over ticks of max over standbys of replay_lag", Applies: streaming,
+			Value: func(s *results.Step) (float64, bool) { return s.Replication.LagSecsMax, streaming(s) }},
+		&Metric{Name: "flow_paused", Field: "replication.flow_paused", Unit: "%", Better: Lower, Steps: clustered,
+			Meaning: "Galera: the share of the step the nodes' replication was paused by flow control (a node's apply queue too long), mean over the nodes",
+			Formula: "Δ Σ wsrep_flow_control_paused_ns / (secs × nodes) × 100", Applies: galera,
+			Value: func(s *results.Step) (float64, bool) { return s.Replication.FlowPaused * 100, galera(s) }},
+		&Metric{Name: "cert_fail", Field: "replication.cert_failures", Unit: "txns", Integer: true, Better: Lower, Steps: clustered,
+			Meaning: "Galera: certification failures, transactions that conflicted with one another node committed first (the client retries them as conflicts)",
+			Formula: "Δ Σ wsrep_local_cert_failures over the nodes", Applies: galera,
+			Value: func(s *results.Step) (float64, bool) { return float64(s.Replication.CertFailures), galera(s) }},
 		&Metric{Name: "lost", Field: "ack_check.lost", Unit: "writes", Integer: true, Better: Lower, Steps: faulted,
 			Meaning: "acknowledged writes the workload's check did not find after the step's faults (at least this many: a write of unknown outcome that committed can hide one)",
 			Formula: "acknowledged − found", Applies: func(s *results.Step) bool { return s.AckCheck != nil && s.AckCheck.Checked },
