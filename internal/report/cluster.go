@@ -61,3 +61,36 @@ func clusterTables(steps []*results.Step) []*Table {
 	}
 	return out
 }
+
+// replLagChart overlays a cluster's replication lag at each second (repl_lag_bytes of
+// intervals.jsonl, KB): a line per target that ran on streaming standbys; none for other steps.
+func replLagChart(runs []*results.Run, step string) map[string]any {
+	var series []map[string]any
+	for ri, r := range runs {
+		for _, tg := range targetsOf(r) {
+			if !streamingIn(r, step, tg) {
+				continue
+			}
+			for _, rep := range repsOf(r, tg) {
+				var data [][2]float64
+				for _, iv := range r.Intervals {
+					if iv.Step == step && iv.Target == tg && iv.Rep == rep {
+						data = append(data, [2]float64{round3(iv.T), round3(float64(iv.ReplLagBytes) / 1024)})
+					}
+				}
+				series = append(series, line(repLabel(seriesLabel(len(runs), ri, tg), rep), data))
+			}
+		}
+	}
+	return lineChart(step+": replication lag at each second (the standby furthest behind)", "KB", false, series)
+}
+
+// streamingIn says whether target tg of run r ran step on streaming standbys.
+func streamingIn(r *results.Run, step, tg string) bool {
+	for i := range r.Steps {
+		if s := &r.Steps[i]; s.Step == step && s.Target == tg && s.Replication != nil && s.Replication.Kind == "streaming" {
+			return true
+		}
+	}
+	return false
+}

@@ -257,7 +257,7 @@ func stepSections(runs []*results.Run) []htmlStep {
 		if o := intervalChart(runs, name); o != nil {
 			hs.Charts = append(hs.Charts, chart{id("ci"), o})
 		}
-		for _, c := range []chart{{id("rate"), throughputChart(runs, name)}, {id("lag"), lagChart(runs, name)},
+		for _, c := range []chart{{id("rate"), throughputChart(runs, name)}, {id("lag"), lagChart(runs, name)}, {id("repl"), replLagChart(runs, name)},
 			{id("max"), maxChart(runs, name)}, {id("lat"), latencyChart(runs, name)}} {
 			if len(c.Option["series"].([]map[string]any)) > 0 { // a step that measured nothing has no chart
 				hs.Charts = append(hs.Charts, c)
