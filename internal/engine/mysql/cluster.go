@@ -30,6 +30,43 @@ type galeraEngine struct {
 	stats []*sql.DB        // a connection per node for its wsrep status (nil: a --dsn list)
 }
 
+// openSpread opens the engine on several servers when the options ask for them (a --cluster,
+// a --dsn list); handled is false when they ask for one server.
+func openSpread(ctx context.Context, name, te string, o engine.Options, info table.Info, choice sqlfam.ClientChoice,
+	connector func(dsn string) (sqlfam.Connector, error)) (eng table.Engine, handled bool, err error) {
+	dsn := o.Extra["dsn"]
+	if v := o.Extra["cluster"]; v != "" {
+		spec, err := engine.ParseCluster(v)
+		if err != nil {
+			return nil, true, err
+		}
+		if spec.Galera == 0 || dsn != "" {
+			return nil, true, fmt.Errorf("%s: --cluster %s: MariaDB clusters are galera=N, started by rumbench (not with --dsn)", name, v)
+		}
+		if o.MemoryBytes > 0 {
+			o.CacheBytes /= int64(spec.Galera) // the nodes share the memory limit's cgroup
+		}
+		sets, plugins := settings(te, o)
+		eng, err = openGalera(ctx, name, o, info, choice, spec, sets, plugins, connector, dialect{te: te, galera: true})
+		return eng, true, err
+	}
+	if dsns := sqlfam.SplitDSNs(dsn, dsnStarts); len(dsns) > 1 {
+		readFrom, err := engine.ChoiceOption(name, o.Extra, "read_from", engine.ReadPrimary, engine.ReadPrimary, engine.ReadReplicas)
+		if err != nil {
+			return nil, true, err
+		}
+		if !choice.Native {
+			return nil, true, fmt.Errorf("%s: a --dsn list needs the native client (client=native): database/sql's pool dials one server", name)
+		}
+		eng, err = openDSNList(ctx, name, info, dsns, readFrom, connector, dialect{te: te})
+		return eng, true, err
+	}
+	if o.Extra["read_from"] == engine.ReadReplicas {
+		return nil, true, fmt.Errorf("%s: --read-from replicas needs a --dsn list (a Galera cluster's nodes all take reads and writes)", name)
+	}
+	return nil, false, nil
+}
+
 // openGalera starts the cluster and opens the engine on it. sets and plugins are one server's.
 func openGalera(ctx context.Context, name string, o engine.Options, info table.Info, choice sqlfam.ClientChoice, spec engine.Cluster,
 	sets []server.Setting, plugins []string, connector func(dsn string) (sqlfam.Connector, error), d dialect) (table.Engine, error) {

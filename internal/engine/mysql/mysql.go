@@ -150,33 +150,12 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 	if err != nil {
 		return nil, err
 	}
-	ins, err := engine.ChoiceOption(name, o.Extra, "insert", "prepared", "prepared", "text")
+	ins, wire, err := insertWire(name, o.Extra, choice)
 	if err != nil {
 		return nil, err
-	}
-	if ins == "text" && !choice.Native {
-		return nil, fmt.Errorf("%s: insert=text needs client=native", name)
 	}
 	info.Options["insert"] = ins
-	wire, err := engine.ChoiceOption(name, o.Extra, "wire", "own", "own", "driver")
-	if err != nil {
-		return nil, err
-	}
-	if !choice.Native {
-		wire = "driver"
-		if o.Extra["wire"] == "own" {
-			return nil, fmt.Errorf("%s: wire=own needs client=native", name)
-		}
-	}
 	dsn := o.Extra["dsn"]
-	if wire == "own" && dsn != "" {
-		if why := ownWireRefusal(dsn); why != "" {
-			if o.Extra["wire"] == "own" {
-				return nil, fmt.Errorf("%s: wire=own: the dsn asks for %s, which stays with the driver (valid: wire=driver, or a dsn without tls and compress)", name, why)
-			}
-			wire = "driver" // the default follows what the connection can take
-		}
-	}
 	info.Options["wire"] = wire
 	info.Dialect, info.TableEngine, info.BinaryText = table.DialectMySQL, map[string]string{"innodb": table.TableEngineInnoDB, "rocksdb": table.TableEngineRocksDB}[te], wire == "own"
 	complete, note := true, ""
@@ -191,32 +170,8 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 		c.textInsert, c.ownWire = ins == "text", wire == "own"
 		return c, nil
 	}
-	if v := o.Extra["cluster"]; v != "" {
-		spec, err := engine.ParseCluster(v)
-		if err != nil {
-			return nil, err
-		}
-		if spec.Galera == 0 || dsn != "" {
-			return nil, fmt.Errorf("%s: --cluster %s: MariaDB clusters are galera=N, started by rumbench (not with --dsn)", name, v)
-		}
-		if o.MemoryBytes > 0 {
-			o.CacheBytes /= int64(spec.Galera) // the nodes share the memory limit's cgroup
-		}
-		sets, plugins := settings(te, o)
-		return openGalera(ctx, name, o, info, choice, spec, sets, plugins, connector, dialect{te: te, galera: true})
-	}
-	if dsns := sqlfam.SplitDSNs(dsn, dsnStarts); len(dsns) > 1 {
-		readFrom, err := engine.ChoiceOption(name, o.Extra, "read_from", engine.ReadPrimary, engine.ReadPrimary, engine.ReadReplicas)
-		if err != nil {
-			return nil, err
-		}
-		if !choice.Native {
-			return nil, fmt.Errorf("%s: a --dsn list needs the native client (client=native): database/sql's pool dials one server", name)
-		}
-		return openDSNList(ctx, name, info, dsns, readFrom, connector, dialect{te: te})
-	}
-	if o.Extra["read_from"] == engine.ReadReplicas {
-		return nil, fmt.Errorf("%s: --read-from replicas needs a --dsn list (a Galera cluster's nodes all take reads and writes)", name)
+	if eng, handled, err := openSpread(ctx, name, te, o, info, choice, connector); handled {
+		return eng, err
 	}
 	acct, cov, env, err := sqlfam.StartAcct(o.SyncAcct, dsn != "", filepath.Join(o.Dir, "data"), syncacct.MariaDBPatterns, complete, note)
 	if err != nil {
@@ -268,6 +223,38 @@ func open(ctx context.Context, name, defTE string, o engine.Options) (table.Engi
 		return nil, err
 	}
 	return e, nil
+}
+
+// insertWire reads the insert and wire options against the client choice: the insert path
+// ("prepared" or "text") and the wire ("own", or "driver" where the connection needs the
+// driver's: database/sql, TLS, compression).
+func insertWire(name string, extra map[string]string, choice sqlfam.ClientChoice) (ins, wire string, err error) {
+	ins, err = engine.ChoiceOption(name, extra, "insert", "prepared", "prepared", "text")
+	if err != nil {
+		return "", "", err
+	}
+	if ins == "text" && !choice.Native {
+		return "", "", fmt.Errorf("%s: insert=text needs client=native", name)
+	}
+	wire, err = engine.ChoiceOption(name, extra, "wire", "own", "own", "driver")
+	if err != nil {
+		return "", "", err
+	}
+	if !choice.Native {
+		if extra["wire"] == "own" {
+			return "", "", fmt.Errorf("%s: wire=own needs client=native", name)
+		}
+		return ins, "driver", nil
+	}
+	if dsn := extra["dsn"]; wire == "own" && dsn != "" {
+		if why := ownWireRefusal(dsn); why != "" {
+			if extra["wire"] == "own" {
+				return "", "", fmt.Errorf("%s: wire=own: the dsn asks for %s, which stays with the driver (valid: wire=driver, or a dsn without tls and compress)", name, why)
+			}
+			wire = "driver" // the default follows what the connection can take
+		}
+	}
+	return ins, wire, nil
 }
 
 // ownWireRefusal says what in dsn keeps statements with the driver (TLS or compression, which
