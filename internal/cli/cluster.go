@@ -42,14 +42,10 @@ func clusterTargets(f *runFlags, targets []results.Target) ([]results.Target, er
 	for _, t := range targets {
 		s, _ := engine.Lookup(t.Engine.Name)
 		for _, c := range specs {
-			kind := "replicas"
-			if c.Galera > 0 {
-				kind = "galera"
-			}
 			switch {
 			case s.ClusterKind == "":
-				return nil, usagef("--cluster: engine %s forms no cluster (postgres: replicas=N; mysql: galera=N)", t.Engine.Name)
-			case s.ClusterKind != kind:
+				return nil, usagef("--cluster: engine %s forms no cluster (engines that do: %s)", t.Engine.Name, clusterEngines())
+			case s.ClusterKind != c.Kind():
 				return nil, usagef("--cluster %s: engine %s's cluster is %s=N", input.Short(c.String()), t.Engine.Name, s.ClusterKind)
 			case f.readFrom == engine.ReadReplicas && c.Galera > 0:
 				return nil, usagef("--read-from replicas: every Galera node takes writes and reads (sessions spread over all of them)")
@@ -76,4 +72,15 @@ func clusterLabel(c engine.Cluster) string {
 		return strconv.Itoa(c.Replicas) + "r-sync"
 	}
 	return strconv.Itoa(c.Replicas) + "r-async"
+}
+
+// clusterEngines lists the engines that form a cluster and its kind: "postgres (replicas=N), ...".
+func clusterEngines() string {
+	var out []string
+	for _, name := range engine.Names() {
+		if s, _ := engine.Lookup(name); s.ClusterKind != "" {
+			out = append(out, name+" ("+s.ClusterKind+"=N)")
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -154,17 +153,7 @@ func checkFaultNode(text string, ft runner.Fault, clusters []string) error {
 		if err != nil {
 			return usagef("%v", err)
 		}
-		var nodes []string
-		if c.Galera > 0 {
-			for i := 1; i <= c.Galera; i++ {
-				nodes = append(nodes, fmt.Sprintf("node%d", i))
-			}
-		} else {
-			nodes = append(nodes, "primary")
-			for i := 1; i <= c.Replicas; i++ {
-				nodes = append(nodes, fmt.Sprintf("replica%d", i))
-			}
-		}
+		nodes := c.Nodes()
 		switch {
 		case ft.Kind == "kill-primary" && c.Galera > 0:
 			return usagef("--fault %q: a Galera cluster has no primary to fail over from (kill@T:nodeN)", input.Short(text))

@@ -75,6 +75,31 @@ func ParseCluster(v string) (Cluster, error) {
 	return c, nil
 }
 
+// Kind is the cluster's kind as an engine's Spec.ClusterKind names it: "galera" or "replicas".
+func (c Cluster) Kind() string {
+	if c.Galera > 0 {
+		return "galera"
+	}
+	return "replicas"
+}
+
+// Nodes names the cluster's servers as the engines name them (a fault's :NODE): primary and
+// replica1..N, or node1..N.
+func (c Cluster) Nodes() []string {
+	if c.Galera > 0 {
+		out := make([]string, c.Galera)
+		for i := range out {
+			out[i] = "node" + strconv.Itoa(i+1)
+		}
+		return out
+	}
+	out := []string{"primary"}
+	for i := 1; i <= c.Replicas; i++ {
+		out = append(out, "replica"+strconv.Itoa(i))
+	}
+	return out
+}
+
 // String is the cluster's canonical spelling, as ParseCluster reads it.
 func (c Cluster) String() string {
 	if c.Galera > 0 {

@@ -47,6 +47,12 @@ type Replication struct {
 	RecvQueue int64
 }
 
+// NewReplication returns a replication state with every figure unknown (-1), for an engine to
+// fill what its servers report.
+func NewReplication() *Replication {
+	return &Replication{LagBytes: -1, LagSecs: -1, FlowPausedNs: -1, CertFailures: -1, BFAborts: -1, RecvQueue: -1}
+}
+
 // FaultTarget is implemented by a Faulter that can aim a fault at one of its servers (a
 // cluster's node) and fail over: kinds "kill-primary" (the primary killed and left down, a
 // replica promoted, the clients pointed at it) besides Faulter's.

@@ -238,16 +238,8 @@ func (e *galeraEngine) ServerSample(ctx context.Context, pss bool) (table.Server
 	if err != nil || len(e.nodes) == 0 {
 		return s, err
 	}
-	s.Managed = true
-	for _, n := range e.nodes {
-		if st, err := n.Stats(pss); err == nil {
-			s.CPUTicks += st.CPUTicks
-			s.UserTicks += st.UserTicks
-			s.RSSBytes += st.RSSBytes
-			s.PSSBytes += st.PSSBytes
-		}
-	}
-	r := &table.Replication{LagBytes: -1, LagSecs: -1, FlowPausedNs: -1, CertFailures: -1, BFAborts: -1, RecvQueue: -1}
+	s = sqlfam.WithTrees(s, e.nodes, pss)
+	r := table.NewReplication()
 	for _, db := range e.stats {
 		st, err := wsrepStatus(ctx, db)
 		if err != nil {

@@ -267,20 +267,11 @@ func (e *clusterEngine) ServerSample(ctx context.Context, pss bool) (table.Serve
 	if err != nil {
 		return s, err
 	}
-	s.Managed, s.CPUTicks, s.UserTicks, s.RSSBytes, s.PSSBytes = true, 0, 0, 0, 0
-	e.mu.Lock()
-	nodes := append([]*node(nil), e.nodes...)
-	e.mu.Unlock()
-	for _, n := range nodes {
-		st, err := n.srv.Stats(pss)
-		if err != nil {
-			continue // a killed primary
-		}
-		s.CPUTicks += st.CPUTicks
-		s.UserTicks += st.UserTicks
-		s.RSSBytes += st.RSSBytes
-		s.PSSBytes += st.PSSBytes
+	srvs := make([]*server.Server, len(e.nodes))
+	for i, n := range e.nodes {
+		srvs[i] = n.srv
 	}
+	s = sqlfam.WithTrees(s, srvs, pss)
 	s.Repl = replication(ctx, e.DB())
 	return s, nil
 }
@@ -289,7 +280,7 @@ func (e *clusterEngine) ServerSample(ctx context.Context, pss bool) (table.Serve
 // furthest behind in WAL bytes not replayed and in replay delay (unknown, -1, when it cannot be
 // read: a standby, a user without the right).
 func replication(ctx context.Context, db *sql.DB) *table.Replication {
-	r := &table.Replication{LagBytes: -1, LagSecs: -1, FlowPausedNs: -1, CertFailures: -1, BFAborts: -1, RecvQueue: -1}
+	r := table.NewReplication()
 	var n int
 	var lagBytes int64
 	var lagSecs float64

@@ -46,6 +46,23 @@ func (e *ServerEngine) Fault(ctx context.Context, kind string, d time.Duration) 
 	return server.Inject(ctx, e.Srv, kind, d)
 }
 
+// WithTrees sets s's process figures to the sums over the trees of srvs that run (a cluster's
+// servers; one that was killed is left out).
+func WithTrees(s table.ServerSample, srvs []*server.Server, pss bool) table.ServerSample {
+	s.Managed, s.CPUTicks, s.UserTicks, s.RSSBytes, s.PSSBytes = true, 0, 0, 0, 0
+	for _, srv := range srvs {
+		st, err := srv.Stats(pss)
+		if err != nil {
+			continue
+		}
+		s.CPUTicks += st.CPUTicks
+		s.UserTicks += st.UserTicks
+		s.RSSBytes += st.RSSBytes
+		s.PSSBytes += st.PSSBytes
+	}
+	return s
+}
+
 // WithTree adds the managed server's process-tree figures to s (nothing for an external
 // server); PSS only with pss (see table.ServerReporter).
 func (e *ServerEngine) WithTree(s table.ServerSample, pss bool) (table.ServerSample, error) {
