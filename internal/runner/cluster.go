@@ -26,7 +26,8 @@ func (c *collector) replInterval(iv *results.Interval, a, b *snapshot) {
 	r := b.srv.Repl
 	iv.ReplLagBytes, iv.ReplLagSecs = max(r.LagBytes, 0), max(r.LagSecs, 0)
 	if a.srvOK && a.srv.Repl != nil && r.FlowPausedNs >= 0 && a.srv.Repl.FlowPausedNs >= 0 && iv.Secs > 0 {
-		iv.FlowPaused = float64(r.FlowPausedNs-a.srv.Repl.FlowPausedNs) / 1e9 / iv.Secs / float64(max(r.Replicas, 1))
+		// A node started again in the interval has its counters from 0: no negative share.
+		iv.FlowPaused = max(float64(r.FlowPausedNs-a.srv.Repl.FlowPausedNs), 0) / 1e9 / iv.Secs / float64(max(r.Replicas, 1))
 		iv.CertFailures = max(r.CertFailures-a.srv.Repl.CertFailures, 0)
 	}
 	if !c.based {
@@ -69,13 +70,13 @@ func (c *collector) clusterFigures(r *results.Step, a, b *snapshot, secs float64
 		return
 	}
 	kind := "streaming"
-	if s.last.FlowPausedNs >= 0 {
+	if s.last.Galera {
 		kind = "galera"
 	}
 	rep := &results.Replication{Kind: kind, Replicas: s.last.Replicas, LagBytesMax: s.lagMax, LagSecsMax: s.lagSecsMax,
 		LagBytesMean: per(s.lagSum, float64(s.n))}
 	if s.haveFirst && s.last.FlowPausedNs >= 0 && s.first.FlowPausedNs >= 0 {
-		rep.FlowPaused = float64(s.last.FlowPausedNs-s.first.FlowPausedNs) / 1e9 / secs / float64(max(s.last.Replicas, 1))
+		rep.FlowPaused = max(float64(s.last.FlowPausedNs-s.first.FlowPausedNs), 0) / 1e9 / secs / float64(max(s.last.Replicas, 1))
 		rep.CertFailures = max(s.last.CertFailures-s.first.CertFailures, 0)
 		rep.BFAborts = max(s.last.BFAborts-s.first.BFAborts, 0)
 		rep.RecvQueueMax = max(s.recvQMax, 0)

@@ -32,6 +32,9 @@ type EndpointReporter interface {
 
 // Replication is a cluster's replication state at one reading (ServerSample.Repl).
 type Replication struct {
+	// Galera says the figures are a Galera cluster's (flow control, certification), else
+	// streaming standbys' (lag).
+	Galera bool
 	// LagBytes is how far the replica furthest behind has replayed the primary's WAL, bytes;
 	// LagSecs its replay delay, seconds (PostgreSQL's replay_lag: 0 when idle). -1: not known.
 	LagBytes int64

@@ -240,6 +240,7 @@ func (e *galeraEngine) ServerSample(ctx context.Context, pss bool) (table.Server
 	}
 	s = sqlfam.WithTrees(s, e.nodes, pss)
 	r := table.NewReplication()
+	r.Galera = true
 	for _, db := range e.stats {
 		st, err := wsrepStatus(ctx, db)
 		if err != nil {
