@@ -740,6 +740,9 @@ func runStep(ctx context.Context, cfg Config, eng string, run workload.Run, setu
 		if len(cfg.Faults) > 0 && setup.Faulter != nil {
 			st.Faults = cfg.Faults
 			st.Tolerate = st.Tolerate.With(table.ClassConnection).With(table.ClassTimeout)
+			if d := holdFaults(&st); d > 0 {
+				out.event("%s: %s lasts %v, to hold its faults (the last at %v) and %v after it", eng, name, d, lastFault(st.Faults), FaultTail)
+			}
 		}
 		faulted = st.Tolerate.Has(table.ClassConnection)
 	}
@@ -904,4 +907,34 @@ func (cfg Config) cacheBytes(name string) int64 {
 		return b
 	}
 	return cfg.CacheMB << 20
+}
+
+// FaultTail is how long a timed step runs on after its last fault, when the step is lengthened
+// to hold its fault schedule: the clients' recovery is measured in it.
+const FaultTail = 15 * time.Second
+
+// lastFault is when the last fault of a schedule ends (its time, and its duration for a stop or
+// a sever), from the step's start.
+func lastFault(faults []runner.Fault) time.Duration {
+	var last time.Duration
+	for _, f := range faults {
+		last = max(last, f.At+f.For)
+	}
+	return last
+}
+
+// holdFaults lengthens a timed step that would end before its last fault and FaultTail after it
+// (a quick profile's 5 s step and --fault kill@20s), and returns its new length, the warm-up
+// included (0: unchanged). A step bounded by a count of operations is left as it is: a fault it
+// does not reach is remarked in its figures.
+func holdFaults(st *runner.Step) time.Duration {
+	need := lastFault(st.Faults) + FaultTail
+	if st.Duration <= 0 || st.Warmup+st.Duration >= need {
+		return 0
+	}
+	st.Duration = need - st.Warmup
+	if st.MaxDuration > 0 {
+		st.MaxDuration = runner.SafetyNet(need)
+	}
+	return need
 }
