@@ -923,15 +923,17 @@ func lastFault(faults []runner.Fault) time.Duration {
 	return last
 }
 
-// holdFaults lengthens a timed step that would end before its last fault and FaultTail after it
-// (a quick profile's 5 s step and --fault kill@20s), and returns its new length, the warm-up
-// included (0: unchanged). A step bounded by a count of operations is left as it is: a fault it
-// does not reach is remarked in its figures.
+// holdFaults lengthens a timed step that would end before its last fault is over (a quick
+// profile's 5 s step and --fault kill@20s) to that fault and FaultTail after it, and returns its
+// new length, the warm-up included (0: unchanged: a step that holds its faults keeps the length
+// it was given). A step bounded by a count of operations is left as it is: a fault it does not
+// reach is remarked in its figures.
 func holdFaults(st *runner.Step) time.Duration {
-	need := lastFault(st.Faults) + FaultTail
-	if st.Duration <= 0 || st.Warmup+st.Duration >= need {
+	last := lastFault(st.Faults)
+	if st.Duration <= 0 || st.Warmup+st.Duration > last {
 		return 0
 	}
+	need := last + FaultTail
 	st.Duration = need - st.Warmup
 	if st.MaxDuration > 0 {
 		st.MaxDuration = runner.SafetyNet(need)
