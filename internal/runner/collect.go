@@ -64,6 +64,8 @@ type collector struct {
 	lagMax float64
 	// repl gathers a cluster's replication readings of the measured window.
 	repl replStats
+	// waitedFaults: the step's end waited for a fault under way; the next tick is late by it.
+	waitedFaults bool
 	// faults is the step's fault schedule as it runs (nil: none).
 	faults *faults
 	// srvMono keeps the server's counters going across its restarts (a fault's).
@@ -202,9 +204,10 @@ func (c *collector) tick(now time.Time, final bool) results.Step {
 	c.takeExtra(c.cur, pss)
 	iv := c.interval(c.prev, c.cur)
 	c.faultTick(&iv, c.prev, c.cur)
-	if !final && iv.Secs-c.tickSecs() > max(c.tickSecs()/2, minLateSecs) {
+	if !final && !c.waitedFaults && iv.Secs-c.tickSecs() > max(c.tickSecs()/2, minLateSecs) {
 		c.lateTicks++
 	}
+	c.waitedFaults = false
 	if c.based {
 		c.ticks++
 		if iv.Secs >= 0.5*c.tickSecs() && !iv.Settle {
