@@ -38,18 +38,25 @@ func clusterTargets(f *runFlags, targets []results.Target) ([]results.Target, er
 		}
 		specs[i] = c
 	}
+	// Each engine runs on the --cluster values of its kind; a value no engine takes, or an engine
+	// no value fits, is refused.
 	var out []results.Target
+	used := make([]bool, len(specs))
 	for _, t := range targets {
 		s, _ := engine.Lookup(t.Engine.Name)
-		for _, c := range specs {
-			switch {
-			case s.ClusterKind == "":
-				return nil, usagef("--cluster: engine %s forms no cluster (engines that do: %s)", t.Engine.Name, clusterEngines())
-			case s.ClusterKind != c.Kind():
-				return nil, usagef("--cluster %s: engine %s's cluster is %s=N", input.Short(c.String()), t.Engine.Name, s.ClusterKind)
-			case f.readFrom == engine.ReadReplicas && c.Galera > 0:
+		if s.ClusterKind == "" {
+			return nil, usagef("--cluster: engine %s forms no cluster (engines that do: %s)", t.Engine.Name, clusterEngines())
+		}
+		n := 0
+		for i, c := range specs {
+			if s.ClusterKind != c.Kind() {
+				continue
+			}
+			if f.readFrom == engine.ReadReplicas && c.Galera > 0 {
 				return nil, usagef("--read-from replicas: every Galera node takes writes and reads (sessions spread over all of them)")
 			}
+			used[i] = true
+			n++
 			o := maps.Clone(t.Engine.Options)
 			o["cluster"] = c.String()
 			nt := t
@@ -58,6 +65,14 @@ func clusterTargets(f *runFlags, targets []results.Target) ([]results.Target, er
 				nt.Label = t.Label + ":" + clusterLabel(c)
 			}
 			out = append(out, nt)
+		}
+		if n == 0 {
+			return nil, usagef("--cluster: engine %s's cluster is %s=N, and no --cluster value is one", t.Engine.Name, s.ClusterKind)
+		}
+	}
+	for i, ok := range used {
+		if !ok {
+			return nil, usagef("--cluster %s: no engine of --engine forms a cluster of that kind (engines that do: %s)", input.Short(specs[i].String()), clusterEngines())
 		}
 	}
 	return out, nil

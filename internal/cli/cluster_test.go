@@ -194,8 +194,9 @@ func TestClusterRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"--engine", "sqlite", "--cluster", "replicas=2"}, "--cluster: engine sqlite forms no cluster"},
-		{[]string{"--engine", "postgres", "--cluster", "galera=3"}, "--cluster galera=3: engine postgres's cluster is replicas=N"},
+		{[]string{"--engine", "postgres", "--cluster", "galera=3"}, "engine postgres's cluster is replicas=N, and no --cluster value is one"},
 		{[]string{"--engine", "mysql", "--cluster", "replicas=2"}, "engine mysql's cluster is galera=N"},
+		{[]string{"--engine", "postgres", "--cluster", "replicas=1", "--cluster", "galera=3"}, "--cluster galera=3: no engine of --engine forms a cluster of that kind"},
 		{[]string{"--engine", "postgres", "--cluster", "replicas=0"}, `--cluster "replicas=0": replicas takes a positive count`},
 		{[]string{"--engine", "postgres", "--cluster", "replicas=9"}, "too many nodes"},
 		{[]string{"--engine", "mysql", "--cluster", "galera=3,sync=on"}, "Galera replication is synchronous"},
@@ -212,5 +213,25 @@ func TestClusterRefusals(t *testing.T) {
 		if tr.code != 2 || !strings.Contains(tr.stderr, c.want) || strings.Count(tr.stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q: want exit 2 and one line with %q", c.args, tr.code, tr.stderr, c.want)
 		}
+	}
+}
+
+// TestClusterTargets: each engine runs on the --cluster values of its kind, labelled by the
+// cluster when there are several.
+func TestClusterTargets(t *testing.T) {
+	f := &runFlags{clusters: []string{"replicas=1", "replicas=2,sync=on", "galera=3"}}
+	in := []results.Target{{Label: "postgres"}, {Label: "mysql"}}
+	in[0].Engine.Name, in[1].Engine.Name = "postgres", "mysql"
+	out, err := clusterTargets(f, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tg := range out {
+		got = append(got, tg.Label+"="+tg.Engine.Options["cluster"])
+	}
+	want := "postgres:1r-async=replicas=1,sync=off postgres:2r-sync=replicas=2,sync=on mysql:galera3=galera=3"
+	if strings.Join(got, " ") != want {
+		t.Errorf("targets %v, want %s", got, want)
 	}
 }
