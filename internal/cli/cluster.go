@@ -58,6 +58,9 @@ func clusterTargets(f *runFlags, targets []results.Target) ([]results.Target, er
 			used[i] = true
 			n++
 			o := maps.Clone(t.Engine.Options)
+			if o == nil {
+				o = map[string]string{}
+			}
 			o["cluster"] = c.String()
 			nt := t
 			nt.Engine.Options = o
