@@ -26,7 +26,7 @@ import (
 type galeraEngine struct {
 	engineWithServer
 	cl    *sqlfam.Cluster
-	nodes []*server.Server // nil for a --dsn list
+	nodes sqlfam.Servers // nil for a --dsn list
 	stats []*sql.DB        // a connection per node for its wsrep status (nil: a --dsn list)
 }
 
@@ -81,12 +81,8 @@ func openGalera(ctx context.Context, name string, o engine.Options, info table.I
 	if err != nil {
 		return nil, err
 	}
-	stopAll := func() {
-		for i := len(nodes) - 1; i >= 0; i-- {
-			nodes[i].Stop(context.WithoutCancel(ctx))
-		}
-	}
-	e := &galeraEngine{nodes: nodes}
+	stopAll := func() { sqlfam.Servers(nodes).Stop(context.WithoutCancel(ctx)) }
+	e := &galeraEngine{nodes: sqlfam.Servers(nodes)}
 	eps := make([]*sqlfam.Endpoint, len(nodes))
 	for i, n := range nodes {
 		c, err := connector(n.DSN())
@@ -186,10 +182,8 @@ func (e *galeraEngine) closeStats() {
 func (e *galeraEngine) CloseContext(ctx context.Context) error {
 	err := e.Engine.Close()
 	e.closeStats()
-	for i := len(e.nodes) - 1; i >= 0; i-- {
-		if serr := e.nodes[i].Stop(ctx); serr != nil && err == nil {
-			err = serr
-		}
+	if serr := e.nodes.Stop(ctx); err == nil {
+		err = serr
 	}
 	return err
 }
@@ -198,13 +192,7 @@ func (e *galeraEngine) CloseContext(ctx context.Context) error {
 func (e *galeraEngine) Close() error { return e.CloseContext(context.Background()) }
 
 // Nodes implements table.FaultTarget.
-func (e *galeraEngine) Nodes() []string {
-	var out []string
-	for _, n := range e.nodes {
-		out = append(out, n.Name())
-	}
-	return out
-}
+func (e *galeraEngine) Nodes() []string { return e.nodes.Names() }
 
 // Fault implements table.Faulter on node1 (a sever: every connection).
 func (e *galeraEngine) Fault(ctx context.Context, kind string, d time.Duration) (float64, error) {
@@ -218,14 +206,14 @@ func (e *galeraEngine) FaultNode(ctx context.Context, kind, name string, d time.
 		return 0, errors.New("kill-primary: a Galera cluster has no primary (kill@T:nodeN)")
 	}
 	var target *server.Server
-	for _, n := range e.nodes {
-		if name == "" || n.Name() == name {
-			target = n
-			break
+	switch {
+	case len(e.nodes) == 0: // a --dsn list: a sever only
+	case name == "":
+		target = e.nodes[0]
+	default:
+		if target = e.nodes.Named(name); target == nil {
+			return 0, fmt.Errorf("fault %s: no node %q", kind, name)
 		}
-	}
-	if target == nil && len(e.nodes) > 0 {
-		return 0, fmt.Errorf("fault %s: no node %q", kind, name)
 	}
 	return server.Inject(ctx, target, kind, d)
 }
@@ -238,7 +226,7 @@ func (e *galeraEngine) ServerSample(ctx context.Context, pss bool) (table.Server
 	if err != nil || len(e.nodes) == 0 {
 		return s, err
 	}
-	s = sqlfam.WithTrees(s, e.nodes, pss)
+	s = e.nodes.WithTrees(s, pss)
 	r := table.NewReplication()
 	r.Galera = true
 	for _, db := range e.stats {

@@ -43,7 +43,8 @@ type clusterEngine struct {
 	cl       *sqlfam.Cluster
 
 	mu       sync.Mutex
-	nodes    []*node // every server, the first primary: the endpoints' order
+	nodes    []*node        // every server, the first primary: the endpoints' order
+	srvs     sqlfam.Servers // the nodes' servers, in that order
 	primary  *node
 	replicas []*node       // the standbys streaming now
 	port     *atomic.Int64 // the primary's port, which the schema pool's connections dial
@@ -73,17 +74,13 @@ func openCluster(ctx context.Context, o engine.Options, info table.Info, choice 
 	}
 	sets := settings(o)
 	e := &clusterEngine{spec: spec, readFrom: readFrom, port: new(atomic.Int64)}
-	stopAll := func() {
-		for i := len(e.nodes) - 1; i >= 0; i-- {
-			e.nodes[i].srv.Stop(context.WithoutCancel(ctx))
-		}
-	}
+	stopAll := func() { e.srvs.Stop(context.WithoutCancel(ctx)) }
 	p, err := server.Start(ctx, server.Config{Kind: server.Postgres, BinDir: o.Extra["server_bin"], Dir: o.Dir, Name: "primary",
 		ConfigFile: o.Extra["server_config"], Settings: sets, Cgroup: o.Cgroup})
 	if err != nil {
 		return nil, err
 	}
-	e.nodes = append(e.nodes, &node{srv: p})
+	e.nodes, e.srvs = append(e.nodes, &node{srv: p}), append(e.srvs, p)
 	for i := 1; i <= spec.Replicas; i++ {
 		name := "replica" + strconv.Itoa(i)
 		r, err := server.Start(ctx, server.Config{Kind: server.Postgres, BinDir: o.Extra["server_bin"], Dir: filepath.Join(o.Dir, name),
@@ -92,7 +89,7 @@ func openCluster(ctx context.Context, o engine.Options, info table.Info, choice 
 			stopAll()
 			return nil, err
 		}
-		e.nodes = append(e.nodes, &node{srv: r})
+		e.nodes, e.srvs = append(e.nodes, &node{srv: r}), append(e.srvs, r)
 	}
 	if spec.Sync {
 		if err := p.SetSynchronousStandbys(ctx, syncStandbys); err != nil {
@@ -110,7 +107,7 @@ func openCluster(ctx context.Context, o engine.Options, info table.Info, choice 
 		if i == 0 {
 			role = "primary"
 		}
-		n.ep = &sqlfam.Endpoint{Name: nodeName(n.srv), Role: role, Connector: c}
+		n.ep = &sqlfam.Endpoint{Name: n.srv.Name(), Role: role, Connector: c}
 	}
 	e.primary, e.replicas = e.nodes[0], e.nodes[1:]
 	e.port.Store(int64(p.Port()))
@@ -141,9 +138,6 @@ func openCluster(ctx context.Context, o engine.Options, info table.Info, choice 
 	return e, nil
 }
 
-// nodeName is a server's name in the cluster.
-func nodeName(s *server.Server) string { return s.Name() }
-
 func (e *clusterEngine) endpoints(ns []*node) []*sqlfam.Endpoint {
 	out := make([]*sqlfam.Endpoint, len(ns))
 	for i, n := range ns {
@@ -164,10 +158,8 @@ func (e *clusterEngine) readers() []*sqlfam.Endpoint {
 // CloseContext stops every server of the cluster, the standbys first.
 func (e *clusterEngine) CloseContext(ctx context.Context) error {
 	err := e.Engine.Close()
-	for i := len(e.nodes) - 1; i >= 0; i-- {
-		if serr := e.nodes[i].srv.Stop(ctx); serr != nil && err == nil {
-			err = serr
-		}
+	if serr := e.srvs.Stop(ctx); err == nil {
+		err = serr
 	}
 	return err
 }
@@ -176,13 +168,7 @@ func (e *clusterEngine) CloseContext(ctx context.Context) error {
 func (e *clusterEngine) Close() error { return e.CloseContext(context.Background()) }
 
 // Nodes implements table.FaultTarget.
-func (e *clusterEngine) Nodes() []string {
-	var out []string
-	for _, n := range e.nodes {
-		out = append(out, nodeName(n.srv))
-	}
-	return out
-}
+func (e *clusterEngine) Nodes() []string { return e.srvs.Names() }
 
 // Fault implements table.Faulter on the primary.
 func (e *clusterEngine) Fault(ctx context.Context, kind string, d time.Duration) (float64, error) {
@@ -196,14 +182,14 @@ func (e *clusterEngine) FaultNode(ctx context.Context, kind, name string, d time
 		return e.failover(ctx)
 	}
 	e.mu.Lock()
-	target := e.primary
-	for _, n := range e.nodes {
-		if name != "" && nodeName(n.srv) == name {
-			target = n
+	target := e.primary.srv
+	e.mu.Unlock()
+	if name != "" {
+		if target = e.srvs.Named(name); target == nil {
+			return 0, fmt.Errorf("fault %s: no server %q", kind, name)
 		}
 	}
-	e.mu.Unlock()
-	return server.Inject(ctx, target.srv, kind, d)
+	return server.Inject(ctx, target, kind, d)
 }
 
 // failover kills the primary and leaves it down, promotes the standby that received the most WAL
@@ -267,11 +253,7 @@ func (e *clusterEngine) ServerSample(ctx context.Context, pss bool) (table.Serve
 	if err != nil {
 		return s, err
 	}
-	srvs := make([]*server.Server, len(e.nodes))
-	for i, n := range e.nodes {
-		srvs[i] = n.srv
-	}
-	s = sqlfam.WithTrees(s, srvs, pss)
+	s = e.srvs.WithTrees(s, pss)
 	s.Repl = replication(ctx, e.DB())
 	return s, nil
 }

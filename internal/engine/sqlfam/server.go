@@ -46,11 +46,44 @@ func (e *ServerEngine) Fault(ctx context.Context, kind string, d time.Duration) 
 	return server.Inject(ctx, e.Srv, kind, d)
 }
 
-// WithTrees sets s's process figures to the sums over the trees of srvs that run (a cluster's
-// servers; one that was killed is left out).
-func WithTrees(s table.ServerSample, srvs []*server.Server, pss bool) table.ServerSample {
+// Servers are the servers of a cluster rumbench started, in order (the primary or node1 first).
+type Servers []*server.Server
+
+// Stop stops every server, the last first, and returns the first error.
+func (ss Servers) Stop(ctx context.Context) error {
+	var first error
+	for i := len(ss) - 1; i >= 0; i-- {
+		if err := ss[i].Stop(ctx); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Names returns the servers' names (a fault's :NODE).
+func (ss Servers) Names() []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.Name()
+	}
+	return out
+}
+
+// Named returns the server called name, nil when none is.
+func (ss Servers) Named(name string) *server.Server {
+	for _, s := range ss {
+		if s.Name() == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// WithTrees sets s's process figures to the sums over the trees of the servers that run (one
+// that was killed is left out).
+func (ss Servers) WithTrees(s table.ServerSample, pss bool) table.ServerSample {
 	s.Managed, s.CPUTicks, s.UserTicks, s.RSSBytes, s.PSSBytes = true, 0, 0, 0, 0
-	for _, srv := range srvs {
+	for _, srv := range ss {
 		st, err := srv.Stats(pss)
 		if err != nil {
 			continue
