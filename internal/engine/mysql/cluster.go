@@ -27,7 +27,7 @@ type galeraEngine struct {
 	engineWithServer
 	cl    *sqlfam.Cluster
 	nodes sqlfam.Servers // nil for a --dsn list
-	stats []*sql.DB        // a connection per node for its wsrep status (nil: a --dsn list)
+	stats []*sql.DB      // a connection per node for its wsrep status (nil: a --dsn list)
 }
 
 // openSpread opens the engine on several servers when the options ask for them (a --cluster,
