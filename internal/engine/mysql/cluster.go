@@ -138,14 +138,7 @@ func openDSNList(ctx context.Context, name string, info table.Info, dsns []strin
 		}
 		eps[i] = &sqlfam.Endpoint{Name: cfg.Addr, Role: "node", Connector: c}
 	}
-	writers, readers := eps, []*sqlfam.Endpoint(nil)
-	if readFrom == engine.ReadReplicas {
-		eps[0].Role = "primary"
-		for _, ep := range eps[1:] {
-			ep.Role = "replica"
-		}
-		writers, readers = eps[:1], eps[1:]
-	}
+	writers, readers := sqlfam.ListRoutes(eps, readFrom == engine.ReadReplicas)
 	db, err := openQuiet(withParams(dsns[0]))
 	if err == nil {
 		err = db.PingContext(ctx)

@@ -323,14 +323,7 @@ func openList(ctx context.Context, info table.Info, choice sqlfam.ClientChoice, 
 		}
 		eps[i] = &sqlfam.Endpoint{Name: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Role: "node", Connector: c}
 	}
-	writers, readers := eps, []*sqlfam.Endpoint(nil)
-	if readFrom == engine.ReadReplicas {
-		eps[0].Role = "primary"
-		for _, ep := range eps[1:] {
-			ep.Role = "replica"
-		}
-		writers, readers = eps[:1], eps[1:]
-	}
+	writers, readers := sqlfam.ListRoutes(eps, readFrom == engine.ReadReplicas)
 	db, err := sql.Open("pgx", dsns[0])
 	if err == nil {
 		err = db.PingContext(ctx)

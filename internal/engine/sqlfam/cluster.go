@@ -43,6 +43,20 @@ func NewCluster(eps, writers, readers []*Endpoint) *Cluster {
 	return c
 }
 
+// ListRoutes returns the writers and readers of a --dsn list of endpoints (each of role "node"):
+// every endpoint writes and reads; with toReplicas, the first writes (role "primary") and the
+// others take the reads (role "replica").
+func ListRoutes(eps []*Endpoint, toReplicas bool) (writers, readers []*Endpoint) {
+	if !toReplicas || len(eps) < 2 {
+		return eps, nil
+	}
+	eps[0].Role = "primary"
+	for _, ep := range eps[1:] {
+		ep.Role = "replica"
+	}
+	return eps[:1], eps[1:]
+}
+
 // Route makes the connections opened from now on write to writers and read from readers.
 func (c *Cluster) Route(writers, readers []*Endpoint) {
 	w, r := append([]*Endpoint(nil), writers...), append([]*Endpoint(nil), readers...)
