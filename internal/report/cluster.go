@@ -5,8 +5,8 @@ import (
 )
 
 // ClusterTables renders the runs' cluster figures (rumbench run --cluster, a --dsn list): a
-// row per target, step and endpoint, and a row per target and step of replication; none for
-// runs on one server.
+// row per target, step and endpoint, and a row per target and step of replication (a repeated
+// run's target labelled "target #N"); none for runs on one server.
 func ClusterTables(runs []*results.Run) []*Table {
 	var steps []*results.Step
 	for _, r := range runs {
@@ -32,7 +32,7 @@ func clusterTables(steps []*results.Step) []*Table {
 			{Name: "cert_fail", Meaning: "Galera: certification failures (conflicts between nodes)"}, {Name: "recv_queue", Meaning: "Galera: the longest queue of write sets not applied"}}}
 	for _, s := range steps {
 		for _, e := range s.Endpoints {
-			row := []Cell{TextCell(s.Target), TextCell(s.Step), TextCell(e.Name), TextCell(e.Role),
+			row := []Cell{TextCell(repLabel(s.Target, s.Rep)), TextCell(s.Step), TextCell(e.Name), TextCell(e.Role),
 				NumCell(e.StmtsPerSec), NumCell(e.P50Us), NumCell(e.P99Us), NumCell(e.MaxUs), IntCell(e.Errors)}
 			if e.RSSMB > 0 {
 				row = append(row, NumCell(e.CPUPct), NumCell(e.RSSMB))
@@ -42,7 +42,7 @@ func clusterTables(steps []*results.Step) []*Table {
 			eps.Rows = append(eps.Rows, row)
 		}
 		if r := s.Replication; r != nil {
-			row := []Cell{TextCell(s.Target), TextCell(s.Step), IntCell(int64(r.Replicas))}
+			row := []Cell{TextCell(repLabel(s.Target, s.Rep)), TextCell(s.Step), IntCell(int64(r.Replicas))}
 			if r.Kind == "galera" {
 				row = append(row, MissingCell(), MissingCell(), MissingCell(),
 					NumCell(r.FlowPaused*100), IntCell(r.CertFailures), IntCell(r.RecvQueueMax))

@@ -7,8 +7,8 @@ import (
 )
 
 // FaultTable renders the faults injected into the runs' steps (rumbench run --fault) and the
-// acknowledged writes checked after them: a row per fault, the step's check on its last; nil
-// when no step of the runs had a fault.
+// acknowledged writes checked after them: a row per fault, the step's check on its last (a
+// repeated run's target labelled "target #N"); nil when no step of the runs had a fault.
 func FaultTable(runs []*results.Run) *Table {
 	var steps []*results.Step
 	for _, r := range runs {
@@ -39,7 +39,7 @@ func faultTable(steps []*results.Step) *Table {
 				if f.Node != "" {
 					name += ":" + f.Node
 				}
-				row := []Cell{TextCell(s.Target), TextCell(s.Step), TextCell(name), NumCell(f.AtSecs), NumCell(f.UnavailSecs)}
+				row := []Cell{TextCell(repLabel(s.Target, s.Rep)), TextCell(s.Step), TextCell(name), NumCell(f.AtSecs), NumCell(f.UnavailSecs)}
 				switch {
 				case f.RecoverSecs != nil:
 					row = append(row, NumCell(*f.RecoverSecs))
@@ -62,11 +62,11 @@ func faultTable(steps []*results.Step) *Table {
 				row = append(row, ackCells(s.AckCheck, j == len(s.Faults)-1)...)
 				t.Rows = append(t.Rows, row)
 				if f.Error != "" {
-					t.Footer = append(t.Footer, fmt.Sprintf("%s %s %s: %s", s.Target, s.Step, f.Kind, f.Error))
+					t.Footer = append(t.Footer, fmt.Sprintf("%s %s %s: %s", repLabel(s.Target, s.Rep), s.Step, f.Kind, f.Error))
 				}
 			}
 			if a := s.AckCheck; a != nil && len(s.Faults) > 0 {
-				t.Footer = append(t.Footer, fmt.Sprintf("%s %s: acknowledged writes: %s", s.Target, s.Step, a.How))
+				t.Footer = append(t.Footer, fmt.Sprintf("%s %s: acknowledged writes: %s", repLabel(s.Target, s.Rep), s.Step, a.How))
 			}
 		}
 	}

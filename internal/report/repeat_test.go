@@ -137,3 +137,27 @@ func TestCompareRepeated(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedClusterRows: the endpoints, replication and fault tables of a repeated run label
+// each repetition's rows "target #N", as the charts do; a run without --repeat keeps the label.
+func TestRepeatedClusterRows(t *testing.T) {
+	var steps []*results.Step
+	for rep := range 3 {
+		steps = append(steps, &results.Step{Target: "postgres", Step: "update-index", Rep: rep,
+			Endpoints:   []results.Endpoint{{Name: "primary", Role: "primary"}},
+			Replication: &results.Replication{Kind: "streaming", Replicas: 2},
+			Faults:      []results.Fault{{Kind: "kill-primary", AtSecs: 20}}})
+	}
+	want := []string{"postgres", "postgres #1", "postgres #2"}
+	tables := append(clusterTables(steps), faultTable(steps))
+	if len(tables) != 3 {
+		t.Fatalf("%d tables, want endpoints, replication and faults", len(tables))
+	}
+	for _, tb := range tables {
+		for i, w := range want {
+			if got := tb.Rows[i][0].Text; got != w {
+				t.Errorf("%s row %d: target %q, want %q", tb.Title, i, got, w)
+			}
+		}
+	}
+}
