@@ -23,7 +23,8 @@ type PartRun struct {
 // Verdict is a finding's outcome.
 type Verdict struct {
 	Claim string `json:"claim"`
-	// Outcome is "reproduced", "not reproduced" or "not measured".
+	// Outcome is "reproduced", "not reproduced", "not measured", "within noise" or "needs an
+	// idle host".
 	Outcome string `json:"outcome"`
 	// Measured says the figures the check saw ("2.01", "0.05–0.31 over 9 steps") or why there
 	// were none; Published is the report's figure, as the recipe states it.
@@ -36,11 +37,14 @@ type Verdict struct {
 
 // Outcomes. WithinNoise is a finding whose figures meet its bound only within their noise (a
 // rate's noise%, see check.Result.Noisy), or miss it by no more: neither reproduced nor not.
+// NeedsIdleHost is a finding marked idle-host measured on a step that ran on a busy host:
+// not decided.
 const (
 	Reproduced    = "reproduced"
 	NotReproduced = "not reproduced"
 	NotMeasured   = "not measured"
 	WithinNoise   = "within noise"
+	NeedsIdleHost = "needs an idle host"
 )
 
 // Line is the verdict as the run prints it: "finding: CLAIM: reproduced (measured 2.01;
@@ -516,7 +520,7 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 			sel, base = []check.Series{series[bi], series[ti]}, 0
 		}
 		var vals []float64
-		pass, noisy := true, false
+		pass, noisy, busy := true, false, false
 		for _, res := range check.Evaluate([]check.Expr{e}, sel, base) {
 			if res.Target != f.Target || math.IsNaN(res.Value) || !inSteps(f.Steps, res.Step, series[ti]) {
 				continue
@@ -524,6 +528,7 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 			vals = append(vals, res.Value)
 			pass = pass && (res.Pass || res.Noisy)
 			noisy = noisy || res.Noisy
+			busy = busy || slices.ContainsFunc(sel, func(s check.Series) bool { return busyOn(s, res.Step) })
 		}
 		if len(vals) == 0 {
 			v.Measured = "no step of " + f.Target + " measured " + e.Name
@@ -534,6 +539,8 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 			continue
 		}
 		switch {
+		case f.IdleHost && busy:
+			v.Outcome = NeedsIdleHost
 		case !pass:
 			v.Outcome = NotReproduced
 		case noisy:
@@ -542,9 +549,17 @@ func (r *Recipe) verdicts(series []check.Series, runs []PartRun) []Verdict {
 			v.Outcome = Reproduced
 		}
 		v.Measured = spread(vals, e.Ratio)
+		if busy {
+			v.Measured += ", on a busy host"
+		}
 		out = append(out, v)
 	}
 	return out
+}
+
+// busyOn says whether step of sr (a repetition of it) ran on a busy host.
+func busyOn(sr check.Series, step string) bool {
+	return slices.ContainsFunc(sr.Steps, func(s *results.Step) bool { return s.Step == step && metric.BusyHost(s) })
 }
 
 // inSteps says whether step is one of steps, or in one of their groups (no steps: any).

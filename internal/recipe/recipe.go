@@ -124,6 +124,10 @@ type Finding struct {
 	// STEP); a rate name is then the figure of each of them, the headline or not. Every step
 	// evaluated must pass.
 	Steps []string `yaml:"steps"`
+	// IdleHost says the finding needs an idle host to be decided: measured on a busy host
+	// (a step it covers, of the target or the base, marked busy host: metric.BusyHost) its
+	// verdict is NeedsIdleHost, whatever its figures say.
+	IdleHost bool `yaml:"idle-host"`
 }
 
 // maxRecipeBytes bounds a recipe file.

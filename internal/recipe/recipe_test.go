@@ -165,3 +165,34 @@ func TestEvaluate(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleHostFinding: a finding marked idle-host is decided on an idle host and not decided
+// when a step it covers, of the target or of the base, ran on a busy host.
+func TestIdleHostFinding(t *testing.T) {
+	src := strings.Replace(tiny, `published: "0.5"}`, `published: "0.5", idle-host: true}`, 1)
+	r, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		busy             string
+		outcome, measure string
+	}{
+		{"", Reproduced, "0.25"},
+		{"pebble", NeedsIdleHost, "0.25, on a busy host"},
+		{"sqlite", NeedsIdleHost, "0.25, on a busy host"},
+	} {
+		a := &results.Run{Dir: "ra", Manifest: &results.Manifest{}, Steps: []results.Step{step("pebble", "l.i1", 200, 2, 2000), step("sqlite", "l.i1", 50, 20, 2000)}}
+		for i := range a.Steps {
+			other := 3.0
+			if a.Steps[i].Target == c.busy {
+				other = 45
+			}
+			a.Steps[i].OtherCPUPct = &other
+		}
+		_, verdicts := r.Evaluate([]PartRun{{"a", a}}, Quick)
+		if v := verdicts[0]; v.Outcome != c.outcome || v.Measured != c.measure {
+			t.Errorf("busy %q: %s (%s), want %s (%s)", c.busy, v.Outcome, v.Measured, c.outcome, c.measure)
+		}
+	}
+}
