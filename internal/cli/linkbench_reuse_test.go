@@ -51,6 +51,15 @@ func TestLinkBenchReuseIdentity(t *testing.T) {
 		"link_datasize":   {[]string{"--properties", props("links", "link_datasize = 50\n")}, `with link_datasize = 23, not 50: `},
 		"node_datasize":   {[]string{"--properties", props("nodes", "node_datasize = 50\n")}, `with node_datasize = 168, not 50: `},
 		"degree_data":     {[]string{"--reference", "upstream"}, `with reference = "smalldatum", not "upstream": leave out --reference`},
+		"nlinks_func":     {[]string{"--properties", props("func", "nlinks_func = const\n")}, `with nlinks_func = "real", not "const": `},
+		"nlinks_config":   {[]string{"--properties", props("config", "nlinks_config = 7\n")}, `with nlinks_config = 0, not 7: `},
+		"nlinks_default":  {[]string{"--properties", props("default", "nlinks_default = 3\n")}, `with nlinks_default = 0, not 3: `},
+		"randomid2max":    {[]string{"--properties", props("id2", "randomid2max = 1000\n")}, `with randomid2max = 0, not 1000: `},
+		"never_change":    {[]string{"--properties", props("never", "never_change = true\n")}, `with never_change = false, not true: `},
+		"link_add_datagen": {[]string{"--properties", props("linkgen", "link_add_datagen_endbyte = 120\n")},
+			`with link_add_datagen = "motif 32-100 uniqueness 0.225 motif 512 B", not "motif 32-120 uniqueness 0.225 motif 512 B": `},
+		"node_add_datagen": {[]string{"--properties", props("nodegen", "node_add_datagen = UniformDataGenerator\n")},
+			`with node_add_datagen = "motif 50-220 uniqueness 0.63 motif 512 B", not "uniform 50-220": `},
 	}
 	for key := range w.(workload.Reuser).DataConfig() {
 		c, ok := cases[key]

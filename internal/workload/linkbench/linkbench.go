@@ -189,12 +189,25 @@ func pickSteps(b *workload.Base[Config]) ([]string, error) {
 	return append([]string{StepLoad}, loopNames(min(max(b.Cfg.Loops, 0), maxLoops))...), nil
 }
 
-// dataRecord is the graph's settings that --properties may set besides maxid1: derived figures
-// of the loaded data, recorded and part of the reuse identity.
+// dataRecord is the graph's settings that --properties may set besides maxid1 and that shape
+// what the load writes (the ids, the out-degrees, the id2s, the link counting, the payloads'
+// sizes and bytes): derived figures of the loaded data, recorded and part of the reuse identity.
 func dataRecord(c *Config) map[string]any {
 	g := &c.Graph
 	return map[string]any{"startid1": g.StartID1, "link_type_count": g.LinkTypeCount, "degree_data": g.DegreeData,
-		"link_datasize": g.LinkDataSize, "node_datasize": g.NodeDataSize}
+		"nlinks_func": g.NLinksFunc, "nlinks_config": g.NLinksConfig, "nlinks_default": g.NLinksDefault,
+		"randomid2max": g.RandomID2Max, "never_change": g.NeverChange,
+		"link_datasize": g.LinkDataSize, "node_datasize": g.NodeDataSize,
+		"link_add_datagen": dataGenText(g.LinkAddData), "node_add_datagen": dataGenText(g.NodeAddData)}
+}
+
+// dataGenText is a payload generator as the record shows it ("motif 32-100 uniqueness 0.225
+// motif 512 B").
+func dataGenText(d lbgen.DataGen) string {
+	if d.Generator == lbgen.DataMotif {
+		return fmt.Sprintf("%s %d-%d uniqueness %g motif %d B", d.Generator, d.StartByte, d.EndByte, d.Uniqueness, d.MotifBytes)
+	}
+	return fmt.Sprintf("%s %d-%d", d.Generator, d.StartByte, d.EndByte)
 }
 
 // runRecord is what the run's record holds besides the settings: the mix's percentages, the
