@@ -344,10 +344,30 @@ func (dialect) Conflict(err error) bool {
 
 // Lost recognizes a connection the server ended: ER_SERVER_SHUTDOWN (1053), a killed connection
 // (1927), the client's "server has gone away" and "lost connection" (2006, 2013), and the
-// driver's invalid connection.
+// driver's invalid connection; and a Galera node out of the cluster's Primary Component (a
+// node paused past the eviction timeout, or rejoining), which refuses every statement until it
+// is synced again: 1047 "WSREP has not yet prepared node for application use" and 1180 "...
+// (provider status: Not connected to Primary Component)". The session then reconnects, to the
+// next node.
 func (dialect) Lost(err error) bool {
 	n := mysqlErr(err)
-	return n == 1053 || n == 1927 || n == 2006 || n == 2013 || errors.Is(err, gomysql.ErrInvalidConn)
+	switch n {
+	case 1053, 1927, 2006, 2013:
+		return true
+	case 1047, 1180:
+		return galeraOut(err)
+	}
+	return errors.Is(err, gomysql.ErrInvalidConn)
+}
+
+// galeraOut says whether err is a Galera node's refusal while it is out of the Primary
+// Component.
+func galeraOut(err error) bool {
+	var me *gomysql.MySQLError
+	if !errors.As(err, &me) {
+		return false
+	}
+	return strings.Contains(me.Message, "WSREP") || strings.Contains(me.Message, "Primary Component")
 }
 
 // mysqlErr returns the server's error number, 0 for other errors.

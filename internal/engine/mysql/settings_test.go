@@ -3,6 +3,8 @@ package mysql
 import (
 	"testing"
 
+	gomysql "github.com/go-sql-driver/mysql"
+
 	"github.com/rumbench/rumbench/internal/engine"
 )
 
@@ -29,6 +31,28 @@ func TestSettingsUnderCap(t *testing.T) {
 			if got[k] != v {
 				t.Errorf("%s, memory %d: %s=%q, want %q", c.te, c.memory, k, got[k], v)
 			}
+		}
+	}
+}
+
+// TestLost: the errors after which a session reconnects: the server's and the client's codes of
+// a connection ended, and a Galera node's refusals while it is out of the Primary Component;
+// the same codes for other causes are not.
+func TestLost(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		lost bool
+	}{
+		{&gomysql.MySQLError{Number: 2013, Message: "Lost connection to server during query"}, true},
+		{&gomysql.MySQLError{Number: 1047, Message: "WSREP has not yet prepared node for application use"}, true},
+		{&gomysql.MySQLError{Number: 1180, Message: "Error while appending streaming replication fragment(provider status: Not connected to Primary Component)"}, true},
+		{&gomysql.MySQLError{Number: 1047, Message: "Unknown command"}, false},
+		{&gomysql.MySQLError{Number: 1180, Message: "Got error 28 \"No space left on device\" during COMMIT"}, false},
+		{&gomysql.MySQLError{Number: 1213, Message: "Deadlock found when trying to get lock"}, false},
+		{gomysql.ErrInvalidConn, true},
+	} {
+		if got := (dialect{}).Lost(c.err); got != c.lost {
+			t.Errorf("Lost(%v) = %v, want %v", c.err, got, c.lost)
 		}
 	}
 }
