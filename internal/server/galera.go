@@ -416,6 +416,50 @@ func (s *Server) galeraWaitSynced(ctx context.Context, off int64) error {
 	}
 }
 
+// galeraSettleWindow is how long the nodes must agree before a cluster counts as settled:
+// longer than the group's keepalive period (1 s).
+const galeraSettleWindow = 2 * time.Second
+
+// GaleraSettled waits until every node of a cluster is Synced in one Primary component of all
+// of them (each reports wsrep_cluster_size len(nodes)) for galeraSettleWindow, and returns the
+// time from the call to the first reading of that run (0 when the cluster never left it). A
+// node paused past the eviction timeout (the stop fault) reads its old view for seconds after
+// it runs again, Synced in a cluster of all, while the others went on without it: only the
+// others' size says it has rejoined. It returns ctx.Err() when ctx ends first, an error when a
+// node exits.
+func GaleraSettled(ctx context.Context, nodes []*Server) (time.Duration, error) {
+	t0 := time.Now()
+	since := t0 // the first reading of the current run of settled readings
+	want := strconv.Itoa(len(nodes))
+	tick := time.NewTicker(galeraSyncPoll)
+	defer tick.Stop()
+	for {
+		settled := true
+		for _, s := range nodes {
+			if s.exited() {
+				return 0, fmt.Errorf("server: galera %s exited (%v)", s.cfg.Name, s.waitErr)
+			}
+			st, err := s.WsrepStatus(ctx)
+			settled = settled && err == nil && st["wsrep_local_state_comment"] == "Synced" && st["wsrep_cluster_status"] == "Primary" &&
+				st["wsrep_ready"] == "ON" && st["wsrep_cluster_size"] == want
+		}
+		now := time.Now()
+		switch {
+		case !settled:
+			since = time.Time{}
+		case since.IsZero():
+			since = now
+		case now.Sub(since) >= galeraSettleWindow:
+			return since.Sub(t0), nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
 // WsrepStatus returns a MariaDB server's wsrep status variables (SHOW GLOBAL STATUS LIKE
 // 'wsrep%') by name, values as the server prints them: for a Galera node (GaleraNode) e.g.
 // wsrep_local_state_comment ("Synced", "Donor/Desynced", ...), wsrep_cluster_size (nodes),

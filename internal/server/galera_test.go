@@ -89,7 +89,9 @@ func rowsOf(t *testing.T, db *sql.DB) (int, string) {
 
 // TestGaleraCluster starts three nodes, checks that a write on one is read on another, crashes
 // node 2 while node 1 takes writes, node 1 while node 3 does, and restarts node 3 while node 2
-// does, each rejoining by IST with every row, then stops the cluster with nothing left running.
+// does, each rejoining by IST with every row; pauses node 2 for 8 s (the stop fault) while node 1
+// takes writes and waits until the cluster holds all three again (GaleraSettled); then stops
+// the cluster with nothing left running.
 func TestGaleraCluster(t *testing.T) {
 	requireGalera(t)
 	t.Parallel()
@@ -187,10 +189,16 @@ func TestGaleraCluster(t *testing.T) {
 		off := victim.logSize()
 		var took time.Duration
 		var err error
-		if kind == "crash" {
+		switch kind {
+		case "crash":
 			took, err = victim.Crash(ctx)
-		} else {
+		case "restart":
 			took, err = victim.Restart(ctx)
+		case "stop":
+			// Paused past the eviction timeout (evs.suspect_timeout 5 s): back when Synced.
+			if _, err = Inject(ctx, victim, "stop", 8*time.Second); err == nil {
+				took, err = GaleraSettled(ctx, nodes)
+			}
 		}
 		if err != nil {
 			close(stop)
@@ -204,7 +212,7 @@ func TestGaleraCluster(t *testing.T) {
 			t.Logf("%d writes failed during the %s of %s, the first: %s", len(werrs), kind, victim.cfg.Name, werrs[0])
 		}
 		log := victim.logSince(off)
-		if !strings.Contains(log, "IST received") || strings.Contains(log, "rsync SST completed") {
+		if kind != "stop" && (!strings.Contains(log, "IST received") || strings.Contains(log, "rsync SST completed")) {
 			t.Errorf("%s did not rejoin by IST alone after the %s; its log since:\n%s", victim.cfg.Name, kind, log)
 		}
 		want, wsum := rowsOf(t, writer)
@@ -218,6 +226,7 @@ func TestGaleraCluster(t *testing.T) {
 	fault("crash", nodes[1], db2, db1)
 	fault("crash", nodes[0], db1, db3) // node 1, which bootstrapped, joins the others again
 	fault("restart", nodes[2], db3, db2)
+	fault("stop", nodes[1], db2, db1)
 
 	for _, db := range []*sql.DB{db1, db2, db3} {
 		db.Close()

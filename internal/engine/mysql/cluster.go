@@ -192,8 +192,9 @@ func (e *galeraEngine) Fault(ctx context.Context, kind string, d time.Duration) 
 	return e.FaultNode(ctx, kind, "", d)
 }
 
-// FaultNode implements table.FaultTarget: the fault hits the named node ("": node1); a killed
-// or restarted node rejoins the cluster (IST), and the seconds returned run until it is synced.
+// FaultNode implements table.FaultTarget: the fault hits the named node ("": node1); a killed,
+// restarted or stopped node rejoins the cluster (IST), and the seconds returned run until it is
+// synced (after a stop: until every node is in the cluster again, server.GaleraSettled).
 func (e *galeraEngine) FaultNode(ctx context.Context, kind, name string, d time.Duration) (float64, error) {
 	if kind == "kill-primary" {
 		return 0, errors.New("kill-primary: a Galera cluster has no primary (kill@T:nodeN)")
@@ -208,7 +209,14 @@ func (e *galeraEngine) FaultNode(ctx context.Context, kind, name string, d time.
 			return 0, fmt.Errorf("fault %s: no node %q", kind, name)
 		}
 	}
-	return server.Inject(ctx, target, kind, d)
+	secs, err := server.Inject(ctx, target, kind, d)
+	if err != nil || kind != "stop" || target == nil {
+		return secs, err
+	}
+	// A node paused past the eviction timeout rejoins once it runs again: the fault lasts
+	// until the cluster holds every node again.
+	t, err := server.GaleraSettled(ctx, e.nodes)
+	return t.Seconds(), err
 }
 
 // ServerSample implements table.ServerReporter: node1's counters (the schema pool's server), the
