@@ -92,8 +92,8 @@ func (s *Server) signalAll(sig syscall.Signal) error {
 // Inject injects one fault of table.Faulter's kinds into srv (sever: into the client's
 // connections to it, made by netblock's dialers) and returns when it is over, with the seconds
 // the server took to accept connections after a kill or a restart (a Galera node: until it is
-// Synced again; after a stop, see GaleraSettled). A stopped server is always
-// continued, also when ctx ends first. srv may be nil for a sever (a server the user runs).
+// Synced again; a stopped one's cluster is waited for by GaleraSettled). A stopped server is
+// always continued, also when ctx ends first. srv may be nil for a sever (a server the user runs).
 func Inject(ctx context.Context, srv *Server, kind string, d time.Duration) (float64, error) {
 	if kind == "sever" {
 		netblock.Sever(d)
@@ -114,10 +114,7 @@ func Inject(ctx context.Context, srv *Server, kind string, d time.Duration) (flo
 			return 0, err
 		}
 		serr := sleep(ctx, d)
-		if err := errors.Join(srv.Resume(), serr); err != nil {
-			return 0, err
-		}
-		return 0, nil
+		return 0, errors.Join(srv.Resume(), serr)
 	}
 	return 0, fmt.Errorf("fault %q: no such kind (valid: kill, restart, stop, sever)", kind)
 }
