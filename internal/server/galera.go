@@ -428,6 +428,15 @@ const galeraSettleWindow = 2 * time.Second
 // others' size says it has rejoined. It returns ctx.Err() when ctx ends first, an error when a
 // node exits.
 func GaleraSettled(ctx context.Context, nodes []*Server) (time.Duration, error) {
+	dbs := make([]*sql.DB, len(nodes)) // one pool per node for the whole wait
+	for i, s := range nodes {
+		db, err := s.statusDB()
+		if err != nil {
+			return 0, err
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
 	t0 := time.Now()
 	since := t0 // the first reading of the current run of settled readings
 	want := strconv.Itoa(len(nodes))
@@ -435,11 +444,11 @@ func GaleraSettled(ctx context.Context, nodes []*Server) (time.Duration, error) 
 	defer tick.Stop()
 	for {
 		settled := true
-		for _, s := range nodes {
+		for i, s := range nodes {
 			if s.exited() {
 				return 0, fmt.Errorf("server: galera %s exited (%v)", s.cfg.Name, s.waitErr)
 			}
-			st, err := s.WsrepStatus(ctx)
+			st, err := s.wsrepStatusOn(ctx, dbs[i])
 			settled = settled && err == nil && st["wsrep_local_state_comment"] == "Synced" && st["wsrep_cluster_status"] == "Primary" &&
 				st["wsrep_ready"] == "ON" && st["wsrep_cluster_size"] == want
 		}
@@ -470,6 +479,16 @@ func GaleraSettled(ctx context.Context, nodes []*Server) (time.Duration, error) 
 // connection of its own (5 s to connect), closed before it returns, so a sampler may call it
 // once a second; ctx bounds it. A server that does not answer gives an error.
 func (s *Server) WsrepStatus(ctx context.Context) (map[string]string, error) {
+	db, err := s.statusDB()
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return s.wsrepStatusOn(ctx, db)
+}
+
+// statusDB opens a pool of one connection to s for reading its status (5 s to connect).
+func (s *Server) statusDB() (*sql.DB, error) {
 	if s.kind != MariaDB {
 		return nil, fmt.Errorf("server: wsrep status is MariaDB's, not %s's", s.kind)
 	}
@@ -477,8 +496,12 @@ func (s *Server) WsrepStatus(ctx context.Context) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	defer db.Close()
 	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// wsrepStatusOn is WsrepStatus read over db, a pool of statusDB.
+func (s *Server) wsrepStatusOn(ctx context.Context, db *sql.DB) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS LIKE 'wsrep%'")
 	if err != nil {
 		return nil, fmt.Errorf("server: wsrep status of %s: %w", s.cfg.Name, err)

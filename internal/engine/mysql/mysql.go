@@ -350,24 +350,17 @@ func (dialect) Conflict(err error) bool {
 // (provider status: Not connected to Primary Component)". The session then reconnects, to the
 // next node.
 func (dialect) Lost(err error) bool {
-	n := mysqlErr(err)
-	switch n {
-	case 1053, 1927, 2006, 2013:
-		return true
-	case 1047, 1180:
-		return galeraOut(err)
-	}
-	return errors.Is(err, gomysql.ErrInvalidConn)
-}
-
-// galeraOut says whether err is a Galera node's refusal while it is out of the Primary
-// Component.
-func galeraOut(err error) bool {
 	var me *gomysql.MySQLError
 	if !errors.As(err, &me) {
-		return false
+		return errors.Is(err, gomysql.ErrInvalidConn)
 	}
-	return strings.Contains(me.Message, "WSREP") || strings.Contains(me.Message, "Primary Component")
+	switch me.Number {
+	case 1053, 1927, 2006, 2013:
+		return true
+	case 1047, 1180: // a Galera node's refusal, or the same code for another cause
+		return strings.Contains(me.Message, "WSREP") || strings.Contains(me.Message, "Primary Component")
+	}
+	return false
 }
 
 // mysqlErr returns the server's error number, 0 for other errors.
