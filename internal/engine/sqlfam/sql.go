@@ -20,6 +20,9 @@ type Engine struct {
 	tables []string
 	// native opens the sessions' connections when set (SetConnector); nil: the pool's.
 	native Connector
+	// detach: the sessions' workload statements run without their context's cancellation
+	// (DetachStatements).
+	detach bool
 }
 
 var _ table.Engine = (*Engine)(nil)
@@ -34,6 +37,16 @@ func New(db *sql.DB, d Dialect, info table.Info) *Engine {
 
 // Info implements table.Engine.
 func (e *Engine) Info() table.Info { return e.info }
+
+// DetachStatements makes the database/sql sessions run the workload's statements (Insert,
+// DeleteOldest, Get, Scan, Exec and the transactions' BEGIN, COMMIT, ROLLBACK) with their
+// context's values but not its cancellation. With a cancellable context database/sql starts a
+// goroutine per query (and go-sqlite3 one per statement) to watch it: for an embedded engine
+// whose statements take microseconds that was a thread wake-up and about one context switch per
+// statement, a cost of the client that moved with the Go scheduler. A step's end and Ctrl-C are
+// then seen between statements; Count and the user's SQL (ExecSQL, QueryReadOnly), which may
+// run long, stay cancellable. Call it before sessions are opened.
+func (e *Engine) DetachStatements() { e.detach = true }
 
 // SetInfo replaces the engine's description (engines add the server version and settings once
 // connected). Call it before sessions are opened.
@@ -177,6 +190,21 @@ type session struct {
 	raw    []sql.RawBytes
 	ints   []int64
 	times  []time.Time
+	// ctxFrom is the caller's context stmtCtx last saw, ctxDetached the same without its
+	// cancellation.
+	ctxFrom, ctxDetached context.Context
+}
+
+// stmtCtx is the context a workload statement runs with: ctx, or with DetachStatements ctx
+// without its cancellation, derived once per caller's context (a step's), not per statement.
+func (s *session) stmtCtx(ctx context.Context) context.Context {
+	if !s.e.detach {
+		return ctx
+	}
+	if ctx != s.ctxFrom {
+		s.ctxFrom, s.ctxDetached = ctx, context.WithoutCancel(ctx)
+	}
+	return s.ctxDetached
 }
 
 // arg converts a cell to a bind parameter: bytes, int64, or for Timestamp columns of a dialect

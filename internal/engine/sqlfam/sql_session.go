@@ -19,7 +19,7 @@ func (s *session) Insert(ctx context.Context, t *table.Table, rows *table.Rows) 
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	return s.fix(ctx, s.insertAll(ctx, t, rows))
+	return s.fix(ctx, s.insertAll(s.stmtCtx(ctx), t, rows))
 }
 
 // DeleteOldest implements table.Session.
@@ -27,7 +27,7 @@ func (s *session) DeleteOldest(ctx context.Context, t *table.Table, fromPK int64
 	if err := s.ready(ctx); err != nil {
 		return 0, err
 	}
-	got, err := s.deleteOldest(ctx, t, fromPK, n)
+	got, err := s.deleteOldest(s.stmtCtx(ctx), t, fromPK, n)
 	return got, s.fix(ctx, err)
 }
 
@@ -36,7 +36,7 @@ func (s *session) Get(ctx context.Context, t *table.Table, pks []int64, cols []i
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	return s.fix(ctx, s.get(ctx, t, pks, cols, out))
+	return s.fix(ctx, s.get(s.stmtCtx(ctx), t, pks, cols, out))
 }
 
 // Scan implements table.Session.
@@ -44,7 +44,7 @@ func (s *session) Scan(ctx context.Context, t *table.Table, index int, start []t
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	return s.fix(ctx, s.scan(ctx, t, index, start, inclusive, limit, out))
+	return s.fix(ctx, s.scan(s.stmtCtx(ctx), t, index, start, inclusive, limit, out))
 }
 
 // Count implements table.Session.
@@ -61,7 +61,7 @@ func (s *session) Exec(ctx context.Context, st *table.Stmt, args []table.Value, 
 	if err := s.ready(ctx); err != nil {
 		return 0, err
 	}
-	n, err := s.exec(ctx, st, args, out)
+	n, err := s.exec(s.stmtCtx(ctx), st, args, out)
 	return n, s.fix(ctx, err)
 }
 
@@ -71,7 +71,7 @@ func (s *session) Begin(ctx context.Context) error {
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	return s.fix(ctx, s.begin(ctx))
+	return s.fix(ctx, s.begin(s.stmtCtx(ctx)))
 }
 
 // Commit implements table.Session.
@@ -79,7 +79,7 @@ func (s *session) Commit(ctx context.Context) error {
 	if s.broken {
 		return fmt.Errorf("%s: COMMIT: %w", s.e.d.Name(), engineError{table.ErrConnection, errors.New("the transaction's connection was lost")})
 	}
-	return s.fix(ctx, s.commit(ctx))
+	return s.fix(ctx, s.commit(s.stmtCtx(ctx)))
 }
 
 // Rollback implements table.Session.
@@ -87,7 +87,7 @@ func (s *session) Rollback(ctx context.Context) error {
 	if s.broken {
 		return nil // the transaction ended with its connection
 	}
-	return s.fix(ctx, s.rollback(ctx))
+	return s.fix(ctx, s.rollback(s.stmtCtx(ctx)))
 }
 
 // ExecSQL implements table.SQLSession on database/sql (see execSQL).

@@ -131,6 +131,7 @@ func open(ctx context.Context, o engine.Options) (table.Engine, error) {
 		info.Options["soft_heap_limit_mb"] = strconv.FormatInt(o.MemoryBytes>>20, 10) + " (all connections, --memory-limit)"
 	}
 	e := sqlfam.New(db, dialect{}, info)
+	e.DetachStatements() // embedded: no goroutine per statement to watch the step's context
 	if !o.SyncAcct.Enabled {
 		return e, nil
 	}
