@@ -14,22 +14,9 @@ import (
 // read back, and the counters stay cumulative (WiredTiger restarts its statistics at an open).
 func TestCleanupReopens(t *testing.T) {
 	ctx := context.Background()
-	s, _ := engine.Lookup("wiredtiger")
-	e, err := s.Open(ctx, engine.Options{Dir: t.TempDir(), CacheBytes: 64 << 20, Sync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	tb := &table.Table{Name: "r", Columns: []table.Column{{Name: "id", Type: table.Int64, NotNull: true}, {Name: "a", Type: table.Int64, NotNull: true}},
 		Indexes: []table.Index{{Name: "ia", Columns: []int{1}}}}
-	if err := e.CreateTable(ctx, tb, true); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := e.NewSession(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	e, sess := openTable(t, engine.Options{Dir: t.TempDir(), CacheBytes: 64 << 20, Sync: true}, tb)
 	const n = 5000
 	rows := table.NewRows(2, n)
 	for i := range n {

@@ -11,20 +11,17 @@ import (
 	"github.com/rumbench/rumbench/internal/table"
 )
 
-// TestCacheRollback inserts a transaction far larger than a 1 MiB cache: WiredTiger rolls it
-// back for want of room, and the error says so (not "conflict" alone), with the advice.
-func TestCacheRollback(t *testing.T) {
-	defer func(n int) { maxConflictRetries = n }(maxConflictRetries)
-	maxConflictRetries = 2
+// openTable opens WiredTiger with o and creates tb in it; it returns the engine and a session,
+// both closed at the test's end.
+func openTable(t *testing.T, o engine.Options, tb *table.Table) (table.Engine, table.Session) {
+	t.Helper()
 	ctx := context.Background()
 	s, _ := engine.Lookup("wiredtiger")
-	e, err := s.Open(ctx, engine.Options{Dir: t.TempDir(), CacheBytes: 1 << 20})
+	e, err := s.Open(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	tb := &table.Table{Name: "big", Columns: []table.Column{{Name: "id", Type: table.Int64, NotNull: true}, {Name: "a", Type: table.Int64, NotNull: true},
-		{Name: "data", Type: table.Bytes, MaxLen: 200}}, Indexes: []table.Index{{Name: "ia", Columns: []int{1}}}}
+	t.Cleanup(func() { e.Close() })
 	if err := e.CreateTable(ctx, tb, true); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +29,19 @@ func TestCacheRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	t.Cleanup(func() { sess.Close() }) // runs before the engine's close
+	return e, sess
+}
+
+// TestCacheRollback inserts a transaction far larger than a 1 MiB cache: WiredTiger rolls it
+// back for want of room, and the error says so (not "conflict" alone), with the advice.
+func TestCacheRollback(t *testing.T) {
+	defer func(n int) { maxConflictRetries = n }(maxConflictRetries)
+	maxConflictRetries = 2
+	ctx := context.Background()
+	tb := &table.Table{Name: "big", Columns: []table.Column{{Name: "id", Type: table.Int64, NotNull: true}, {Name: "a", Type: table.Int64, NotNull: true},
+		{Name: "data", Type: table.Bytes, MaxLen: 200}}, Indexes: []table.Index{{Name: "ia", Columns: []int{1}}}}
+	_, sess := openTable(t, engine.Options{Dir: t.TempDir(), CacheBytes: 1 << 20}, tb)
 	const n = 40_000 // about 10 MB with its index entries: ten times the cache
 	rows := table.NewRows(3, n)
 	pad := []byte(strings.Repeat("x", 200))
@@ -40,7 +49,7 @@ func TestCacheRollback(t *testing.T) {
 		r := rows.Append()
 		r[0], r[1], r[2] = table.Value{I: int64(i)}, table.Value{I: int64(i * 7919 % n)}, table.Value{B: pad}
 	}
-	err = sess.Insert(ctx, tb, rows)
+	err := sess.Insert(ctx, tb, rows)
 	if err == nil {
 		t.Skip("WiredTiger took the transaction in a 1 MiB cache: nothing to explain")
 	}
