@@ -352,6 +352,9 @@ func (s *store) reopen() error {
 	s.statMu.Lock()
 	defer s.statMu.Unlock()
 	base := s.countersLocked()
+	if base == nil {
+		return errors.New("wiredtiger: reopen: cannot read the statistics to carry over")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for n := len(s.sessions); n > 0; n-- {
@@ -362,10 +365,11 @@ func (s *store) reopen() error {
 	if s.open != 0 {
 		return fmt.Errorf("wiredtiger: reopen: %d sessions still in use", s.open)
 	}
-	if err := wtErr(s.h, "close before the reopen", C.wt_conn_close(s.conn)); err != nil {
+	err := wtErr(s.h, "close before the reopen", C.wt_conn_close(s.conn))
+	s.conn = nil // released by the close even when it reports an error
+	if err != nil {
 		return err
 	}
-	s.conn = nil
 	home, cfg := C.CString(s.dir), C.CString(s.connCfg)
 	defer C.free(unsafe.Pointer(home))
 	defer C.free(unsafe.Pointer(cfg))
