@@ -183,6 +183,21 @@ func (s *Server) exited() bool {
 	}
 }
 
+// goneBeforeStop says whether the main process ended before Stop: its waiter has said so, or
+// the process is already reaped (no such pid), its waiter about to say so: then it waits for
+// the waiter. Without the second case a server that died just before Stop would get Stop's
+// signal (at a pid that may be another process's by then) and its death be taken for Stop's.
+func (s *Server) goneBeforeStop() bool {
+	if s.exited() {
+		return true
+	}
+	if err := syscall.Kill(s.pid, 0); !errors.Is(err, syscall.ESRCH) {
+		return false // running, or a zombie its waiter has yet to reap
+	}
+	<-s.waitDone
+	return true
+}
+
 // Stop shuts the server down cleanly (PostgreSQL: SIGINT, a fast shutdown that ends the
 // sessions and writes a checkpoint; MariaDB: SIGTERM) and waits for it. If it has not exited
 // after StopTimeout, or when ctx ends first, the instance is killed (PostgreSQL: SIGQUIT,
@@ -215,7 +230,7 @@ func (s *Server) stopMain(ctx context.Context) error {
 	if s.waitDone == nil {
 		return nil
 	}
-	if s.exited() {
+	if s.goneBeforeStop() {
 		rerr := s.reap()
 		return errors.Join(fmt.Errorf("server: %s (pid %d) had exited before Stop (%v); last lines of %s:\n%s",
 			s.kind, s.pid, s.waitErr, s.logPath, indent(s.LogTail(tailLines))), rerr)
