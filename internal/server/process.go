@@ -170,7 +170,11 @@ func (s *Server) launch(ctx context.Context) error {
 	}
 }
 
-// exited reports whether the server process has ended.
+// exited reports whether the server process has ended: its waiter has said so, or the process
+// is already reaped (no such pid) and its waiter about to say so, which exited then waits for.
+// Without the second case a server that died a moment before would look alive: Stop would
+// signal its pid (another process's by then, perhaps) and take the death for its own, and so
+// would a fault's signal.
 func (s *Server) exited() bool {
 	if s.waitDone == nil {
 		return true
@@ -179,17 +183,6 @@ func (s *Server) exited() bool {
 	case <-s.waitDone:
 		return true
 	default:
-		return false
-	}
-}
-
-// goneBeforeStop says whether the main process ended before Stop: its waiter has said so, or
-// the process is already reaped (no such pid), its waiter about to say so: then it waits for
-// the waiter. Without the second case a server that died just before Stop would get Stop's
-// signal (at a pid that may be another process's by then) and its death be taken for Stop's.
-func (s *Server) goneBeforeStop() bool {
-	if s.exited() {
-		return true
 	}
 	if err := syscall.Kill(s.pid, 0); !errors.Is(err, syscall.ESRCH) {
 		return false // running, or a zombie its waiter has yet to reap
@@ -230,7 +223,7 @@ func (s *Server) stopMain(ctx context.Context) error {
 	if s.waitDone == nil {
 		return nil
 	}
-	if s.goneBeforeStop() {
+	if s.exited() {
 		rerr := s.reap()
 		return errors.Join(fmt.Errorf("server: %s (pid %d) had exited before Stop (%v); last lines of %s:\n%s",
 			s.kind, s.pid, s.waitErr, s.logPath, indent(s.LogTail(tailLines))), rerr)
