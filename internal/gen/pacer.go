@@ -135,11 +135,12 @@ const maxSleep = 20 * time.Millisecond
 // at (a reading of the clock, not before the intended start), sleeping until the intended
 // start if it is in the future. It returns ctx's error if ctx ends first (within maxSleep).
 //
-// The sleep is the nanosleep system call, not a runtime timer: the Go runtime rounds a timer
-// shorter than a millisecond up to a millisecond of epoll timeout, which would start paced
-// operations up to 1 ms late (half a millisecond on average) and charge that lateness to the
-// engine in the intended-start latency. nanosleep wakes within the kernel's timer slack (50 µs by
-// default); the goroutine's thread blocks meanwhile, and the runtime hands its processor on.
+// The last timerTail (holdMax when held) of the wait is the nanosleep system call, not a runtime timer: the Go
+// runtime rounds a timer shorter than a millisecond up to a millisecond of epoll timeout, which
+// would start paced operations up to 1 ms late (half a millisecond on average) and charge that
+// lateness to the engine in the intended-start latency. nanosleep wakes within the thread's timer
+// slack (50 µs by default); the goroutine's thread blocks meanwhile, and the runtime hands its
+// processor on. The wait before the last timerTail is a runtime timer (see timerTail).
 func (p *Pacer) Next(ctx context.Context) (at, now time.Time, err error) {
 	at = p.Peek()
 	p.k++
@@ -155,15 +156,30 @@ func (p *Pacer) Next(ctx context.Context) (at, now time.Time, err error) {
 		if d <= 0 {
 			return at, now, nil
 		}
-		if p.hold && d <= holdMax {
-			ts := syscall.NsecToTimespec(int64(d))
+		tail := timerTail
+		if p.hold {
+			tail = holdMax
+		}
+		if d > tail {
+			// Far from the intended start: park on a runtime timer, which frees the processor
+			// without a system call (its up to 1 ms of lateness falls inside the tail).
+			time.Sleep(min(d-tail, maxSleep))
+			continue
+		}
+		ts := syscall.NsecToTimespec(int64(d))
+		if p.hold {
 			syscall.RawSyscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0) // EINTR: as below
 			continue
 		}
-		if p.hold {
-			d -= holdMax // the last holdMax held
-		}
-		ts := syscall.NsecToTimespec(int64(min(d, maxSleep)))
 		syscall.Nanosleep(&ts, nil) // EINTR: the loop sleeps again for what is left
 	}
 }
+
+// timerTail is the part of a wait Next sleeps with nanosleep rather than on a runtime timer.
+// A goroutine in a system call of more than 20 µs, with no processor idle, makes the runtime's
+// monitor thread take its processor away and then poll every 20 µs for a while: a paced worker
+// sleeping its whole wait in nanosleep kept that thread waking 2,600 times a second
+// (docs/rates.md). A runtime timer wakes up to 1 ms late (epoll's resolution), so the last
+// timerTail stays a nanosleep, precise to the thread's timer slack; a held pacer's tail is
+// holdMax.
+const timerTail = 2 * time.Millisecond
