@@ -254,7 +254,7 @@ func newRoot(env *Env) *cobra.Command {
 		c.SetUsageTemplate(workloadsUsage(root.UsageTemplate()))
 	}
 	root.AddCommand(run, prepare, newEnginesCmd(env), newWorkloadsCmd(env), newVersionCmd(env), newRunsCmd(env), newMetricsCmd(env), newRecipesCmd(env), newServersCmd(env), newServeCmd(env))
-	root.AddCommand(newReportCmd(env), newCompareCmd(env), newWorkerCmd(env), newMergeCmd(env), newKubeCmd(env))
+	root.AddCommand(newReportCmd(env), newCompareCmd(env), newWorkerCmd(env), newMergeCmd(env), newKubeCmd(env), newHostNoiseCmd(env))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }
