@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rumbench/rumbench/internal/hostnoise"
+	"github.com/rumbench/rumbench/internal/stats"
 )
 
 // hostNoiseWindows are the window lengths host-noise summarizes, seconds: a write step of the
@@ -28,12 +29,12 @@ line of --cache-mb MiB on huge pages: what a query step over data of that size r
 caches the host may share with other tenants). Nothing else should run meanwhile.
 
 For windows of 1, 5 and 20 s (a quick write step, a quick query step, a longer one; each when it
-fits six times into --secs, so 20 s from --secs 120) it prints the
-cv of the probe's rate between windows and what three windows drawn at random spread by (the
-largest over the smallest, median and 90th percentile): a step whose rate follows the probe
-moves at least that much between three runs; "ratio" is the same for the ratio of two such
-windows (a summary ratio), and "within" the share of those within 1.10. docs/reproducibility.md
-explains the figures and what they meant for the default run on a 2-core VM.`,
+fits six times into --secs, so 20 s from --secs 120) it prints the cv of the probe's rate between
+windows and what three windows drawn at random spread by (the largest over the smallest, median
+and 90th percentile): a step whose rate follows the probe moves at least that much between three
+runs; "ratio" is the same for the ratio of two such windows (a summary ratio), and "within" the
+share of those within 1.10. docs/reproducibility.md explains the figures and what they meant for
+the default run on a 2-core VM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, name := range strings.Split(probes, ",") {
@@ -75,8 +76,7 @@ func printHostNoise(w io.Writer, cfg hostnoise.Config, out map[hostnoise.Probe][
 		if !ok || len(rates) == 0 {
 			continue
 		}
-		sorted := slices.Sorted(slices.Values(rates))
-		med := sorted[len(sorted)/2]
+		med := stats.Summarize(rates).Median
 		for _, win := range hostNoiseWindows {
 			f, ok := hostnoise.Summarize(rates, win, 1)
 			if !ok {

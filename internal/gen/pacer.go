@@ -135,12 +135,13 @@ const maxSleep = 20 * time.Millisecond
 // at (a reading of the clock, not before the intended start), sleeping until the intended
 // start if it is in the future. It returns ctx's error if ctx ends first (within maxSleep).
 //
-// The last timerTail (holdMax when held) of the wait is the nanosleep system call, not a runtime timer: the Go
-// runtime rounds a timer shorter than a millisecond up to a millisecond of epoll timeout, which
-// would start paced operations up to 1 ms late (half a millisecond on average) and charge that
-// lateness to the engine in the intended-start latency. nanosleep wakes within the thread's timer
-// slack (50 µs by default); the goroutine's thread blocks meanwhile, and the runtime hands its
-// processor on. The wait before the last timerTail is a runtime timer (see timerTail).
+// The last timerTail of the wait (holdMax when held) is the nanosleep system call, not a
+// runtime timer: the Go runtime rounds a timer shorter than a millisecond up to a millisecond of
+// epoll timeout, which would start paced operations up to 1 ms late (half a millisecond on
+// average) and charge that lateness to the engine in the intended-start latency. nanosleep wakes
+// within the thread's timer slack (50 µs by default); the goroutine's thread blocks meanwhile,
+// and the runtime hands its processor on (unless held). The wait before the tail is a runtime
+// timer (see timerTail).
 func (p *Pacer) Next(ctx context.Context) (at, now time.Time, err error) {
 	at = p.Peek()
 	p.k++

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rumbench/rumbench/internal/gen"
+	"github.com/rumbench/rumbench/internal/stats"
 )
 
 // Goal is the spread between three runs that a figure must stay within to count as reproduced
@@ -25,7 +26,7 @@ const MinWindows = 6
 type Floor struct {
 	// Window is the window's length, seconds; Windows how many whole windows the series held.
 	Window, Windows int
-	// CVPct is the coefficient of variation of the windows' rates, percent.
+	// CVPct is the coefficient of variation of the windows' rates, percent (stats.CVPct).
 	CVPct float64
 	// Spread and Spread90 are the median and 90th percentile of max/min over three windows.
 	Spread, Spread90 float64
@@ -58,7 +59,8 @@ func Summarize(rates []float64, w int, seed uint64) (f Floor, ok bool) {
 	if len(wins) < MinWindows {
 		return Floor{}, false
 	}
-	f = Floor{Window: w, Windows: len(wins), CVPct: cvPct(wins)}
+	cv, _ := stats.CVPct(wins) // every window's rate is positive
+	f = Floor{Window: w, Windows: len(wins), CVPct: cv}
 	rnd := gen.NewRand(gen.Mix(seed))
 	spreads := make([]float64, Draws)
 	ratios := make([]float64, Draws)
@@ -102,18 +104,4 @@ func spread(a, b, c float64) float64 { return max(a, b, c) / min(a, b, c) }
 func quantile(sorted []float64, q float64) float64 {
 	i := int(math.Ceil(q*float64(len(sorted)))) - 1
 	return sorted[max(i, 0)]
-}
-
-// cvPct is the population coefficient of variation of xs, percent.
-func cvPct(xs []float64) float64 {
-	var mean float64
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return 100 * math.Sqrt(ss/float64(len(xs))) / mean
 }

@@ -18,7 +18,7 @@ func TestSummarize(t *testing.T) {
 	if !ok || f.Windows != 6 || f.CVPct != 0 || f.Spread != 1 || f.Spread90 != 1 || f.RatioSpread != 1 || f.WithinGoalPct != 100 {
 		t.Fatalf("steady: %+v ok %v", f, ok)
 	}
-	// Windows of 2 s: 100, 121, 100, 121, ... (cv = 10.5/110.5).
+	// Windows of 2 s: 100, 121, 100, 121, ... (twelve: cv = 10.5·√(12/11)/110.5).
 	two := make([]float64, 25) // the last second is a partial window, dropped
 	for i := range two {
 		two[i] = 100
@@ -27,7 +27,7 @@ func TestSummarize(t *testing.T) {
 		}
 	}
 	f, ok = Summarize(two, 2, 1)
-	if !ok || f.Windows != 12 || math.Abs(f.CVPct-100*10.5/110.5) > 1e-9 {
+	if !ok || f.Windows != 12 || math.Abs(f.CVPct-100*10.5*math.Sqrt(12.0/11)/110.5) > 1e-9 {
 		t.Fatalf("two levels: %+v ok %v", f, ok)
 	}
 	// Three windows from two levels: 1 or 1.21; ratios of two levels: 1/1.21, 1, 1.21.

@@ -3,6 +3,8 @@ package runner
 import (
 	"math"
 	"time"
+
+	"github.com/rumbench/rumbench/internal/stats"
 )
 
 // The step's rate over time, for its noise: every sliceSample the observer reads the rate
@@ -95,16 +97,9 @@ func (s *rateSeries) noise(from, to time.Time) (cvPct, noisePct float64, slices 
 		rates[i] = next - prev
 		prev = next
 	}
-	var mean, ss float64
-	for _, r := range rates {
-		mean += r / rateSlices
-	}
-	if mean <= 0 {
+	cv, ok := stats.CVPct(rates)
+	if !ok {
 		return 0, 0, 0
 	}
-	for _, r := range rates {
-		ss += (r - mean) * (r - mean)
-	}
-	cv := math.Sqrt(ss/(rateSlices-1)) / mean
-	return cv * 100, t975 * cv / math.Sqrt(rateSlices) * 100, rateSlices
+	return cv, t975 * cv / math.Sqrt(rateSlices), rateSlices
 }

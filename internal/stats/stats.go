@@ -262,3 +262,25 @@ func finite(xs []float64) []float64 {
 	}
 	return out
 }
+
+// CVPct returns the coefficient of variation of xs, percent: the sample standard deviation
+// (n − 1 in the denominator) over the mean. ok is false for fewer than two values or a mean that
+// is not positive.
+func CVPct(xs []float64) (pct float64, ok bool) {
+	if len(xs) < 2 {
+		return 0, false
+	}
+	var mean float64
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if !(mean > 0) {
+		return 0, false
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return 100 * math.Sqrt(ss/float64(len(xs)-1)) / mean, true
+}

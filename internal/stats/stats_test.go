@@ -81,3 +81,17 @@ func TestMannWhitney(t *testing.T) {
 		t.Errorf("identical samples: p = %g", p)
 	}
 }
+
+// CVPct is the sample standard deviation over the mean, in percent; refused for fewer than two
+// values or a mean that is not positive.
+func TestCVPct(t *testing.T) {
+	// 2, 4, 4, 4, 5, 5, 7, 9: mean 5, squares 32, sample variance 32/7.
+	if cv, ok := CVPct([]float64{2, 4, 4, 4, 5, 5, 7, 9}); !ok || math.Abs(cv-100*math.Sqrt(32.0/7)/5) > 1e-12 {
+		t.Errorf("CVPct = %v, %v; want %v", cv, ok, 100*math.Sqrt(32.0/7)/5)
+	}
+	for _, xs := range [][]float64{nil, {3}, {0, 0}, {-1, -3}} {
+		if _, ok := CVPct(xs); ok {
+			t.Errorf("CVPct(%v) ok", xs)
+		}
+	}
+}
