@@ -96,7 +96,8 @@ func ParseProbe(s string) (Probe, error) {
 }
 
 // Run runs each of cfg's probes in turn for cfg.Secs seconds and returns each one's rate per
-// one-second window. It stops with ctx's error when ctx ends.
+// one-second window. It stops with ctx's error when ctx ends, or a probe's; the windows measured
+// until then are returned with the error.
 func Run(ctx context.Context, cfg Config) (map[Probe][]float64, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -104,10 +105,12 @@ func Run(ctx context.Context, cfg Config) (map[Probe][]float64, error) {
 	out := map[Probe][]float64{}
 	for _, p := range cfg.Probes {
 		rates, err := runProbe(ctx, cfg, p)
+		if len(rates) > 0 {
+			out[p] = rates
+		}
 		if err != nil {
 			return out, fmt.Errorf("%s probe: %w", p, err)
 		}
-		out[p] = rates
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"time"
 )
 
 // A steady series spreads by nothing; one whose windows alternate between two rates spreads by
@@ -71,6 +72,18 @@ func TestProbes(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Config{Probes: []Probe{CPU}, Secs: 2, CacheMB: 4}); err == nil {
 		t.Fatal("Run took --secs 2")
+	}
+	// Ended early: the windows measured so far come back with the error.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(2500*time.Millisecond, cancel)
+	out, err := Run(ctx, Config{Probes: []Probe{CPU, Cache}, Secs: MinSecs, CacheMB: 4})
+	if err == nil || len(out[CPU]) >= MinSecs || len(out[Cache]) != 0 {
+		t.Fatalf("cancelled after 2.5 s: %v, cpu windows %d, cache windows %d; want an error, fewer than %d and 0", err, len(out[CPU]), len(out[Cache]), MinSecs)
+	}
+	for _, r := range out[CPU] {
+		if !(r > 0) {
+			t.Fatalf("cancelled: cpu rates %v", out[CPU])
+		}
 	}
 }
 
