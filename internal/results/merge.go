@@ -98,13 +98,14 @@ func rateTail(steps []Step, ivs []Interval) {
 			}
 		}
 		s.RateIntervals = len(rates)
-		s.RateP50, s.RateP99 = ratePercentile(rates, 0.50), ratePercentile(rates, 0.99)
+		s.RateP50, s.RateP99 = RatePercentile(rates, 0.50), RatePercentile(rates, 0.99)
 	}
 }
 
-// ratePercentile returns the per-interval rate that a fraction p of the intervals met or
-// exceeded (the runner's rule: rates sorted in descending order, the value at rank round(p·n)).
-func ratePercentile(rates []float64, p float64) float64 {
+// RatePercentile returns the per-interval rate that a fraction p of the intervals met or
+// exceeded: the rates sorted in descending order, the value at rank round(p·n), as the insert
+// benchmark's reports compute it (a step's rate_p50_per_sec, rate_p99_per_sec); 0 without rates.
+func RatePercentile(rates []float64, p float64) float64 {
 	if len(rates) == 0 {
 		return 0
 	}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -578,7 +577,7 @@ func (c *collector) engineCounters(r *results.Step, b *snapshot) {
 // rateFigures fills the per-second rate's percentiles, the rate's noise over the measured
 // window and whether a paced step reached its target rate.
 func (c *collector) rateFigures(r *results.Step, w *window) {
-	r.RateP50, r.RateP99 = ratePercentile(c.rates, 0.50), ratePercentile(c.rates, 0.99)
+	r.RateP50, r.RateP99 = results.RatePercentile(c.rates, 0.50), results.RatePercentile(c.rates, 0.99)
 	r.RateIntervals = len(c.rates)
 	if c.based {
 		end := w.b.t
@@ -753,20 +752,6 @@ func latency(kind string, d *hist.Snapshot) (results.Latency, bool) {
 		P999Us: us(d.Quantile(0.999)), MaxUs: us(d.Max),
 		Buckets: d.Buckets(nil),
 	}, true
-}
-
-// ratePercentile returns the per-interval rate that a fraction p of the intervals met or
-// exceeded: the rates sorted in descending order, the value at rank round(p·n), as the insert
-// benchmark's reports compute it.
-func ratePercentile(rates []float64, p float64) float64 {
-	if len(rates) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), rates...)
-	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
-	i := int(p*float64(len(s)) + 0.5)
-	i = min(max(i, 1), len(s))
-	return s[i-1]
 }
 
 // otherCPUPct is the user-mode CPU of the host's other processes between a and b, percent of

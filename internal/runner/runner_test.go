@@ -239,17 +239,17 @@ func TestTimedWindow(t *testing.T) {
 func TestRatePercentile(t *testing.T) {
 	rates := []float64{50, 10, 40, 30, 20, 100, 90, 80, 70, 60}
 	// Descending: 100 90 80 70 60 50 40 30 20 10; p50 → rank 5 → 60; p99 → rank 10 → 10.
-	if got := ratePercentile(rates, 0.5); got != 60 {
+	if got := results.RatePercentile(rates, 0.5); got != 60 {
 		t.Errorf("p50 = %g, want 60", got)
 	}
-	if got := ratePercentile(rates, 0.99); got != 10 {
+	if got := results.RatePercentile(rates, 0.99); got != 10 {
 		t.Errorf("p99 = %g, want 10", got)
 	}
-	if got := ratePercentile(nil, 0.5); got != 0 {
+	if got := results.RatePercentile(nil, 0.5); got != 0 {
 		t.Errorf("empty = %g", got)
 	}
 	if rates[0] != 50 {
-		t.Error("ratePercentile reordered its input")
+		t.Error("RatePercentile reordered its input")
 	}
 }
 
