@@ -119,6 +119,15 @@ type Keeper interface {
 	DropTable(ctx context.Context, t *Table) error
 }
 
+// CheckSessioner is implemented by engines whose sessions may read something older than every
+// write acknowledged so far: a cluster whose nodes apply the others' commits after those were
+// acknowledged (Galera), or whose reads go to standbys. NewCheckSession opens a session whose
+// every read sees each write acknowledged before the read began; the checks that read back what
+// a step wrote (invariants, acknowledged writes) use it (workload.CheckSession).
+type CheckSessioner interface {
+	NewCheckSession(ctx context.Context) (Session, error)
+}
+
 // ContextCloser is implemented by engines whose Close can wait on something outside the process
 // (a managed server's clean shutdown): CloseContext with a done ctx closes without waiting
 // (the run was interrupted), killing what it must.

@@ -7,9 +7,10 @@ import (
 )
 
 // CountRows returns the rows each of tables holds on eng (table.Session.Count over its primary
-// key), in order, read on a session of its own: the counts a Reuser's Reopen reads back.
+// key), in order, read on a check session of its own (CheckSession): the counts a Reuser's Reopen
+// reads back and a Growth's RowCount.
 func CountRows(ctx context.Context, eng table.Engine, tables ...*table.Table) ([]int64, error) {
-	sess, err := eng.NewSession(ctx)
+	sess, err := CheckSession(ctx, eng)
 	if err != nil {
 		return nil, err
 	}
@@ -21,4 +22,14 @@ func CountRows(ctx context.Context, eng table.Engine, tables ...*table.Table) ([
 		}
 	}
 	return out, nil
+}
+
+// CheckSession opens the session a check reads through: one whose reads see every write
+// acknowledged before them (table.CheckSessioner), or, on an engine that does not need one, a
+// session as any other.
+func CheckSession(ctx context.Context, eng table.Engine) (table.Session, error) {
+	if c, ok := eng.(table.CheckSessioner); ok {
+		return c.NewCheckSession(ctx)
+	}
+	return eng.NewSession(ctx)
 }

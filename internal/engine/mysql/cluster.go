@@ -114,6 +114,7 @@ func openGalera(ctx context.Context, name string, o engine.Options, info table.I
 	info.Options["cluster"], info.Options["server_config"] = spec.String(), o.Extra["server_config"]
 	e.engineWithServer = engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, d, info), Srv: nodes[0]}}
 	e.cl = sqlfam.NewCluster(eps, eps, nil)
+	e.cl.SetCausal("SET SESSION wsrep_sync_wait = 1")
 	e.SetConnector(e.cl)
 	if err := e.describe(ctx); err != nil {
 		e.Close()

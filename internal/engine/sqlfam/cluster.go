@@ -3,6 +3,7 @@ package sqlfam
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,7 @@ type Cluster struct {
 	eps             []*Endpoint
 	writers, reader atomic.Pointer[[]*Endpoint]
 	next            atomic.Uint64
+	causal          []string
 }
 
 // NewCluster returns a cluster connector over eps (at least one; they share one connector
@@ -88,6 +90,38 @@ func (c *Cluster) Connect(ctx context.Context) (Conn, error) {
 		}
 	}
 	return rc, nil
+}
+
+// SetCausal sets the statements a check session's connection runs first, so that its reads see
+// every write the cluster acknowledged before them (MariaDB Galera: SET SESSION
+// wsrep_sync_wait = 1, as a node applies the others' writes after their commit). Call it before
+// sessions are opened.
+func (c *Cluster) SetCausal(stmts ...string) { c.causal = stmts }
+
+// checkConnector connects a check session (Engine.NewCheckSession) to one of the cluster's
+// writers, never a reader (a standby replays the writer's log later), and runs the cluster's
+// causal statements on it.
+type checkConnector struct{ c *Cluster }
+
+// LocksThread implements Connector.
+func (k checkConnector) LocksThread() bool { return k.c.LocksThread() }
+
+// HoldsP implements Connector.
+func (k checkConnector) HoldsP() bool { return k.c.HoldsP() }
+
+// Connect implements Connector.
+func (k checkConnector) Connect(ctx context.Context) (Conn, error) {
+	w, wep, err := dialFirst(ctx, *k.c.writers.Load(), int(k.c.next.Add(1)-1))
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range k.c.causal {
+		if _, err := w.Query(ctx, q, nil, nil, nil); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("%s: %s: %w", wep.Name, q, err)
+		}
+	}
+	return &routeConn{w: w, wep: wep}, nil
 }
 
 // dialFirst connects to eps[i%n], or when it refuses to the next, in turn.

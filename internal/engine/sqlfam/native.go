@@ -111,6 +111,7 @@ func (e *Engine) ThreadBound() bool { return e.native != nil && e.native.LocksTh
 // workload's unprepared ones) and run with the session's reused buffers.
 type nativeSession struct {
 	e      *Engine
+	via    Connector // what the session (re)connects through: e.native, or a check's
 	conn   Conn
 	lock   bool
 	holdsP bool
@@ -156,22 +157,38 @@ type nativeExec struct {
 }
 
 func (e *Engine) newNativeSession(ctx context.Context) (table.Session, error) {
-	c, err := e.native.Connect(ctx)
+	return e.nativeSessionVia(ctx, e.native)
+}
+
+// nativeSessionVia opens a native session whose connections come from via.
+func (e *Engine) nativeSessionVia(ctx context.Context, via Connector) (table.Session, error) {
+	c, err := via.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// A session of a netblock.Group shares its thread with the group's other tasks: it does not
 	// lock it (a task switch with a lock taken after the task began stops the process).
-	lock := e.native.LocksThread() && netblock.GroupOf(ctx) == nil
-	s := &nativeSession{e: e, conn: c, lock: lock, holdsP: e.native.HoldsP(), stmts: map[stmtKey]Stmt{},
+	lock := via.LocksThread() && netblock.GroupOf(ctx) == nil
+	s := &nativeSession{e: e, via: via, conn: c, lock: lock, holdsP: via.HoldsP(), stmts: map[stmtKey]Stmt{},
 		execs: map[*table.Stmt]*nativeExec{}}
-	if ti, ok := e.native.(TextInserter); ok && ti.TextInserts() {
+	if ti, ok := via.(TextInserter); ok && ti.TextInserts() {
 		s.textInsert, s.texts = true, map[stmtKey]string{}
 	}
 	if s.holdsP {
 		netblock.HoldPs(1)
 	}
 	return s, nil
+}
+
+// NewCheckSession implements table.CheckSessioner: on a cluster (SetConnector with a *Cluster)
+// the session connects to a writer only and runs the cluster's causal statements first
+// (Cluster.SetCausal), so that its reads see every write acknowledged before them; elsewhere it
+// is NewSession's.
+func (e *Engine) NewCheckSession(ctx context.Context) (table.Session, error) {
+	if c, ok := e.native.(*Cluster); ok {
+		return e.nativeSessionVia(ctx, checkConnector{c})
+	}
+	return e.NewSession(ctx)
 }
 
 // enter starts a statement: it watches ctx (registered once per context) and locks the thread
@@ -232,7 +249,7 @@ func (s *nativeSession) reconnect(ctx context.Context) error {
 	s.swap.Lock()
 	s.conn.Close()
 	s.swap.Unlock()
-	c, err := s.e.native.Connect(ctx)
+	c, err := s.via.Connect(ctx)
 	if err != nil {
 		return err
 	}

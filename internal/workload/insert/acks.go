@@ -33,7 +33,7 @@ func (r *Run) CheckAcknowledged(ctx context.Context, name string) (results.AckCh
 		res.How = "not checked: the engine keeps no data"
 		return res, nil
 	}
-	s, err := r.eng.NewSession(ctx)
+	s, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return res, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
 )
 
 // Check implements workload.Run. For every table it verifies against the engine:
@@ -19,7 +20,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	if !r.eng.Info().Stores {
 		return "not checked (engine stores nothing)", nil
 	}
-	s, err := r.eng.NewSession(ctx)
+	s, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return "", err
 	}

@@ -27,7 +27,7 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 	if err := workload.AttachAll(ctx, k, tables, true); err != nil {
 		return nil, err
 	}
-	sess, err := eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, eng)
 	if err != nil {
 		return nil, err
 	}

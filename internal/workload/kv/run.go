@@ -204,7 +204,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	if !r.Eng.Info().Stores {
 		return "skipped: the engine stores nothing", nil
 	}
-	sess, err := r.Eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, r.Eng)
 	if err != nil {
 		return "", err
 	}

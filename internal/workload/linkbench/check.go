@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
 	"github.com/rumbench/rumbench/internal/workload/linkbench/lbgen"
 )
 
@@ -36,7 +37,7 @@ type pair struct{ id1, linkType int64 }
 // holds the loaded nodes plus those the loops added, minus those they deleted. It reads count
 // rows and index entries by ranges of node ids, and counts a sliced node's links with COUNT.
 func (r *Run) check(ctx context.Context) (string, error) {
-	sess, err := r.eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return "", err
 	}

@@ -49,7 +49,7 @@ func (r *run) CheckAcknowledged(ctx context.Context, name string) (results.AckCh
 
 // history counts pgbench_history's rows.
 func (r *run) history(ctx context.Context) (int64, error) {
-	s, err := r.eng.NewSession(ctx)
+	s, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return 0, err
 	}

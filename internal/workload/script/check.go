@@ -8,6 +8,7 @@ import (
 
 	"github.com/rumbench/rumbench/internal/input"
 	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
 )
 
 // Check implements workload.Run: with pgbench's tables loaded and only built-in scripts run,
@@ -20,7 +21,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 	if !r.eng.Info().Stores {
 		return "not checked (engine stores nothing)", nil
 	}
-	s, err := r.eng.NewSession(ctx)
+	s, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return "", err
 	}

@@ -29,7 +29,7 @@ func (w *Workload) Reopen(ctx context.Context, eng table.Engine, k table.Keeper)
 		return nil, err
 	}
 	r := w.newRun(eng)
-	sess, err := eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, eng)
 	if err != nil {
 		return nil, err
 	}

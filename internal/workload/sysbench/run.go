@@ -374,7 +374,7 @@ func (r *Run) CheckAcknowledged(ctx context.Context, name string) (results.AckCh
 
 // sumOfK returns the tables' sum of k.
 func (r *Run) sumOfK(ctx context.Context) (int64, error) {
-	sess, err := r.eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return 0, err
 	}
@@ -411,7 +411,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	if !r.stores {
 		return "skipped: the engine keeps no data", nil
 	}
-	sess, err := r.eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return "", err
 	}

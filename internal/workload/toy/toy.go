@@ -218,7 +218,7 @@ func (r *run) Check(ctx context.Context) (string, error) {
 	if !r.eng.Info().Stores {
 		return "not checked (engine stores nothing)", nil
 	}
-	s, err := r.eng.NewSession(ctx)
+	s, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return "", err
 	}

@@ -30,7 +30,7 @@ func (r *Run) CheckAcknowledged(ctx context.Context, name string) (results.AckCh
 // countOrders returns the orders of this run's warehouses' districts: the sum of
 // D_NEXT_O_ID - 1.
 func (r *Run) countOrders(ctx context.Context) (int64, error) {
-	sess, err := r.eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return 0, err
 	}

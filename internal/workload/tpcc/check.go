@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rumbench/rumbench/internal/table"
+	"github.com/rumbench/rumbench/internal/workload"
 )
 
 // maxProblems bounds the problems a failed check lists.
@@ -22,7 +23,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	if !r.stores {
 		return "skipped: the engine keeps no data", nil
 	}
-	sess, err := r.eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return "", err
 	}

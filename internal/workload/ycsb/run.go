@@ -95,7 +95,7 @@ func (r *Run) Prepare(ctx context.Context, name string) (string, error) {
 	if name != StepRun || !r.stores {
 		return "", nil
 	}
-	sess, err := r.eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return "", err
 	}
@@ -271,7 +271,7 @@ func (r *Run) Check(ctx context.Context) (string, error) {
 	if n := r.badValues.Load(); n > 0 {
 		return "", fmt.Errorf("%d fields read during the run were not written by the load or an update", n)
 	}
-	sess, err := r.eng.NewSession(ctx)
+	sess, err := workload.CheckSession(ctx, r.eng)
 	if err != nil {
 		return "", err
 	}
