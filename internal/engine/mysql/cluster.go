@@ -99,9 +99,9 @@ func openGalera(ctx context.Context, name string, o engine.Options, info table.I
 		db.SetMaxOpenConns(1)
 		e.stats = append(e.stats, db)
 	}
-	// The schema pool's reads (the checks after a step) wait until the node has applied every
-	// write set committed before them (wsrep_sync_wait=1): a node applies the others' writes
-	// after their commit.
+	// The schema pool's reads (sizes, counters) and the checks' sessions (SetCausal below) wait
+	// until their node has applied every write set committed before them (wsrep_sync_wait=1): a
+	// node applies the others' writes after their commit.
 	db, err := openQuiet(withParams(nodes[0].DSN() + "?wsrep_sync_wait=1"))
 	if err == nil {
 		err = db.PingContext(ctx)
