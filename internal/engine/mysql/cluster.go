@@ -27,7 +27,9 @@ type galeraEngine struct {
 	engineWithServer
 	cl    *sqlfam.Cluster
 	nodes sqlfam.Servers // nil for a --dsn list
-	stats []*sql.DB      // a connection per node for its wsrep status (nil: a --dsn list)
+	// stats holds a connection per node for its wsrep status (nil: a --dsn list of servers that
+	// are not Galera nodes).
+	stats []*sql.DB
 }
 
 // openSpread opens the engine on several servers when the options ask for them (a --cluster,
@@ -114,7 +116,7 @@ func openGalera(ctx context.Context, name string, o engine.Options, info table.I
 	info.Options["cluster"], info.Options["server_config"] = spec.String(), o.Extra["server_config"]
 	e.engineWithServer = engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, d, info), Srv: nodes[0]}}
 	e.cl = sqlfam.NewCluster(eps, eps, nil)
-	e.cl.SetCausal("SET SESSION wsrep_sync_wait = 1")
+	e.cl.SetCausal(causalRead)
 	e.SetConnector(e.cl)
 	if err := e.describe(ctx); err != nil {
 		e.Close()
@@ -150,15 +152,49 @@ func openDSNList(ctx context.Context, name string, info table.Info, dsns []strin
 		}
 		return nil, fmt.Errorf("%s: connect: %w", name, err)
 	}
+	if d.galera, err = wsrepOn(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	info.Options["read_from"], info.Options["servers"] = readFrom, strconv.Itoa(len(dsns))
 	e := &galeraEngine{engineWithServer: engineWithServer{sqlfam.ServerEngine{Engine: sqlfam.New(db, d, info)}}}
 	e.cl = sqlfam.NewCluster(eps, writers, readers)
 	e.SetConnector(e.cl)
+	if d.galera {
+		// The user's Galera nodes: as a cluster rumbench starts, the checks read causally and
+		// each node's wsrep status is read.
+		info.Options["galera"] = "on"
+		e.cl.SetCausal(causalRead)
+		for _, dsn := range dsns {
+			s, err := openQuiet(dsn)
+			if err != nil {
+				e.Close()
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			s.SetMaxOpenConns(1)
+			e.stats = append(e.stats, s)
+		}
+	}
 	if err := e.describe(ctx); err != nil {
 		e.Close()
 		return nil, err
 	}
 	return e, nil
+}
+
+// causalRead makes a Galera node's reads on a session wait until the node has applied every write
+// set the cluster committed before them.
+const causalRead = "SET SESSION wsrep_sync_wait = 1"
+
+// wsrepOn says whether db's server is a Galera node (wsrep_on: ON; MariaDB without Galera has it
+// OFF, MySQL has no such variable).
+func wsrepOn(ctx context.Context, db *sql.DB) (bool, error) {
+	var name, v string
+	err := db.QueryRowContext(ctx, "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'").Scan(&name, &v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return strings.EqualFold(v, "ON"), err
 }
 
 // dsnStarts says whether a piece of a --dsn list begins a DSN of its own (user[:pw]@addr/db).
@@ -221,14 +257,20 @@ func (e *galeraEngine) FaultNode(ctx context.Context, kind, name string, d time.
 }
 
 // ServerSample implements table.ServerReporter: node1's counters (the schema pool's server), the
-// process trees summed over the nodes that run, and Galera's replication state summed over the
-// nodes (flow control, certification failures; the longest receive queue).
+// process trees summed over the nodes that run (of a cluster rumbench started), and Galera's
+// replication state summed over the nodes (flow control, certification failures; the longest
+// receive queue).
 func (e *galeraEngine) ServerSample(ctx context.Context, pss bool) (table.ServerSample, error) {
 	s, err := e.counters(ctx)
-	if err != nil || len(e.nodes) == 0 {
+	if err != nil {
 		return s, err
 	}
-	s = e.nodes.WithTrees(s, pss)
+	if len(e.nodes) > 0 {
+		s = e.nodes.WithTrees(s, pss)
+	}
+	if len(e.stats) == 0 {
+		return s, nil // a --dsn list of servers that are not Galera nodes
+	}
 	r := table.NewReplication()
 	r.Galera = true
 	for _, db := range e.stats {
