@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rumbench/rumbench/internal/engine"
+	"github.com/rumbench/rumbench/internal/engine/sqlfam"
 	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/table"
 	"github.com/rumbench/rumbench/internal/workload/insert"
@@ -16,7 +17,8 @@ import (
 
 // TestCheckSessionReadsPrimary: with reads sent to a streaming replica, the session a check
 // reads through reads the primary (a standby replays the primary's WAL after the commit was
-// acknowledged), while a worker's reads go to the replica.
+// acknowledged), while a worker's reads go to the replica; a writer that refuses the check
+// connection's set-up is passed over.
 func TestCheckSessionReadsPrimary(t *testing.T) {
 	if err := server.CheckBinaries(server.Postgres, ""); err != nil {
 		if errors.Is(err, server.ErrBinaryNotFound) {
@@ -78,5 +80,16 @@ func TestCheckSessionReadsPrimary(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	// A writer that refuses a check connection's set-up is passed over: with the standby listed
+	// as a writer first and a set-up it refuses (a standby assigns no transaction id), two check
+	// sessions (one starting at each) both read the primary.
+	ce := eng.(*clusterEngine)
+	ce.cl.Route([]*sqlfam.Endpoint{ce.nodes[1].ep, ce.nodes[0].ep}, nil)
+	ce.cl.SetCausal("SELECT txid_current()")
+	for range 2 {
+		if got, err := count(ce.NewCheckSession(ctx)); err != nil || got["primary"] == 0 || got["replica"] != 0 {
+			t.Errorf("a check's count past a refusing standby: statements by role %v (%v), want the primary's", got, err)
+		}
 	}
 }

@@ -78,14 +78,14 @@ func (c *Cluster) HoldsP() bool { return c.eps[0].Connector.HoldsP() }
 // Connect implements Connector.
 func (c *Cluster) Connect(ctx context.Context) (Conn, error) {
 	i := int(c.next.Add(1) - 1)
-	w, wep, err := dialFirst(ctx, *c.writers.Load(), i)
+	w, wep, err := dialFirst(ctx, *c.writers.Load(), i, nil)
 	if err != nil {
 		return nil, err
 	}
 	rc := &routeConn{w: w, wep: wep}
 	if rs := *c.reader.Load(); len(rs) > 0 {
 		// Reads fall back to the writer when no reader answers.
-		if r, rep, err := dialFirst(ctx, rs, i); err == nil {
+		if r, rep, err := dialFirst(ctx, rs, i, nil); err == nil {
 			rc.r, rc.rep = r, rep
 		}
 	}
@@ -111,21 +111,16 @@ func (k checkConnector) HoldsP() bool { return k.c.HoldsP() }
 
 // Connect implements Connector.
 func (k checkConnector) Connect(ctx context.Context) (Conn, error) {
-	w, wep, err := dialFirst(ctx, *k.c.writers.Load(), int(k.c.next.Add(1)-1))
+	w, wep, err := dialFirst(ctx, *k.c.writers.Load(), int(k.c.next.Add(1)-1), k.c.causal)
 	if err != nil {
 		return nil, err
-	}
-	for _, q := range k.c.causal {
-		if _, err := w.Query(ctx, q, nil, nil, nil); err != nil {
-			w.Close()
-			return nil, fmt.Errorf("%s: %s: %w", wep.Name, q, err)
-		}
 	}
 	return &routeConn{w: w, wep: wep}, nil
 }
 
-// dialFirst connects to eps[i%n], or when it refuses to the next, in turn.
-func dialFirst(ctx context.Context, eps []*Endpoint, i int) (Conn, *Endpoint, error) {
+// dialFirst connects to eps[i%n] and runs setup on the connection, or when the endpoint refuses
+// either (a node down, or up but not yet taking statements) tries the next, in turn.
+func dialFirst(ctx context.Context, eps []*Endpoint, i int, setup []string) (Conn, *Endpoint, error) {
 	if len(eps) == 0 {
 		return nil, nil, errors.New("cluster: no endpoint to connect to")
 	}
@@ -133,6 +128,12 @@ func dialFirst(ctx context.Context, eps []*Endpoint, i int) (Conn, *Endpoint, er
 	for k := range eps {
 		ep := eps[(i+k)%len(eps)]
 		c, err := ep.Connector.Connect(ctx)
+		if err == nil {
+			if err = setUp(ctx, c, setup); err != nil {
+				c.Close()
+				err = fmt.Errorf("%s: %w", ep.Name, err)
+			}
+		}
 		if err == nil {
 			return c, ep, nil
 		}
@@ -142,6 +143,16 @@ func dialFirst(ctx context.Context, eps []*Endpoint, i int) (Conn, *Endpoint, er
 		errs = append(errs, err)
 	}
 	return nil, nil, errors.Join(errs...)
+}
+
+// setUp runs stmts on c, in order.
+func setUp(ctx context.Context, c Conn, stmts []string) error {
+	for _, q := range stmts {
+		if _, err := c.Query(ctx, q, nil, nil, nil); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
 }
 
 // EndpointSamples returns the endpoints' statement figures (the process figures are the
