@@ -15,19 +15,19 @@ import (
 )
 
 // requireMariaDB skips the test when MariaDB is not installed.
-func requireMariaDB(t *testing.T) {
-	t.Helper()
+func requireMariaDB(tb testing.TB) {
+	tb.Helper()
 	if err := server.CheckBinaries(server.MariaDB, ""); err != nil {
 		if errors.Is(err, server.ErrBinaryNotFound) {
-			t.Skipf("skipping: %v", err)
+			tb.Skipf("skipping: %v", err)
 		}
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 
 // serverDir returns a directory the servers (run as the mysql user) can traverse.
-func serverDir(t *testing.T) string {
-	dir := t.TempDir()
+func serverDir(tb testing.TB) string {
+	dir := tb.TempDir()
 	os.Chmod(filepath.Dir(dir), 0o755)
 	os.Chmod(dir, 0o755)
 	return dir

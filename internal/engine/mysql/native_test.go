@@ -2,8 +2,6 @@ package mysql
 
 import (
 	"context"
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/rumbench/rumbench/internal/engine"
 	"github.com/rumbench/rumbench/internal/engine/sqlfam"
-	"github.com/rumbench/rumbench/internal/server"
 	"github.com/rumbench/rumbench/internal/table"
 )
 
@@ -19,20 +16,11 @@ import (
 // it is closed when the test ends. The test skips when MariaDB is not installed.
 func testEngine(tb testing.TB, extra map[string]string) *engineWithServer {
 	tb.Helper()
-	if err := server.CheckBinaries(server.MariaDB, ""); err != nil {
-		if errors.Is(err, server.ErrBinaryNotFound) {
-			tb.Skipf("skipping: %v", err)
-		}
-		tb.Fatal(err)
-	}
+	requireMariaDB(tb)
 	if extra == nil {
 		extra = map[string]string{}
 	}
-	dir := tb.TempDir()
-	// The server runs as the mysql user: it must traverse the directory.
-	os.Chmod(filepath.Dir(dir), 0o755)
-	os.Chmod(dir, 0o755)
-	eng, err := open(context.Background(), "mysql", "innodb", engine.Options{Dir: filepath.Join(dir, "e"), CacheBytes: 64 << 20, Extra: extra})
+	eng, err := open(context.Background(), "mysql", "innodb", engine.Options{Dir: filepath.Join(serverDir(tb), "e"), CacheBytes: 64 << 20, Extra: extra})
 	if err != nil {
 		tb.Fatal(err)
 	}
