@@ -156,12 +156,9 @@ type nativeExec struct {
 	st   Stmt      // nil: unprepared
 }
 
-func (e *Engine) newNativeSession(ctx context.Context) (table.Session, error) {
-	return e.nativeSessionVia(ctx, e.native)
-}
-
-// nativeSessionVia opens a native session whose connections come from via.
-func (e *Engine) nativeSessionVia(ctx context.Context, via Connector) (table.Session, error) {
+// newNativeSession opens a native session whose connections come from via (e.native, or a check
+// session's connector).
+func (e *Engine) newNativeSession(ctx context.Context, via Connector) (table.Session, error) {
 	c, err := via.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -186,7 +183,7 @@ func (e *Engine) nativeSessionVia(ctx context.Context, via Connector) (table.Ses
 // is NewSession's.
 func (e *Engine) NewCheckSession(ctx context.Context) (table.Session, error) {
 	if c, ok := e.native.(*Cluster); ok {
-		return e.nativeSessionVia(ctx, checkConnector{c})
+		return e.newNativeSession(ctx, checkConnector{c})
 	}
 	return e.NewSession(ctx)
 }

@@ -108,7 +108,7 @@ func (e *Engine) CreateIndexes(ctx context.Context, t *table.Table) error {
 // engine's Connector.
 func (e *Engine) NewSession(ctx context.Context) (table.Session, error) {
 	if e.native != nil {
-		return e.newNativeSession(ctx)
+		return e.newNativeSession(ctx, e.native)
 	}
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
